@@ -1,0 +1,55 @@
+// Attribute values for function attrs, module attrs, and loop/block annotations.
+//
+//   Attrs a;
+//   a["global_symbol"] = AttrValue("matmul");
+//   a["unroll_max_step"] = AttrValue(int64_t{16});
+//   a["tile"] = AttrValue(std::vector<AttrValue>{AttrValue(int64_t{8}), AttrValue(int64_t{32})});
+//
+// A value is one of: int, float, bool, string, an expression, or a list of values.
+// Attrs are kept sorted by key so that printing and hashing are deterministic.
+#ifndef TESSEL_IR_ATTRS_H_
+#define TESSEL_IR_ATTRS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/expr.h"
+
+namespace tessel::ir {
+
+class AttrValue {
+ public:
+  using List = std::vector<AttrValue>;
+  using Storage = std::variant<int64_t, double, bool, std::string, Expr, List>;
+
+  AttrValue() : v_(int64_t{0}) {}
+  explicit AttrValue(int64_t v) : v_(v) {}
+  explicit AttrValue(int v) : v_(int64_t{v}) {}
+  explicit AttrValue(double v) : v_(v) {}
+  explicit AttrValue(bool v) : v_(v) {}
+  explicit AttrValue(std::string v) : v_(std::move(v)) {}
+  explicit AttrValue(const char* v) : v_(std::string(v)) {}
+  explicit AttrValue(Expr v) : v_(std::move(v)) {}
+  explicit AttrValue(List v) : v_(std::move(v)) {}
+
+  const Storage& storage() const { return v_; }
+  template <typename T>
+  bool is() const { return std::holds_alternative<T>(v_); }
+  template <typename T>
+  const T& as() const { return std::get<T>(v_); }
+  // Null when the value holds another alternative.
+  template <typename T>
+  const T* get_if() const { return std::get_if<T>(&v_); }
+
+ private:
+  Storage v_;
+};
+
+using Attrs = std::map<std::string, AttrValue>;
+
+}  // namespace tessel::ir
+
+#endif  // TESSEL_IR_ATTRS_H_

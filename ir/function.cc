@@ -1,0 +1,69 @@
+#include "ir/function.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+
+namespace tessel::ir {
+
+const std::string& Param::name() const { return buffer ? buffer->name : var->name; }
+
+PrimFunc IRModuleNode::Lookup(const std::string& name) const {
+  for (const auto& [n, f] : functions) {
+    if (n == name) return f;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<PrimFunc> MakePrimFuncChecked(std::vector<Param> params, Stmt body, Attrs attrs) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i].var.defined() == params[i].buffer.defined()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("PrimFunc: parameter ", i, " must be either a variable or a buffer"));
+    }
+  }
+  if (!body) return absl::InvalidArgumentError("PrimFunc: body is missing");
+  auto n = MakeNode<PrimFuncNode>();
+  n->params = std::move(params);
+  n->body = std::move(body);
+  n->attrs = std::move(attrs);
+  return PrimFunc(std::move(n));
+}
+
+PrimFunc MakePrimFunc(std::vector<Param> params, Stmt body, Attrs attrs) {
+  return ValueOrDie(MakePrimFuncChecked(std::move(params), std::move(body), std::move(attrs)));
+}
+
+absl::StatusOr<IRModule> MakeIRModuleChecked(std::vector<std::pair<std::string, PrimFunc>> functions,
+                                             Attrs attrs) {
+  absl::flat_hash_set<std::string> names;
+  for (const auto& [name, f] : functions) {
+    if (name.empty()) return absl::InvalidArgumentError("IRModule: a function name is empty");
+    if (!f) return absl::InvalidArgumentError(absl::StrCat("IRModule: function '", name, "' is missing"));
+    if (!names.insert(name).second) {
+      return absl::InvalidArgumentError(absl::StrCat("IRModule: function '", name, "' is defined twice"));
+    }
+  }
+  auto n = MakeNode<IRModuleNode>();
+  n->functions = std::move(functions);
+  n->attrs = std::move(attrs);
+  return IRModule(std::move(n));
+}
+
+IRModule MakeIRModule(std::vector<std::pair<std::string, PrimFunc>> functions, Attrs attrs) {
+  return ValueOrDie(MakeIRModuleChecked(std::move(functions), std::move(attrs)));
+}
+
+IRModule WithFunction(const IRModule& mod, const std::string& name, PrimFunc func) {
+  auto n = MakeNode<IRModuleNode>(*mod);
+  bool replaced = false;
+  for (auto& [n_name, f] : n->functions) {
+    if (n_name == name) {
+      f = func;
+      replaced = true;
+    }
+  }
+  if (!replaced) n->functions.emplace_back(name, std::move(func));
+  return IRModule(std::move(n));
+}
+
+}  // namespace tessel::ir

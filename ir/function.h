@@ -1,0 +1,68 @@
+// PrimFunc: a tensor program with buffer and scalar parameters; IRModule: an
+// ordered map from names to PrimFuncs, plus module attributes.
+//
+//   PrimFunc f = MakePrimFunc({Param::OfBuffer(A), Param::OfBuffer(B), Param::OfVar(n)}, body);
+//   IRModule m = MakeIRModule({{"add_one", f}});
+//   PrimFunc g = m->Lookup("add_one");
+//
+// A parameter is either a buffer (passed as a pointer to its data, the "buffer map"
+// of the function) or a scalar Var. Both are bound by the function.
+#ifndef TESSEL_IR_FUNCTION_H_
+#define TESSEL_IR_FUNCTION_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/attrs.h"
+#include "ir/buffer.h"
+#include "ir/stmt.h"
+
+namespace tessel::ir {
+
+struct Param {
+  Var var;        // Set for a scalar parameter.
+  Buffer buffer;  // Set for a buffer parameter.
+  static Param OfVar(Var v) { return Param{std::move(v), nullptr}; }
+  static Param OfBuffer(Buffer b) { return Param{nullptr, std::move(b)}; }
+  bool is_buffer() const { return buffer.defined(); }
+  const std::string& name() const;
+};
+
+class PrimFuncNode : public Node {
+ public:
+  std::vector<Param> params;
+  Stmt body;
+  Attrs attrs;
+  PrimFuncNode() : Node(NodeKind::kPrimFunc) {}
+  static bool classof(NodeKind k) { return k == NodeKind::kPrimFunc; }
+};
+using PrimFunc = Ref<const PrimFuncNode>;
+
+class IRModuleNode : public Node {
+ public:
+  std::vector<std::pair<std::string, PrimFunc>> functions;  // In insertion order.
+  Attrs attrs;
+  IRModuleNode() : Node(NodeKind::kIRModule) {}
+  static bool classof(NodeKind k) { return k == NodeKind::kIRModule; }
+
+  // Null when absent.
+  PrimFunc Lookup(const std::string& name) const;
+};
+using IRModule = Ref<const IRModuleNode>;
+
+// Checks: every param set exactly once, a body present.
+absl::StatusOr<PrimFunc> MakePrimFuncChecked(std::vector<Param> params, Stmt body, Attrs attrs = {});
+PrimFunc MakePrimFunc(std::vector<Param> params, Stmt body, Attrs attrs = {});
+// Checks: names non-empty and unique, functions present.
+absl::StatusOr<IRModule> MakeIRModuleChecked(std::vector<std::pair<std::string, PrimFunc>> functions,
+                                             Attrs attrs = {});
+IRModule MakeIRModule(std::vector<std::pair<std::string, PrimFunc>> functions, Attrs attrs = {});
+
+// A copy of `mod` with function `name` replaced (or appended when absent).
+IRModule WithFunction(const IRModule& mod, const std::string& name, PrimFunc func);
+
+}  // namespace tessel::ir
+
+#endif  // TESSEL_IR_FUNCTION_H_

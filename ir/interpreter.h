@@ -1,0 +1,98 @@
+// The reference interpreter: the oracle every transform is tested against
+// (DESIGN.md decision 8). It runs any PrimFunc -- unscheduled, scheduled or
+// lowered -- on host buffers, bounds-checking every access.
+//
+//   HostBuffer a = HostBuffer::Zeros(DataType::Float(32), {128, 128});
+//   absl::Status s = Run(func, {Arg(a), Arg(b), Arg(c)});
+//   // an out-of-bounds access: "interpreter: function 'main': BufferStore to 'C'
+//   //   index [128, 0] is outside shape [128, 128] in: C[i, j] = ..."
+//
+// Semantics: blocks run their `init` when every reduce iter var is at its domain
+// minimum; parallel, vectorized and thread-bound loops run sequentially; vector
+// expressions run lane by lane; intrinsics use libm; integer arithmetic wraps at
+// the dtype's width; integer division by zero is an error, not a crash.
+#ifndef TESSEL_IR_INTERPRETER_H_
+#define TESSEL_IR_INTERPRETER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ir/function.h"
+
+namespace tessel::ir {
+
+// A dense, row-major host array of one scalar dtype. Copies share storage (like
+// a tensor handle); use Clone() for a deep copy.
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  static HostBuffer Zeros(DataType dtype, std::vector<int64_t> shape);
+
+  DataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t size() const;  // Number of elements.
+  void* data() const { return data_ ? data_->data() : nullptr; }
+  HostBuffer Clone() const;
+
+  // Element access converting through double / int64 (bool as 0/1; f16 and bf16
+  // converted exactly).
+  double GetFloat(int64_t flat_index) const;
+  void SetFloat(int64_t flat_index, double v);
+  int64_t GetInt(int64_t flat_index) const;
+  void SetInt(int64_t flat_index, int64_t v);
+
+ private:
+  DataType dtype_;
+  std::vector<int64_t> shape_;
+  std::shared_ptr<std::vector<uint8_t>> data_;
+};
+
+// An argument: a buffer for a buffer parameter, an integer or float for a scalar one.
+using Arg = std::variant<HostBuffer, int64_t, double>;
+
+struct RunOptions {
+  // Abort a run after this many executed statements (0 = unlimited): guards the
+  // fuzzers and semantic checks against runaway loops.
+  int64_t max_steps = 0;
+};
+
+// Runs `func` on `args` (one per parameter, in order). Buffer arguments are
+// written in place. Symbolic shape variables take their values from the shapes
+// of the buffer arguments.
+absl::Status Run(const PrimFunc& func, const std::vector<Arg>& args, RunOptions opts = {},
+                 const std::string& name = "main");
+
+// Allocates one argument per parameter of `func`: buffers of their (constant)
+// shapes filled with seeded random values (floats uniform in [-1, 1], integers
+// in [-8, 8], bools 0/1); scalar parameters get `scalar_value`. Fails when a
+// buffer's shape is symbolic and not fixed by `symbolic_values` (name -> value).
+absl::StatusOr<std::vector<Arg>> RandomArgs(const PrimFunc& func, uint64_t seed,
+                                            const std::vector<std::pair<std::string, int64_t>>&
+                                                symbolic_values = {});
+
+// Deep copies (buffers cloned) so two runs can start from the same inputs.
+std::vector<Arg> CloneArgs(const std::vector<Arg>& args);
+
+struct CompareOptions {
+  double rtol = 1e-5;
+  double atol = 1e-6;
+};
+
+// OK when every buffer holds the same values within tolerance (NaN equals NaN);
+// otherwise names the parameter, the first differing index and both values.
+absl::Status CompareArgs(const std::vector<Arg>& expected, const std::vector<Arg>& actual,
+                         const PrimFunc& func, CompareOptions opts = {});
+
+// Runs `a` and `b` on the same seeded random inputs and compares every buffer
+// afterwards: the differential test used for every transform.
+absl::Status CheckSameResults(const PrimFunc& a, const PrimFunc& b, uint64_t seed,
+                              CompareOptions opts = {}, RunOptions run = {});
+
+}  // namespace tessel::ir
+
+#endif  // TESSEL_IR_INTERPRETER_H_

@@ -1,0 +1,1 @@
+// Filled in by its owner (the .tsl tokenizer).
