@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# README command (1): install what is missing, build, and run tessel's main job.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bash tools/scripts/install-deps.sh
+bash tools/scripts/build.sh
+build/bin/tessel-examples tools/examples
