@@ -1,0 +1,166 @@
+// tessel-examples: tessel's main job for now. For each `.tsl` program in a folder:
+// parse it, verify it, print it and check the print parses back to the same text
+// and the same structure, then run every function in the reference interpreter on
+// seeded random inputs and compare with a direct C++ computation of it.
+//
+//   $ tessel-examples tools/examples
+//   file              function           verify  round-trip  hash              interp ms  result
+//   matmul.tsl        matmul             ok      ok          9f3c...           41.2       match: C = A @ B (64x64x64)
+//   ...
+//
+// Exit status 0 only when every program passes every check.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ir/interpreter.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/structural_equal.h"
+#include "ir/structural_hash.h"
+#include "ir/verifier.h"
+#include "tools/examples_runner/references.h"
+
+namespace tessel::examples {
+namespace {
+
+struct Row {
+  std::string file, function, verify, round_trip, hash, millis, result;
+  bool ok = true;
+};
+
+// Checks that printing `mod` and parsing it back gives identical text and structure.
+std::string CheckRoundTrip(const ir::IRModule& mod, const std::string& file) {
+  std::string text = ir::PrintModule(mod);
+  absl::StatusOr<ir::IRModule> again = ir::ParseModule(text, file + " (printed)");
+  if (!again.ok()) return absl::StrCat("reparse failed: ", again.status().message());
+  if (ir::PrintModule(*again) != text) return "text differs";
+  if (absl::Status s = ir::AssertStructuralEqual(mod, *again); !s.ok()) {
+    return absl::StrCat("structure differs: ", s.message());
+  }
+  return "ok";
+}
+
+Row RunFunction(const std::string& file, const std::string& name, const ir::PrimFunc& func,
+                uint64_t seed) {
+  Row row{file, name, "ok", "ok", absl::StrFormat("%016x", ir::StructuralHash(func)), "-", ""};
+  const Reference* ref = FindReference(name);
+  if (ref == nullptr) {
+    row.result = "FAIL: no C++ reference for this function";
+    row.ok = false;
+    return row;
+  }
+  absl::StatusOr<std::vector<ir::Arg>> inputs = ir::RandomArgs(func, seed);
+  if (!inputs.ok()) {
+    row.result = absl::StrCat("FAIL: ", inputs.status().message());
+    row.ok = false;
+    return row;
+  }
+  std::vector<ir::Arg> expected = ir::CloneArgs(*inputs);
+  std::vector<ir::Arg> actual = ir::CloneArgs(*inputs);
+  if (absl::Status s = ref->compute(expected); !s.ok()) {
+    row.result = absl::StrCat("FAIL: reference: ", s.message());
+    row.ok = false;
+    return row;
+  }
+  auto start = std::chrono::steady_clock::now();
+  absl::Status run = ir::Run(func, actual, {}, name);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  row.millis = absl::StrFormat("%.1f", ms);
+  if (!run.ok()) {
+    row.result = absl::StrCat("FAIL: ", run.message());
+    row.ok = false;
+    return row;
+  }
+  // The reference accumulates in the same order in f32; exp/sqrt may differ in the last bits.
+  if (absl::Status s = ir::CompareArgs(expected, actual, func, {.rtol = 1e-4, .atol = 1e-5}); !s.ok()) {
+    row.result = absl::StrCat("FAIL: ", s.message());
+    row.ok = false;
+    return row;
+  }
+  row.result = absl::StrCat("match: ", ref->what);
+  return row;
+}
+
+std::vector<Row> RunFile(const std::filesystem::path& path, uint64_t seed) {
+  std::string file = path.filename().string();
+  absl::StatusOr<ir::IRModule> mod = ir::LoadModule(path.string());
+  if (!mod.ok()) return {Row{file, "-", "-", "-", "-", "-", absl::StrCat("FAIL: ", mod.status().message()), false}};
+  std::vector<Row> rows;
+  absl::Status verified = ir::VerifyModule(*mod);
+  std::string round_trip = CheckRoundTrip(*mod, file);
+  for (const auto& [name, func] : (*mod)->functions) {
+    Row row = RunFunction(file, name, func, seed);
+    if (!verified.ok()) {
+      row.verify = "FAIL";
+      row.result = absl::StrCat("FAIL: ", verified.message());
+      row.ok = false;
+    }
+    if (round_trip != "ok") {
+      row.round_trip = "FAIL";
+      row.result = absl::StrCat("FAIL: round trip: ", round_trip);
+      row.ok = false;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+int Main(int argc, char** argv) {
+  std::string dir = "tools/examples";
+  uint64_t seed = 42;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--seed=", 0) == 0) {
+      if (!absl::SimpleAtoi(arg.substr(7), &seed)) {
+        std::fprintf(stderr, "tessel-examples: bad --seed value '%s'\n", arg.c_str() + 7);
+        return 2;
+      }
+    } else if (arg == "--help" || arg == "-h") {
+      std::printf("usage: tessel-examples [DIR] [--seed=N]\n");
+      return 0;
+    } else {
+      dir = arg;
+    }
+  }
+  std::error_code ec;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".tsl") files.push_back(entry.path());
+  }
+  if (ec) {
+    std::fprintf(stderr, "tessel-examples: cannot read '%s': %s\n", dir.c_str(), ec.message().c_str());
+    return 2;
+  }
+  if (files.empty()) {
+    std::fprintf(stderr, "tessel-examples: no .tsl files in '%s'\n", dir.c_str());
+    return 2;
+  }
+  std::sort(files.begin(), files.end());
+
+  std::vector<Row> rows;
+  for (const auto& f : files) {
+    for (Row& r : RunFile(f, seed)) rows.push_back(std::move(r));
+  }
+  const char* fmt = "%-22s %-18s %-7s %-11s %-17s %10s  %s\n";
+  std::printf(fmt, "file", "function", "verify", "round-trip", "structural hash", "interp ms", "result");
+  int failed = 0;
+  for (const Row& r : rows) {
+    std::printf(fmt, r.file.c_str(), r.function.c_str(), r.verify.c_str(), r.round_trip.c_str(),
+                r.hash.c_str(), r.millis.c_str(), r.result.c_str());
+    failed += r.ok ? 0 : 1;
+  }
+  std::printf("%zu passed, %d failed\n", rows.size() - failed, failed);
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace tessel::examples
+
+int main(int argc, char** argv) { return tessel::examples::Main(argc, argv); }
