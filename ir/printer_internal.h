@@ -1,0 +1,104 @@
+// Internals of the `.tsl` printer shared by printer.cc (layout of every node) and
+// printer_names.cc (names, float spelling, marking). Not a public API.
+//
+//   tsl::Printer p;
+//   std::string text = p.TwoPass([&](tsl::Printer& q) { q.PrintFunc(f, "main"); });
+#ifndef TESSEL_IR_PRINTER_INTERNAL_H_
+#define TESSEL_IR_PRINTER_INTERNAL_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "ir/function.h"
+
+namespace tessel::ir::tsl {
+
+class Printer {
+ public:
+  // Runs `print` once to collect the objects that need names, assigns names,
+  // then runs it again to write the text, which it returns.
+  template <typename F>
+  std::string TwoPass(F print) {
+    collecting_ = true;
+    print(*this);
+    AssignNames();
+    collecting_ = false;
+    out_.clear();
+    indent_ = 0;
+    print(*this);
+    return std::move(out_);
+  }
+
+  void SetMarked(const Node* marked) { marked_ = marked; }
+  size_t mark_begin() const { return mark_begin_; }
+  size_t mark_end() const { return mark_end_; }
+  int mark_indent() const { return mark_indent_; }
+
+  void PrintModuleAttrs(const Attrs& attrs);
+  void PrintFunc(const PrimFunc& f, const std::string& name);
+  void PrintBody(const Stmt& body);
+  void PrintExpr(const Expr& e, int min_prec);
+
+ private:
+  // The printed name of a variable or buffer (its own name in the first pass).
+  std::string Name(const Node* object, const std::string& original);
+  void AssignNames();
+
+  void PrintExprList(const std::vector<Expr>& list);
+  std::string IntLiteral(const IntImmNode* op);
+  std::string BufferName(const Buffer& b);
+  static std::string QuotedName(const std::string& name);
+  void PrintAttrValue(const AttrValue& v);
+  void PrintAttrs(const Attrs& attrs);
+  void PrintBufferDef(const Buffer& b);
+  void PrintRegion(const BufferRegion& r);
+  void PrintVarDecl(const Var& v);
+
+  void Line();
+  void PrintList(std::vector<Stmt> list);
+  Stmt PrintScopingHeader(const Stmt& s);
+  void PrintBraced(const Stmt& body);
+  void PrintStmt(const Stmt& s);
+  void PrintBlock(const BlockNode* b, const BlockRealizeNode* realize);
+
+  void OpenMark(const Node* n, bool* opened);
+  void CloseMark(bool opened);
+
+  std::string out_;
+  int indent_ = 0;
+  bool collecting_ = false;
+  // Objects in order of first appearance, with their own names.
+  std::vector<std::pair<const Node*, std::string>> order_;
+  absl::flat_hash_set<const Node*> seen_;
+  absl::flat_hash_map<const Node*, std::string> names_;
+
+  const Node* marked_ = nullptr;
+  size_t mark_begin_ = std::string::npos, mark_end_ = std::string::npos;
+  int mark_indent_ = 0;
+};
+
+// The statements written between the braces of `body` (see printer.cc).
+std::vector<Stmt> BodyList(const Stmt& body);
+
+// Variables that a function's parameter buffers use in their shapes, strides or
+// offsets and that are not scalar parameters: the function defines them, in its
+// `[n, m]` list. In order of first appearance.
+std::vector<Var> SymbolicVars(const PrimFunc& f);
+
+// A double as an attribute value: "1.5", "-0.0", "1.0e30", "inf", "nan".
+std::string FormatDouble(double v);
+
+// Prefixes the lines in [begin, end) of `text` with ">> " and the others with
+// three blanks, and adds a line with `note` after the marked ones.
+std::string MarkLines(const std::string& text, size_t begin, size_t end, int indent,
+                      const std::string& note);
+
+// Turns any name into one the parser accepts as a variable or buffer name.
+std::string SanitizeName(const std::string& name);
+
+}  // namespace tessel::ir::tsl
+
+#endif  // TESSEL_IR_PRINTER_INTERNAL_H_

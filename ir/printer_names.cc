@@ -1,0 +1,188 @@
+// The printer's spelling decisions: names of variables and buffers, exact float
+// literals, symbolic shape variables, and the `>>` marking of a statement.
+//
+//   two loops over distinct variables both named "i"  ->  for i ... / for i_1 ...
+//   FormatFloat(0.1, f32)          -> "0.1f32"     (shortest text that reads back exactly)
+//   FormatFloat(-0.0, f64)         -> "-0.0f64"
+//   FormatFloat(1e-45, f32)        -> "1.0e-45f32" (a subnormal)
+//   FormatFloat(NaN with payload)  -> "nan_f32(0x7ff8000000000001)"  (the stored double's bits)
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ir/lexer.h"
+#include "ir/printer.h"
+#include "ir/printer_internal.h"
+#include "ir/visitor.h"
+
+namespace tessel::ir {
+namespace {
+
+constexpr uint64_t kCanonicalNaN = 0x7ff8000000000000ull;
+
+uint64_t Bits(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// `digits` (no dot, first digit nonzero unless the value is 0) times 10^exp10,
+// with the first digit before the point. Plain notation for moderate exponents.
+std::string Render(const std::string& digits, int exp10) {
+  if (exp10 >= -5 && exp10 < 16) {
+    if (exp10 >= 0) {
+      std::string int_part = digits.substr(0, std::min<size_t>(digits.size(), exp10 + 1));
+      if (static_cast<int>(int_part.size()) < exp10 + 1) int_part.append(exp10 + 1 - int_part.size(), '0');
+      std::string frac = digits.size() > static_cast<size_t>(exp10 + 1) ? digits.substr(exp10 + 1) : "0";
+      return absl::StrCat(int_part, ".", frac);
+    }
+    return absl::StrCat("0.", std::string(-exp10 - 1, '0'), digits);
+  }
+  return absl::StrCat(digits.substr(0, 1), ".", digits.size() > 1 ? digits.substr(1) : "0", "e",
+                      exp10);
+}
+
+// The shortest decimal text for `mag` (>= 0, finite) that `reads_back` accepts.
+template <typename F>
+std::string ShortestDecimal(double mag, F reads_back) {
+  std::string text;
+  for (int p = 1; p <= 17; ++p) {
+    char buf[64];
+    std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, mag, std::chars_format::scientific, p - 1);
+    std::string s(buf, r.ptr);
+    size_t e = s.find('e');
+    std::string digits;
+    for (char c : s.substr(0, e)) {
+      if (c != '.') digits.push_back(c);
+    }
+    while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+    int exp10 = std::atoi(s.c_str() + e + 1);
+    text = Render(digits, exp10);
+    double back = 0;
+    std::from_chars_result fr = std::from_chars(text.data(), text.data() + text.size(), back);
+    if (fr.ec == std::errc() && reads_back(back)) break;
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string FormatFloat(double value, DataType dtype) {
+  std::string suffix = dtype.ToString();
+  if (std::isnan(value)) {
+    uint64_t bits = Bits(value);
+    if ((bits & ~(1ull << 63)) == kCanonicalNaN) {
+      return absl::StrCat(bits >> 63 ? "-" : "", "nan_", suffix);
+    }
+    return absl::StrFormat("nan_%s(0x%016x)", suffix, bits);
+  }
+  std::string sign = std::signbit(value) ? "-" : "";
+  double mag = std::fabs(value);
+  if (std::isinf(mag)) return absl::StrCat(sign, "inf_", suffix);
+  std::string digits = ShortestDecimal(mag, [&](double back) {
+    if (!dtype.is_float() || !dtype.is_scalar()) return Bits(back) == Bits(mag);
+    absl::StatusOr<Expr> e = MakeFloatImm(dtype, back);
+    return e.ok() && Bits(cast<FloatImmNode>(*e)->value) == Bits(mag);
+  });
+  return absl::StrCat(sign, digits, suffix);
+}
+
+namespace tsl {
+
+std::string FormatDouble(double v) {
+  if (std::isnan(v)) {
+    uint64_t bits = Bits(v);
+    if ((bits & ~(1ull << 63)) == kCanonicalNaN) return bits >> 63 ? "-nan" : "nan";
+    return absl::StrFormat("nan(0x%016x)", bits);
+  }
+  std::string sign = std::signbit(v) ? "-" : "";
+  double mag = std::fabs(v);
+  if (std::isinf(mag)) return sign + "inf";
+  return sign + ShortestDecimal(mag, [&](double back) { return Bits(back) == Bits(mag); });
+}
+
+std::string SanitizeName(const std::string& name) {
+  std::string s;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.';
+    s.push_back(ok ? c : '_');
+  }
+  if (s.empty()) s = "v";
+  if (!IsIdentifier(s)) s = "_" + s;
+  if (IsReservedWord(s)) s += "_";
+  return s;
+}
+
+std::string Printer::Name(const Node* object, const std::string& original) {
+  if (collecting_) {
+    if (seen_.insert(object).second) order_.emplace_back(object, original);
+    return original;
+  }
+  auto it = names_.find(object);
+  return it != names_.end() ? it->second : SanitizeName(original);
+}
+
+// The first object with a given name keeps it; the others, in order of
+// appearance, take the smallest `_k` that no object of the function uses.
+void Printer::AssignNames() {
+  absl::flat_hash_set<std::string> used;
+  std::vector<std::string> base(order_.size());
+  for (size_t i = 0; i < order_.size(); ++i) {
+    base[i] = SanitizeName(order_[i].second);
+    if (used.insert(base[i]).second) names_[order_[i].first] = base[i];
+  }
+  for (size_t i = 0; i < order_.size(); ++i) {
+    if (names_.contains(order_[i].first)) continue;
+    for (int k = 1;; ++k) {
+      std::string candidate = absl::StrCat(base[i], "_", k);
+      if (used.insert(candidate).second) {
+        names_[order_[i].first] = candidate;
+        break;
+      }
+    }
+  }
+}
+
+std::vector<Var> SymbolicVars(const PrimFunc& f) {
+  class Collector : public IRVisitor {
+   public:
+    absl::flat_hash_set<const VarNode*> skip;
+    std::vector<Var> found;
+    void VisitVar(const VarNode* op) override {
+      if (skip.insert(op).second) found.push_back(GetRef(op));
+    }
+  };
+  Collector c;
+  for (const Param& p : f->params) {
+    if (!p.buffer && p.var) c.skip.insert(p.var.get());
+  }
+  for (const Param& p : f->params) {
+    if (p.buffer) c.VisitBufferDef(p.buffer);
+  }
+  return std::move(c.found);
+}
+
+std::string MarkLines(const std::string& text, size_t begin, size_t end, int indent,
+                      const std::string& note) {
+  std::string out;
+  std::string note_line = absl::StrCat("   ", std::string(2 * indent, ' '), "^ ", note, "\n");
+  bool found = begin != std::string::npos && end != std::string::npos;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    size_t next = nl == std::string::npos ? text.size() : nl + 1;
+    bool marked = found && pos >= begin && pos < end;
+    absl::StrAppend(&out, marked ? ">> " : "   ", text.substr(pos, next - pos));
+    if (nl == std::string::npos) out += "\n";
+    if (marked && next >= end) out += note_line;
+    pos = next;
+  }
+  if (!found) absl::StrAppend(&out, "   note: ", note, "\n");
+  return out;
+}
+
+}  // namespace tsl
+}  // namespace tessel::ir
