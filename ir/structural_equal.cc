@@ -231,7 +231,7 @@ bool EqualChecker::Use(const Node* a, const Node* b, const std::string& a_name,
                                          : absl::StrCat("while lhs '", a_name, "' is unbound")),
                     a, b);
   }
-  if (defining_) {
+  if (defining_ && isa<VarNode>(a)) {
     Bind(a, b);
     return true;
   }

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -369,6 +370,46 @@ TEST(StructuralEqualTest, FloatsCompareBitExactly) {
               HasSubstr("structural mismatch at (root): dtypes differ (f32 vs f64)"));
 }
 
+TEST(StructuralEqualTest, CallsCompareCalleeAndName) {
+  Var x = MakeVar("x", kF32);
+  Expr exp = Intrinsic("exp", {x});
+  EXPECT_EQ(Message(AssertStructuralEqual(exp, Intrinsic("log", {x}))),
+            "structural mismatch at name: call names differ\n  lhs: exp\n  rhs: log");
+  Expr ext = ValueOrDie(MakeCall(kF32, CallNode::Callee::kExtern, "exp", {x}));
+  EXPECT_THAT(Message(AssertStructuralEqual(exp, ext)),
+              HasSubstr("structural mismatch at (root): callee kinds differ (intrinsic vs extern)"));
+  EXPECT_THAT(Message(AssertStructuralEqual(Intrinsic("pow", {x, x}), Intrinsic("pow", {x, Expr(MakeVar("y", kF32))}))),
+              HasSubstr("structural mismatch at args[1]: different free variables 'x' and 'y'"));
+  EXPECT_NE(StructuralHash(exp), StructuralHash(ext));
+  EXPECT_NE(StructuralHash(exp), StructuralHash(Intrinsic("log", {x})));
+}
+
+TEST(StructuralEqualTest, AbsentNodesAndParameterKinds) {
+  EXPECT_TRUE(StructuralEqual(Expr(), Expr()));
+  EXPECT_TRUE(StructuralEqual(Stmt(), Stmt()));
+  EXPECT_TRUE(StructuralEqual(PrimFunc(), PrimFunc()));
+  EXPECT_EQ(Message(AssertStructuralEqual(Expr(), IntImm32(1))),
+            "structural mismatch at (root): lhs is absent\n  lhs: (absent)\n  rhs: " +
+                PrintExpr(IntImm32(1)));
+  EXPECT_EQ(StructuralHash(Expr()), StructuralHash(Expr()));
+  EXPECT_NE(StructuralHash(Expr()), StructuralHash(IntImm32(0)));
+  Var n = MakeVar("n", kI32);
+  Buffer a = MakeBuffer("A", kF32, {IntImm32(16)});
+  Stmt body = ValueOrDie(MakeEvaluate(IntImm32(0)));
+  PrimFunc by_var = MakePrimFunc({Param::OfVar(n)}, body);
+  PrimFunc by_buffer = MakePrimFunc({Param::OfBuffer(a)}, body);
+  EXPECT_THAT(Message(AssertStructuralEqual(by_var, by_buffer)),
+              HasSubstr("structural mismatch at params[0]: parameter kinds differ\n  lhs: var n\n"
+                        "  rhs: buffer A: f32["));
+  EXPECT_EQ(Message(AssertStructuralEqual(by_var, MakePrimFunc({}, body))),
+            "structural mismatch at params: lengths differ\n  lhs: 1 elements\n  rhs: 0 elements");
+  PrimFunc by_i64 = MakePrimFunc({Param::OfVar(MakeVar("n", DataType::Int(64)))}, body);
+  EXPECT_EQ(Message(AssertStructuralEqual(by_var, by_i64)),
+            "structural mismatch at params[0]: dtypes differ\n  lhs: n: i32\n  rhs: n: i64");
+  EXPECT_NE(StructuralHash(by_var), StructuralHash(by_buffer));
+  EXPECT_NE(StructuralHash(by_var), StructuralHash(by_i64));
+}
+
 // ---- Hash -----------------------------------------------------------------------------
 
 TEST(StructuralHashTest, NearMissesHashApart) {
@@ -423,6 +464,74 @@ TEST(StructuralHashTest, ModuleHashDoesNotDependOnObjects) {
   IRModule swapped = MakeIRModule({{"matmul_f64", Matmul({.dtype = DataType::Float(64)})},
                                    {"matmul", Matmul({})}});
   EXPECT_NE(StructuralHash(m1), StructuralHash(swapped));
+}
+
+// Small random programs: free variables come from `pool`, lets and loops bind fresh
+// Var objects, so the same seed gives alpha-equivalent programs with distinct binders.
+class RandomProgram {
+ public:
+  RandomProgram(uint32_t seed, std::vector<Var> pool, Buffer buf)
+      : rng_(seed), scope_(std::move(pool)), buf_(std::move(buf)) {}
+
+  Stmt Statement(int depth) {
+    switch (Pick(depth > 0 ? 4 : 1)) {
+      case 0: return Store(buf_, Expression(2), {Expression(1)});
+      case 1: case 2: {
+        Var v = MakeVar("v", kI32);
+        Expr value = Expression(2);
+        scope_.push_back(v);
+        Stmt body = Statement(depth - 1);
+        scope_.pop_back();
+        return Pick(2) ? ValueOrDie(MakeLetStmt(v, value, body))
+                       : For(v, IntImm32(0), IntImm32(1 + Pick(3)), body);
+      }
+      default: return Seq({Statement(depth - 1), Statement(depth - 1)});
+    }
+  }
+
+ private:
+  int Pick(int n) { return static_cast<int>(rng_() % static_cast<uint32_t>(n)); }
+  Expr Expression(int depth) {
+    switch (Pick(depth > 0 ? 5 : 2)) {
+      case 0: return IntImm32(Pick(2));
+      case 1: return scope_[Pick(static_cast<int>(scope_.size()))];
+      case 2: return Add(Expression(depth - 1), Expression(depth - 1));
+      case 3: return Mul(Expression(depth - 1), Expression(depth - 1));
+      default: return Load(buf_, {Expression(depth - 1)});
+    }
+  }
+
+  std::mt19937 rng_;
+  std::vector<Var> scope_;
+  Buffer buf_;
+};
+
+TEST(StructuralHashTest, RandomProgramsHashConsistentlyWithEquality) {
+  Buffer buf = MakeBuffer("A", kI32, {IntImm32(4)});
+  std::vector<Var> pool = {MakeVar("x", kI32), MakeVar("y", kI32)};
+  std::vector<Var> other_pool = {MakeVar("p", kI32), MakeVar("q", kI32)};
+  std::vector<Stmt> programs;
+  for (uint32_t seed = 0; seed < 150; ++seed) {
+    Stmt a = RandomProgram(seed, pool, buf).Statement(3);
+    ExpectEqual(a, RandomProgram(seed, pool, buf).Statement(3));
+    // Other free variables: equal only when matched up.
+    Stmt c = RandomProgram(seed, other_pool, buf).Statement(3);
+    ExpectEqual(a, c, {.map_free_vars = true});
+    programs.push_back(a);
+  }
+  int equal_pairs = 0;
+  for (size_t i = 0; i < programs.size(); ++i) {
+    for (size_t j = i + 1; j < programs.size(); ++j) {
+      for (bool map : {false, true}) {
+        bool eq = StructuralEqual(programs[i], programs[j], {.map_free_vars = map});
+        EXPECT_EQ(eq, StructuralHash(programs[i], map) == StructuralHash(programs[j], map))
+            << "programs " << i << " and " << j << (map ? " with" : " without") << " map_free_vars";
+        equal_pairs += eq;
+      }
+    }
+  }
+  // Small programs repeat, so the equal case is exercised too.
+  EXPECT_GT(equal_pairs, 0);
 }
 
 // The documented algorithm (top of structural_hash.cc), recomputed by hand.
