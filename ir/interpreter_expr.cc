@@ -1,0 +1,628 @@
+// Expressions of the reference interpreter: compiling an Expr into a CExpr tree
+// and evaluating it lane by lane.
+//
+//   x + y  (f32)       -> a Binary node whose function adds in float, so every f32
+//                         operation rounds to f32 exactly as compiled code does
+//   i // j (i32)       -> floors toward -inf and wraps to 32 bits; j == 0 is an error
+//   A[ramp(i, 1, 4)]   -> a Load node that bounds-checks each of the 4 lanes
+//
+// Arithmetic semantics, chosen to match compiled code where C leaves gaps:
+// integers wrap at their width (INT_MIN / -1 wraps to INT_MIN, INT_MIN % -1 is 0);
+// f32 computes in float, f64 in double, f16 and bf16 in float rounded once per
+// operation (exact for + - * /, whose float result rounds to 16 bits correctly);
+// float min/max propagate NaN and order -0 below +0 (MLIR's minimumf/maximumf);
+// float floormod is a - b * floor(a / b).
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/interpreter_internal.h"
+#include "ir/intrinsics.h"
+#include "ir/printer.h"
+
+namespace tessel::ir::interp {
+namespace {
+
+// ---- Leaves ----------------------------------------------------------------------
+
+class ConstExpr : public CExpr {
+ public:
+  ConstExpr(int lanes, Lane v) : CExpr(lanes), v_(v) {}
+  void Eval(Ctx&, Lane* out) override {
+    for (int l = 0; l < lanes; ++l) out[l] = v_;
+  }
+
+ private:
+  Lane v_;
+};
+
+class VarExpr : public CExpr {
+ public:
+  VarExpr(int lanes, int slot) : CExpr(lanes), slot_(slot) {}
+  void Eval(Ctx& c, Lane* out) override {
+    const Lane* src = c.frame + slot_;
+    for (int l = 0; l < lanes; ++l) out[l] = src[l];
+  }
+
+ private:
+  int slot_;
+};
+
+// ---- Binary operators --------------------------------------------------------------
+
+// Computes n lanes; returns -1, or the first lane that divided an integer by zero.
+using BinFn = int (*)(const Lane* a, const Lane* b, Lane* out, int n, IntWrap w);
+
+template <NodeKind K>
+int SignedBin(const Lane* a, const Lane* b, Lane* out, int n, IntWrap w) {
+  for (int l = 0; l < n; ++l) {
+    int64_t x = a[l].i, y = b[l].i, r = 0;
+    uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+    if constexpr (K == NodeKind::kAdd) {
+      r = static_cast<int64_t>(ux + uy);
+    } else if constexpr (K == NodeKind::kSub) {
+      r = static_cast<int64_t>(ux - uy);
+    } else if constexpr (K == NodeKind::kMul) {
+      r = static_cast<int64_t>(ux * uy);
+    } else if constexpr (K == NodeKind::kMin) {
+      r = x < y ? x : y;
+    } else if constexpr (K == NodeKind::kMax) {
+      r = x > y ? x : y;
+    } else {
+      if (y == 0) return l;
+      bool is_div = K == NodeKind::kDiv || K == NodeKind::kFloorDiv;
+      if (x == std::numeric_limits<int64_t>::min() && y == -1) {
+        r = is_div ? x : 0;  // The quotient 2^63 wraps; the remainder is 0.
+      } else {
+        int64_t q = x / y, m = x % y;
+        bool adjust = m != 0 && ((m < 0) != (y < 0));
+        if constexpr (K == NodeKind::kDiv) r = q;
+        if constexpr (K == NodeKind::kMod) r = m;
+        if constexpr (K == NodeKind::kFloorDiv) r = adjust ? q - 1 : q;
+        if constexpr (K == NodeKind::kFloorMod) r = adjust ? m + y : m;
+      }
+    }
+    out[l].i = w(r);
+  }
+  return -1;
+}
+
+template <NodeKind K>
+int UnsignedBin(const Lane* a, const Lane* b, Lane* out, int n, IntWrap w) {
+  for (int l = 0; l < n; ++l) {
+    uint64_t x = static_cast<uint64_t>(a[l].i), y = static_cast<uint64_t>(b[l].i), r = 0;
+    if constexpr (K == NodeKind::kAdd) {
+      r = x + y;
+    } else if constexpr (K == NodeKind::kSub) {
+      r = x - y;
+    } else if constexpr (K == NodeKind::kMul) {
+      r = x * y;
+    } else if constexpr (K == NodeKind::kMin) {
+      r = x < y ? x : y;
+    } else if constexpr (K == NodeKind::kMax) {
+      r = x > y ? x : y;
+    } else {
+      if (y == 0) return l;
+      r = (K == NodeKind::kDiv || K == NodeKind::kFloorDiv) ? x / y : x % y;
+    }
+    out[l].i = w(static_cast<int64_t>(r));
+  }
+  return -1;
+}
+
+template <NodeKind K, Repr R>
+int FloatBin(const Lane* a, const Lane* b, Lane* out, int n, IntWrap) {
+  using T = std::conditional_t<R == Repr::kF64, double, float>;
+  for (int l = 0; l < n; ++l) {
+    T x = static_cast<T>(a[l].f), y = static_cast<T>(b[l].f), r;
+    // One operation per statement: no contraction of a * b + c into an fma.
+    if constexpr (K == NodeKind::kAdd) {
+      r = x + y;
+    } else if constexpr (K == NodeKind::kSub) {
+      r = x - y;
+    } else if constexpr (K == NodeKind::kMul) {
+      r = x * y;
+    } else if constexpr (K == NodeKind::kDiv) {
+      r = x / y;
+    } else if constexpr (K == NodeKind::kMod) {
+      r = std::fmod(x, y);  // Refused by MakeBinary; defined here anyway.
+    } else if constexpr (K == NodeKind::kFloorDiv) {
+      T q = x / y;
+      r = std::floor(q);
+    } else if constexpr (K == NodeKind::kFloorMod) {
+      T q = x / y;
+      T f = std::floor(q);
+      T p = y * f;
+      r = x - p;
+    } else {
+      if (std::isnan(x) || std::isnan(y)) {
+        r = std::numeric_limits<T>::quiet_NaN();
+      } else if (x == y) {  // Equal or +-0: min takes the negative zero, max the positive.
+        bool pick_x = (K == NodeKind::kMin) == static_cast<bool>(std::signbit(x));
+        r = pick_x ? x : y;
+      } else {
+        r = (K == NodeKind::kMin) == (x < y) ? x : y;
+      }
+    }
+    double d = static_cast<double>(r);
+    if constexpr (R == Repr::kF16 || R == Repr::kBF16) d = RoundToRepr(d, R);
+    out[l].f = d;
+  }
+  return -1;
+}
+
+template <NodeKind K, typename T>
+bool Compare(T x, T y) {
+  if constexpr (K == NodeKind::kEQ) return x == y;
+  if constexpr (K == NodeKind::kNE) return x != y;
+  if constexpr (K == NodeKind::kLT) return x < y;
+  if constexpr (K == NodeKind::kLE) return x <= y;
+  if constexpr (K == NodeKind::kGT) return x > y;
+  if constexpr (K == NodeKind::kGE) return x >= y;
+  return false;
+}
+
+template <NodeKind K, Repr R>
+int CompareBin(const Lane* a, const Lane* b, Lane* out, int n, IntWrap) {
+  for (int l = 0; l < n; ++l) {
+    bool r;
+    if constexpr (IsFloatRepr(R)) {
+      r = Compare<K>(a[l].f, b[l].f);
+    } else if constexpr (R == Repr::kUInt) {
+      r = Compare<K>(static_cast<uint64_t>(a[l].i), static_cast<uint64_t>(b[l].i));
+    } else {
+      r = Compare<K>(a[l].i, b[l].i);
+    }
+    out[l].i = r ? 1 : 0;
+  }
+  return -1;
+}
+
+template <NodeKind K>
+int LogicBin(const Lane* a, const Lane* b, Lane* out, int n, IntWrap) {
+  for (int l = 0; l < n; ++l) {
+    bool x = a[l].i != 0, y = b[l].i != 0;
+    out[l].i = (K == NodeKind::kAnd ? (x && y) : (x || y)) ? 1 : 0;
+  }
+  return -1;
+}
+
+template <NodeKind K>
+BinFn ArithFn(Repr r) {
+  switch (r) {
+    case Repr::kInt: return SignedBin<K>;
+    case Repr::kUInt: return UnsignedBin<K>;
+    case Repr::kF16: return FloatBin<K, Repr::kF16>;
+    case Repr::kBF16: return FloatBin<K, Repr::kBF16>;
+    case Repr::kF32: return FloatBin<K, Repr::kF32>;
+    case Repr::kF64: return FloatBin<K, Repr::kF64>;
+    case Repr::kBool: return nullptr;
+  }
+  return nullptr;
+}
+
+template <NodeKind K>
+BinFn CompareFn(Repr r) {
+  switch (r) {
+    case Repr::kUInt: return CompareBin<K, Repr::kUInt>;
+    case Repr::kInt:
+    case Repr::kBool: return CompareBin<K, Repr::kInt>;
+    default: return CompareBin<K, Repr::kF64>;  // Exact values: compare as doubles.
+  }
+}
+
+BinFn SelectBinFn(NodeKind k, Repr r) {
+  switch (k) {
+    case NodeKind::kAdd: return ArithFn<NodeKind::kAdd>(r);
+    case NodeKind::kSub: return ArithFn<NodeKind::kSub>(r);
+    case NodeKind::kMul: return ArithFn<NodeKind::kMul>(r);
+    case NodeKind::kDiv: return ArithFn<NodeKind::kDiv>(r);
+    case NodeKind::kMod: return ArithFn<NodeKind::kMod>(r);
+    case NodeKind::kFloorDiv: return ArithFn<NodeKind::kFloorDiv>(r);
+    case NodeKind::kFloorMod: return ArithFn<NodeKind::kFloorMod>(r);
+    case NodeKind::kMin: return ArithFn<NodeKind::kMin>(r);
+    case NodeKind::kMax: return ArithFn<NodeKind::kMax>(r);
+    case NodeKind::kEQ: return CompareFn<NodeKind::kEQ>(r);
+    case NodeKind::kNE: return CompareFn<NodeKind::kNE>(r);
+    case NodeKind::kLT: return CompareFn<NodeKind::kLT>(r);
+    case NodeKind::kLE: return CompareFn<NodeKind::kLE>(r);
+    case NodeKind::kGT: return CompareFn<NodeKind::kGT>(r);
+    case NodeKind::kGE: return CompareFn<NodeKind::kGE>(r);
+    case NodeKind::kAnd: return r == Repr::kBool ? LogicBin<NodeKind::kAnd> : nullptr;
+    case NodeKind::kOr: return r == Repr::kBool ? LogicBin<NodeKind::kOr> : nullptr;
+    default: return nullptr;
+  }
+}
+
+class BinaryExpr : public CExpr {
+ public:
+  BinaryExpr(const BinaryNode* op, const StmtNode* where, BinFn fn, CExprPtr a, CExprPtr b)
+      : CExpr(op->dtype.lanes()), op_(op), where_(where), fn_(fn),
+        wrap_(IntWrap::For(op->a->dtype)), a_(std::move(a)), b_(std::move(b)),
+        sa_(lanes), sb_(lanes) {}
+
+  void Eval(Ctx& c, Lane* out) override {
+    a_->Eval(c, sa_.data());
+    b_->Eval(c, sb_.data());
+    int bad = fn_(sa_.data(), sb_.data(), out, lanes, wrap_);
+    if (bad >= 0) DivByZero(c, out, bad);
+  }
+
+ private:
+  void DivByZero(Ctx& c, Lane* out, int lane) {
+    for (int l = 0; l < lanes; ++l) out[l].i = 0;
+    std::string lane_text = lanes > 1 ? absl::StrCat(" (lane ", lane, ")") : "";
+    c.Fail(absl::StatusCode::kInvalidArgument, where_,
+           absl::StrCat("integer division by zero", lane_text, " in '",
+                        PrintExpr(GetRef(static_cast<const ExprNode*>(op_))), "'"));
+  }
+
+  const BinaryNode* op_;
+  const StmtNode* where_;
+  BinFn fn_;
+  IntWrap wrap_;
+  CExprPtr a_, b_;
+  std::vector<Lane> sa_, sb_;
+};
+
+// ---- Other operators ---------------------------------------------------------------
+
+class NotExpr : public CExpr {
+ public:
+  explicit NotExpr(CExprPtr a) : CExpr(a->lanes), a_(std::move(a)), s_(lanes) {}
+  void Eval(Ctx& c, Lane* out) override {
+    a_->Eval(c, s_.data());
+    for (int l = 0; l < lanes; ++l) out[l].i = s_[l].i != 0 ? 0 : 1;
+  }
+
+ private:
+  CExprPtr a_;
+  std::vector<Lane> s_;
+};
+
+class SelectExpr : public CExpr {
+ public:
+  SelectExpr(CExprPtr cond, CExprPtr t, CExprPtr f)
+      : CExpr(t->lanes), c_(std::move(cond)), t_(std::move(t)), f_(std::move(f)),
+        sc_(c_->lanes), st_(lanes), sf_(lanes) {}
+  void Eval(Ctx& c, Lane* out) override {
+    c_->Eval(c, sc_.data());
+    t_->Eval(c, st_.data());  // Both arms are evaluated (expr.h).
+    f_->Eval(c, sf_.data());
+    bool scalar_cond = c_->lanes == 1;
+    for (int l = 0; l < lanes; ++l) out[l] = sc_[scalar_cond ? 0 : l].i != 0 ? st_[l] : sf_[l];
+  }
+
+ private:
+  CExprPtr c_, t_, f_;
+  std::vector<Lane> sc_, st_, sf_;
+};
+
+class CastExpr : public CExpr {
+ public:
+  CastExpr(DataType from, DataType to, CExprPtr v)
+      : CExpr(v->lanes), from_(from.element_of()), to_(to.element_of()), v_(std::move(v)),
+        s_(lanes) {}
+  void Eval(Ctx& c, Lane* out) override {
+    v_->Eval(c, s_.data());
+    for (int l = 0; l < lanes; ++l) out[l] = CastLane(s_[l], from_, to_);
+  }
+
+ private:
+  DataType from_, to_;
+  CExprPtr v_;
+  std::vector<Lane> s_;
+};
+
+class RampExpr : public CExpr {
+ public:
+  RampExpr(int lanes, DataType t, CExprPtr base, CExprPtr stride)
+      : CExpr(lanes), wrap_(IntWrap::For(t)), base_(std::move(base)), stride_(std::move(stride)) {}
+  void Eval(Ctx& c, Lane* out) override {
+    Lane b, s;
+    base_->Eval(c, &b);
+    stride_->Eval(c, &s);
+    for (int l = 0; l < lanes; ++l) {
+      uint64_t v = static_cast<uint64_t>(b.i) + static_cast<uint64_t>(l) * static_cast<uint64_t>(s.i);
+      out[l].i = wrap_(static_cast<int64_t>(v));
+    }
+  }
+
+ private:
+  IntWrap wrap_;
+  CExprPtr base_, stride_;
+};
+
+class BroadcastExpr : public CExpr {
+ public:
+  BroadcastExpr(int lanes, CExprPtr v) : CExpr(lanes), v_(std::move(v)) {}
+  void Eval(Ctx& c, Lane* out) override {
+    Lane v;
+    v_->Eval(c, &v);
+    for (int l = 0; l < lanes; ++l) out[l] = v;
+  }
+
+ private:
+  CExprPtr v_;
+};
+
+// ---- Calls -------------------------------------------------------------------------
+
+enum class Intr : uint8_t { kExp, kLog, kSqrt, kRsqrt, kTanh, kErf, kSigmoid, kFabs, kFloor,
+                            kCeil, kPow, kFma };
+
+std::optional<Intr> IntrinsicId(const std::string& name) {
+  static const std::pair<const char*, Intr> kTable[] = {
+      {"exp", Intr::kExp},     {"log", Intr::kLog},     {"sqrt", Intr::kSqrt},
+      {"rsqrt", Intr::kRsqrt}, {"tanh", Intr::kTanh},   {"erf", Intr::kErf},
+      {"sigmoid", Intr::kSigmoid}, {"fabs", Intr::kFabs}, {"floor", Intr::kFloor},
+      {"ceil", Intr::kCeil},   {"pow", Intr::kPow},     {"fma", Intr::kFma}};
+  for (const auto& [n, id] : kTable) {
+    if (name == n) return id;
+  }
+  return std::nullopt;
+}
+
+// libm in the operand's precision: float functions for f32 (and f16/bf16, rounded
+// afterwards), double functions for f64.
+template <typename T>
+T ApplyIntrinsic(Intr id, T a, T b, T c) {
+  switch (id) {
+    case Intr::kExp: return std::exp(a);
+    case Intr::kLog: return std::log(a);
+    case Intr::kSqrt: return std::sqrt(a);
+    case Intr::kRsqrt: {
+      T s = std::sqrt(a);
+      return T(1) / s;
+    }
+    case Intr::kTanh: return std::tanh(a);
+    case Intr::kErf: return std::erf(a);
+    case Intr::kSigmoid: {
+      T e = std::exp(-a);
+      T d = T(1) + e;
+      return T(1) / d;
+    }
+    case Intr::kFabs: return std::fabs(a);
+    case Intr::kFloor: return std::floor(a);
+    case Intr::kCeil: return std::ceil(a);
+    case Intr::kPow: return std::pow(a, b);
+    case Intr::kFma: return std::fma(a, b, c);
+  }
+  return a;
+}
+
+class IntrinsicExpr : public CExpr {
+ public:
+  IntrinsicExpr(Intr id, DataType t, std::vector<CExprPtr> args)
+      : CExpr(t.lanes()), id_(id), repr_(ReprOf(t)), wrap_(IntWrap::For(t)),
+        args_(std::move(args)) {
+    for (size_t i = 0; i < args_.size(); ++i) s_[i].resize(lanes);
+  }
+  void Eval(Ctx& c, Lane* out) override {
+    for (size_t i = 0; i < args_.size(); ++i) args_[i]->Eval(c, s_[i].data());
+    for (int l = 0; l < lanes; ++l) out[l] = Lane1(l);
+  }
+
+ private:
+  Lane Lane1(int l) const {
+    Lane a = s_[0][l];
+    Lane b = args_.size() > 1 ? s_[1][l] : a;
+    Lane c = args_.size() > 2 ? s_[2][l] : a;
+    switch (repr_) {
+      case Repr::kF64: return FloatLane(ApplyIntrinsic<double>(id_, a.f, b.f, c.f));
+      case Repr::kF32:
+      case Repr::kF16:
+      case Repr::kBF16: {
+        float r = ApplyIntrinsic<float>(id_, static_cast<float>(a.f), static_cast<float>(b.f),
+                                        static_cast<float>(c.f));
+        return FloatLane(RoundToRepr(r, repr_));
+      }
+      case Repr::kInt:  // Only fabs takes integers: |INT_MIN| wraps to INT_MIN.
+        return IntLane(a.i < 0 ? wrap_(static_cast<int64_t>(0 - static_cast<uint64_t>(a.i))) : a.i);
+      default:
+        return a;  // Unsigned fabs.
+    }
+  }
+
+  Intr id_;
+  Repr repr_;
+  IntWrap wrap_;
+  std::vector<CExprPtr> args_;
+  std::vector<Lane> s_[3];
+};
+
+class ExternCallExpr : public CExpr {
+ public:
+  ExternCallExpr(int lanes, const CallNode* op, const StmtNode* where)
+      : CExpr(lanes), op_(op), where_(where) {}
+  void Eval(Ctx& c, Lane* out) override {
+    for (int l = 0; l < lanes; ++l) out[l].i = 0;
+    c.Fail(absl::StatusCode::kUnimplemented, where_,
+           absl::StrCat("extern call '", op_->name, "' cannot be run by the interpreter"));
+  }
+
+ private:
+  const CallNode* op_;
+  const StmtNode* where_;
+};
+
+// ---- Loads -------------------------------------------------------------------------
+
+class LoadExpr : public CExpr {
+ public:
+  LoadExpr(const BufferLoadNode* op, int slot, const StmtNode* where, std::vector<CExprPtr> idx)
+      : CExpr(op->dtype.lanes()), buf_(op->buffer.get()), slot_(slot), where_(where),
+        read_(ReaderFor(op->buffer->dtype)), elem_bytes_(op->buffer->dtype.bytes()),
+        idx_(std::move(idx)), cur_(idx_.size()) {
+    for (const CExprPtr& e : idx_) s_.emplace_back(e->lanes);
+  }
+
+  void Eval(Ctx& c, Lane* out) override {
+    int nd = static_cast<int>(idx_.size());
+    for (int d = 0; d < nd; ++d) idx_[d]->Eval(c, s_[d].data());
+    const BufState& b = c.bufs[slot_];
+    for (int l = 0; l < lanes; ++l) {
+      for (int d = 0; d < nd; ++d) cur_[d] = s_[d][idx_[d]->lanes == 1 ? 0 : l].i;
+      int64_t off = FastOffset(b, cur_.data(), nd);
+      if (off < 0 || off >= b.storage_elems) {
+        off = CheckedOffset(c, b, buf_, cur_.data(), false, where_, lanes > 1 ? l : -1);
+        if (off < 0) {
+          for (int k = 0; k < lanes; ++k) out[k].i = 0;
+          return;
+        }
+      }
+      out[l] = read_(b.data + off * elem_bytes_);
+    }
+  }
+
+ private:
+  const BufferNode* buf_;
+  int slot_;
+  const StmtNode* where_;
+  ElementReader read_;
+  int elem_bytes_;
+  std::vector<CExprPtr> idx_;
+  std::vector<std::vector<Lane>> s_;
+  std::vector<int64_t> cur_;
+};
+
+}  // namespace
+
+absl::StatusOr<CExprPtr> Compiler::CompileExpr(const Expr& e, const StmtNode* where) {
+  if (!e) return Error(where, "an expression is missing");
+  const ExprNode* n = e.get();
+  int lanes = n->dtype.lanes();
+  if (lanes < 1) return Error(where, absl::StrCat("expression of type ", n->dtype.ToString(),
+                                                  " has no value"));
+  auto sub = [&](const Expr& x) { return CompileExpr(x, where); };
+  switch (n->kind()) {
+    case NodeKind::kVar: {
+      const auto* v = static_cast<const VarNode*>(n);
+      std::optional<int> slot = SlotOf(v);
+      if (!slot) {
+        return Error(where, absl::StrCat("variable '", v->name, "' is used but not bound here"));
+      }
+      return CExprPtr(new VarExpr(lanes, *slot));
+    }
+    case NodeKind::kIntImm: {
+      const auto* imm = static_cast<const IntImmNode*>(n);
+      return CExprPtr(new ConstExpr(lanes, IntLane(IntWrap::For(n->dtype)(imm->value))));
+    }
+    case NodeKind::kFloatImm: {
+      const auto* imm = static_cast<const FloatImmNode*>(n);
+      return CExprPtr(new ConstExpr(lanes, FloatLane(RoundToDtype(imm->value, n->dtype))));
+    }
+    case NodeKind::kNot: {
+      absl::StatusOr<CExprPtr> a = sub(static_cast<const NotNode*>(n)->a);
+      if (!a.ok()) return a.status();
+      return CExprPtr(new NotExpr(*std::move(a)));
+    }
+    case NodeKind::kSelect: {
+      const auto* s = static_cast<const SelectNode*>(n);
+      absl::StatusOr<CExprPtr> c = sub(s->condition), t = sub(s->true_value),
+                               f = sub(s->false_value);
+      if (!c.ok()) return c.status();
+      if (!t.ok()) return t.status();
+      if (!f.ok()) return f.status();
+      if ((*t)->lanes != (*f)->lanes || ((*c)->lanes != 1 && (*c)->lanes != (*t)->lanes)) {
+        return Error(where, absl::StrCat("Select with mismatched lanes: ", PrintExpr(e)));
+      }
+      return CExprPtr(new SelectExpr(*std::move(c), *std::move(t), *std::move(f)));
+    }
+    case NodeKind::kCast: {
+      const auto* c = static_cast<const CastNode*>(n);
+      absl::StatusOr<CExprPtr> v = sub(c->value);
+      if (!v.ok()) return v.status();
+      if ((*v)->lanes != lanes) return Error(where, "Cast changes the lane count: " + PrintExpr(e));
+      if (c->value->dtype.is_handle() || n->dtype.is_handle()) {
+        return Error(where, "cannot cast handles: " + PrintExpr(e));
+      }
+      return CExprPtr(new CastExpr(c->value->dtype, n->dtype, *std::move(v)));
+    }
+    case NodeKind::kRamp: {
+      const auto* r = static_cast<const RampNode*>(n);
+      absl::StatusOr<CExprPtr> b = sub(r->base), s = sub(r->stride);
+      if (!b.ok()) return b.status();
+      if (!s.ok()) return s.status();
+      if ((*b)->lanes != 1 || (*s)->lanes != 1 || !r->base->dtype.is_integer() || lanes != r->lanes) {
+        return Error(where, "malformed Ramp: " + PrintExpr(e));
+      }
+      return CExprPtr(new RampExpr(lanes, r->base->dtype, *std::move(b), *std::move(s)));
+    }
+    case NodeKind::kBroadcast: {
+      const auto* b = static_cast<const BroadcastNode*>(n);
+      absl::StatusOr<CExprPtr> v = sub(b->value);
+      if (!v.ok()) return v.status();
+      if ((*v)->lanes != 1 || lanes != b->lanes) {
+        return Error(where, "malformed Broadcast: " + PrintExpr(e));
+      }
+      return CExprPtr(new BroadcastExpr(lanes, *std::move(v)));
+    }
+    case NodeKind::kCall: {
+      const auto* call = static_cast<const CallNode*>(n);
+      std::vector<CExprPtr> args;
+      for (const Expr& a : call->args) {
+        absl::StatusOr<CExprPtr> ca = sub(a);
+        if (!ca.ok()) return ca.status();
+        args.push_back(*std::move(ca));
+      }
+      if (call->callee == CallNode::Callee::kExtern) {
+        return CExprPtr(new ExternCallExpr(lanes, call, where));
+      }
+      std::optional<Intr> id = IntrinsicId(call->name);
+      const IntrinsicInfo* info = LookupIntrinsic(call->name);
+      if (!id || !info || static_cast<int>(args.size()) != info->arity) {
+        return Error(where, absl::StrCat("unknown intrinsic or wrong arity: ", PrintExpr(e)));
+      }
+      for (const CExprPtr& a : args) {
+        if (a->lanes != lanes) return Error(where, "intrinsic lanes differ: " + PrintExpr(e));
+      }
+      bool ok = n->dtype.is_float() || (*id == Intr::kFabs && n->dtype.is_integer());
+      if (!ok) return Error(where, "intrinsic on a non-float type: " + PrintExpr(e));
+      return CExprPtr(new IntrinsicExpr(*id, n->dtype, std::move(args)));
+    }
+    case NodeKind::kBufferLoad: {
+      const auto* ld = static_cast<const BufferLoadNode*>(n);
+      if (!ld->buffer) return Error(where, "a BufferLoad has no buffer");
+      std::optional<int> slot = BufferSlotOf(ld->buffer.get());
+      if (!slot) {
+        return Error(where, absl::StrCat("buffer '", ld->buffer->name, "' is used but not bound here"));
+      }
+      if (static_cast<int>(ld->indices.size()) != ld->buffer->ndim()) {
+        return Error(where, absl::StrCat("BufferLoad from '", ld->buffer->name, "' has ",
+                                         ld->indices.size(), " indices for rank ",
+                                         ld->buffer->ndim()));
+      }
+      std::vector<CExprPtr> idx;
+      for (const Expr& i : ld->indices) {
+        absl::StatusOr<CExprPtr> ci = sub(i);
+        if (!ci.ok()) return ci.status();
+        if (!i->dtype.is_integer() || ((*ci)->lanes != 1 && (*ci)->lanes != lanes)) {
+          return Error(where, "malformed index in " + PrintExpr(e));
+        }
+        idx.push_back(*std::move(ci));
+      }
+      return CExprPtr(new LoadExpr(ld, *slot, where, std::move(idx)));
+    }
+    default:
+      break;
+  }
+  if (const auto* bin = dyn_cast<BinaryNode>(n)) {
+    if (!bin->a || !bin->b) return Error(where, "a binary operand is missing");
+    absl::StatusOr<CExprPtr> a = sub(bin->a), b = sub(bin->b);
+    if (!a.ok()) return a.status();
+    if (!b.ok()) return b.status();
+    BinFn fn = SelectBinFn(n->kind(), ReprOf(bin->a->dtype));
+    if (fn == nullptr || bin->a->dtype != bin->b->dtype || (*a)->lanes != lanes) {
+      return Error(where, absl::StrCat("operator ", NodeKindName(n->kind()), " on ",
+                                       bin->a->dtype.ToString(), " is not supported: ",
+                                       PrintExpr(e)));
+    }
+    return CExprPtr(new BinaryExpr(bin, where, fn, *std::move(a), *std::move(b)));
+  }
+  return Error(where, absl::StrCat("unsupported expression kind ", NodeKindName(n->kind())));
+}
+
+}  // namespace tessel::ir::interp

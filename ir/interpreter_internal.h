@@ -1,0 +1,176 @@
+// Internals of the reference interpreter (ir/interpreter.h), shared by its files:
+// the compiled form that a PrimFunc is turned into before it runs.
+//
+//   Compiler comp("main");
+//   int slot = comp.BindVar(i.get());                 // `i` now lives in frame[slot]
+//   absl::StatusOr<CExprPtr> e = comp.CompileExpr(Add(i, IntImm32(1)), store);
+//   ... (*e)->Eval(ctx, out);                         // out[0].i == frame[slot].i + 1
+//
+// Why compile: a tree walk that looks variables and buffers up in maps spends most
+// of its time hashing. The compiler resolves every Var to a slot of a flat frame
+// and every Buffer to a slot of a buffer table once, picks a specialised function
+// for each operator and dtype once, and preallocates every scratch array, so that
+// running does no lookup and no heap allocation per access.
+//
+// Errors while running are recorded in the Ctx (first one wins) instead of being
+// returned through every evaluation: an expression that fails still writes some
+// value, and statements check `ctx.failed` before any side effect.
+#ifndef TESSEL_IR_INTERPRETER_INTERNAL_H_
+#define TESSEL_IR_INTERPRETER_INTERNAL_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ir/function.h"
+#include "ir/scalar_value.h"
+
+namespace tessel::ir::interp {
+
+// The run-time state of one bound buffer: a view (shape, strides, offset, all in
+// elements) of some storage.
+struct BufState {
+  uint8_t* data = nullptr;
+  int64_t storage_elems = 0;  // How many elements of the buffer's dtype the storage holds.
+  int64_t elem_offset = 0;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // Always filled (compact row-major when the IR gives none).
+  const BufferNode* storage_of = nullptr;  // Whose storage this views (for messages).
+};
+
+struct Ctx {
+  Lane* frame = nullptr;
+  BufState* bufs = nullptr;
+  bool failed = false;
+  absl::Status status;
+  int64_t steps = 0;
+  int64_t max_steps = 0;
+  std::string func_name;
+
+  // Records the first error: "interpreter: function 'f': <what> in: <statement>".
+  void Fail(absl::StatusCode code, const StmtNode* where, const std::string& what);
+  // Counts one executed statement; false (and an error) past max_steps.
+  bool Step(const StmtNode* s) {
+    if (max_steps > 0 && ++steps > max_steps) return StepLimit(s);
+    return true;
+  }
+
+ private:
+  bool StepLimit(const StmtNode* s);
+};
+
+// The first line of a printed statement (a loop or block prints its header),
+// for messages.
+std::string StmtSummary(const StmtNode* s);
+
+class CExpr {
+ public:
+  explicit CExpr(int l) : lanes(l) {}
+  virtual ~CExpr() = default;
+  // Writes `lanes` values to `out`.
+  virtual void Eval(Ctx& c, Lane* out) = 0;
+  const int lanes;
+};
+using CExprPtr = std::unique_ptr<CExpr>;
+
+class CStmt {
+ public:
+  explicit CStmt(const StmtNode* n) : node(n) {}
+  virtual ~CStmt() = default;
+  virtual void Exec(Ctx& c) = 0;
+  const StmtNode* const node;
+};
+using CStmtPtr = std::unique_ptr<CStmt>;
+
+// Where a buffer is bound: its layout expressions compiled in the binding's scope.
+struct CBufferDef {
+  const BufferNode* node = nullptr;
+  int slot = -1;
+  std::vector<CExprPtr> shape;
+  std::vector<CExprPtr> strides;  // Empty: compact row-major.
+  CExprPtr elem_offset;
+  // Set by EvalLayout: the lowest and highest element offsets the view can reach
+  // (hi < lo when some extent is 0). Checked for overflow there, so that the
+  // offset arithmetic of every in-shape access is overflow-free.
+  int64_t lo = 0, hi = -1;
+
+  // Evaluates shape, strides and offset into c.bufs[slot] (not the storage);
+  // false (with an error) on a negative extent or an overflowing layout.
+  bool EvalLayout(Ctx& c, const StmtNode* where);
+  // Elements a fresh storage needs for the layout last evaluated: hi + 1, or 0
+  // for an empty view; -1 (with an error) when the view reaches below offset 0.
+  int64_t RequiredElems(Ctx& c, const StmtNode* where) const;
+};
+
+// Bounds-checks one element access of `b` (multi-index `idx`) and returns its
+// element offset into the storage, or -1 after recording an error that names the
+// buffer, the index and the statement. `lane` >= 0 names a vector lane.
+int64_t CheckedOffset(Ctx& c, const BufState& b, const BufferNode* node, const int64_t* idx,
+                      bool is_store, const StmtNode* where, int lane);
+
+inline int64_t FastOffset(const BufState& b, const int64_t* idx, int ndim) {
+  // The common in-bounds case without overflow checks: indices in [0, shape)
+  // and a storage-checked result are verified by CheckedOffset otherwise.
+  int64_t off = b.elem_offset;
+  for (int d = 0; d < ndim; ++d) {
+    if (static_cast<uint64_t>(idx[d]) >= static_cast<uint64_t>(b.shape[d])) return -1;
+    off += idx[d] * b.strides[d];
+  }
+  return off;
+}
+
+class Compiler {
+ public:
+  explicit Compiler(std::string func_name) : func_name_(std::move(func_name)) {}
+
+  // Scopes: a binding takes a fresh slot and shadows an outer binding of the same
+  // object until it is unbound.
+  int BindVar(const VarNode* v);
+  void UnbindVar(const VarNode* v);
+  std::optional<int> SlotOf(const VarNode* v) const;
+  int BindBuffer(const BufferNode* b);
+  void UnbindBuffer(const BufferNode* b);
+  std::optional<int> BufferSlotOf(const BufferNode* b) const;
+
+  // `where` is the statement the expression belongs to (for messages; may be null).
+  absl::StatusOr<CExprPtr> CompileExpr(const Expr& e, const StmtNode* where);
+  absl::StatusOr<CStmtPtr> CompileStmt(const Stmt& s);
+  // Binds `b` to a fresh slot after compiling its layout in the current scope.
+  absl::StatusOr<std::unique_ptr<CBufferDef>> DefineBuffer(const Buffer& b, const StmtNode* where);
+
+  int frame_size() const { return frame_size_; }
+  const std::vector<const BufferNode*>& buffer_nodes() const { return buf_nodes_; }
+  const std::string& func_name() const { return func_name_; }
+
+  // "interpreter: function 'f': <what>[ in: <statement>]".
+  absl::Status Error(const StmtNode* where, const std::string& what) const;
+
+ private:
+  std::string func_name_;
+  absl::flat_hash_map<const VarNode*, std::vector<int>> var_slots_;
+  absl::flat_hash_map<const BufferNode*, std::vector<int>> buf_slots_;
+  int frame_size_ = 0;
+  std::vector<const BufferNode*> buf_nodes_;
+};
+
+// Sizes a frame and buffer table for everything `comp` bound.
+struct Machine {
+  std::vector<Lane> frame;
+  std::vector<BufState> bufs;
+  Ctx ctx;
+  explicit Machine(const Compiler& comp);
+};
+
+// Evaluates an integer scalar expression whose variables are all given in `env`
+// (e.g. a buffer shape under known symbolic sizes).
+absl::StatusOr<int64_t> EvalIntExpr(const Expr& e,
+                                    const std::vector<std::pair<const VarNode*, int64_t>>& env);
+
+}  // namespace tessel::ir::interp
+
+#endif  // TESSEL_IR_INTERPRETER_INTERNAL_H_

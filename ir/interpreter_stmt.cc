@@ -1,0 +1,588 @@
+// Statements of the reference interpreter: compiling a Stmt into a CStmt tree and
+// executing it.
+//
+//   for k in 0..128 {                                 -> a For node: k in frame[3]
+//     block C(vi = i, vj = j, vk: reduce = k) {       -> BlockRealize: predicate, bind
+//       init { C[vi, vj] = 0 }                            vi, vj, vk; init when vk == 0
+//       C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj] -> Store: checked, then written
+//   } }
+//
+// Every loop kind (parallel, vectorized, unrolled, thread-bound) runs as a serial
+// loop. A block checks each iter value against its domain (a binding outside the
+// domain is a malformed schedule) and runs `init` when every reduce iter var is at
+// its domain minimum. Allocate and alloc_buffers get fresh zero-filled storage each
+// time they run: deterministic, where compiled code would read garbage. A
+// DeclBuffer view's elem_offset counts from the start of the shared storage.
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/interpreter_internal.h"
+
+namespace tessel::ir::interp {
+namespace {
+
+// Storage larger than this is refused rather than risking the host's memory.
+constexpr int64_t kMaxAllocBytes = int64_t{1} << 34;
+
+bool EvalScalar(Ctx& c, CExpr* e, Lane* out) {
+  e->Eval(c, out);
+  return !c.failed;
+}
+
+class StoreStmt : public CStmt {
+ public:
+  StoreStmt(const BufferStoreNode* op, int slot, CExprPtr value, std::vector<CExprPtr> idx)
+      : CStmt(op), buf_(op->buffer.get()), slot_(slot), write_(WriterFor(op->buffer->dtype)),
+        elem_bytes_(op->buffer->dtype.bytes()), value_(std::move(value)), idx_(std::move(idx)),
+        sv_(value_->lanes), cur_(idx_.size()), offs_(value_->lanes) {
+    for (const CExprPtr& e : idx_) s_.emplace_back(e->lanes);
+  }
+
+  void Exec(Ctx& c) override {
+    if (!c.Step(node)) return;
+    int nd = static_cast<int>(idx_.size());
+    value_->Eval(c, sv_.data());
+    for (int d = 0; d < nd; ++d) idx_[d]->Eval(c, s_[d].data());
+    if (c.failed) return;
+    const BufState& b = c.bufs[slot_];
+    int lanes = value_->lanes;
+    // Every lane is checked before any is written: a failing store changes nothing.
+    for (int l = 0; l < lanes; ++l) {
+      for (int d = 0; d < nd; ++d) cur_[d] = s_[d][idx_[d]->lanes == 1 ? 0 : l].i;
+      int64_t off = FastOffset(b, cur_.data(), nd);
+      if (off < 0 || off >= b.storage_elems) {
+        off = CheckedOffset(c, b, buf_, cur_.data(), true, node, lanes > 1 ? l : -1);
+        if (off < 0) return;
+      }
+      offs_[l] = off;
+    }
+    for (int l = 0; l < lanes; ++l) write_(b.data + offs_[l] * elem_bytes_, sv_[l]);
+  }
+
+ private:
+  const BufferNode* buf_;
+  int slot_;
+  ElementWriter write_;
+  int elem_bytes_;
+  CExprPtr value_;
+  std::vector<CExprPtr> idx_;
+  std::vector<Lane> sv_;
+  std::vector<std::vector<Lane>> s_;
+  std::vector<int64_t> cur_, offs_;
+};
+
+class ForStmt : public CStmt {
+ public:
+  ForStmt(const ForNode* op, int slot, CExprPtr min, CExprPtr extent, CStmtPtr body)
+      : CStmt(op), slot_(slot), wrap_(IntWrap::For(op->loop_var->dtype)), min_(std::move(min)),
+        extent_(std::move(extent)), body_(std::move(body)) {}
+
+  void Exec(Ctx& c) override {
+    if (!c.Step(node)) return;
+    Lane lo, n;
+    if (!EvalScalar(c, min_.get(), &lo) || !EvalScalar(c, extent_.get(), &n)) return;
+    Lane& var = c.frame[slot_];
+    for (int64_t k = 0; k < n.i; ++k) {
+      var.i = wrap_(static_cast<int64_t>(static_cast<uint64_t>(lo.i) + static_cast<uint64_t>(k)));
+      body_->Exec(c);
+      if (c.failed) return;
+    }
+  }
+
+ private:
+  int slot_;
+  IntWrap wrap_;
+  CExprPtr min_, extent_;
+  CStmtPtr body_;
+};
+
+class IfStmt : public CStmt {
+ public:
+  IfStmt(const StmtNode* op, CExprPtr cond, CStmtPtr then_case, CStmtPtr else_case)
+      : CStmt(op), cond_(std::move(cond)), then_(std::move(then_case)),
+        else_(std::move(else_case)) {}
+  void Exec(Ctx& c) override {
+    if (!c.Step(node)) return;
+    Lane v;
+    if (!EvalScalar(c, cond_.get(), &v)) return;
+    if (v.i != 0) {
+      then_->Exec(c);
+    } else if (else_) {
+      else_->Exec(c);
+    }
+  }
+
+ private:
+  CExprPtr cond_;
+  CStmtPtr then_, else_;
+};
+
+class LetStmtC : public CStmt {
+ public:
+  LetStmtC(const StmtNode* op, int slot, CExprPtr value, CStmtPtr body)
+      : CStmt(op), slot_(slot), value_(std::move(value)), body_(std::move(body)) {}
+  void Exec(Ctx& c) override {
+    if (!c.Step(node)) return;
+    value_->Eval(c, c.frame + slot_);
+    if (c.failed) return;
+    body_->Exec(c);
+  }
+
+ private:
+  int slot_;
+  CExprPtr value_;
+  CStmtPtr body_;
+};
+
+class SeqStmtC : public CStmt {
+ public:
+  SeqStmtC(const StmtNode* op, std::vector<CStmtPtr> seq) : CStmt(op), seq_(std::move(seq)) {}
+  void Exec(Ctx& c) override {
+    if (!c.Step(node)) return;
+    for (const CStmtPtr& s : seq_) {
+      s->Exec(c);
+      if (c.failed) return;
+    }
+  }
+
+ private:
+  std::vector<CStmtPtr> seq_;
+};
+
+class EvaluateStmt : public CStmt {
+ public:
+  EvaluateStmt(const StmtNode* op, CExprPtr value)
+      : CStmt(op), value_(std::move(value)), s_(value_->lanes) {}
+  void Exec(Ctx& c) override {
+    if (!c.Step(node)) return;
+    value_->Eval(c, s_.data());
+  }
+
+ private:
+  CExprPtr value_;
+  std::vector<Lane> s_;
+};
+
+// Fresh zeroed storage for `def`'s layout, kept in `storage` (one per binding site:
+// IR has no recursion, so a site is never live twice at once).
+bool Allocate(Ctx& c, CBufferDef& def, std::vector<uint8_t>& storage, const StmtNode* where) {
+  if (!def.EvalLayout(c, where)) return false;
+  int64_t elems = def.RequiredElems(c, where);
+  if (elems < 0) return false;
+  int64_t bytes_per = def.node->dtype.bytes();
+  if (elems > kMaxAllocBytes / bytes_per) {
+    c.Fail(absl::StatusCode::kResourceExhausted, where,
+           absl::StrCat("allocation of '", def.node->name, "' needs ", elems,
+                        " elements, more than the interpreter's limit of ", kMaxAllocBytes,
+                        " bytes"));
+    return false;
+  }
+  storage.assign(static_cast<size_t>(elems * bytes_per), 0);
+  BufState& b = c.bufs[def.slot];
+  b.data = storage.data();
+  b.storage_elems = elems;
+  b.storage_of = def.node;
+  return true;
+}
+
+class AllocateStmt : public CStmt {
+ public:
+  AllocateStmt(const StmtNode* op, std::unique_ptr<CBufferDef> def, CStmtPtr body)
+      : CStmt(op), def_(std::move(def)), body_(std::move(body)) {}
+  void Exec(Ctx& c) override {
+    if (!c.Step(node)) return;
+    if (!Allocate(c, *def_, storage_, node)) return;
+    body_->Exec(c);
+  }
+
+ private:
+  std::unique_ptr<CBufferDef> def_;
+  CStmtPtr body_;
+  std::vector<uint8_t> storage_;
+};
+
+class DeclBufferStmt : public CStmt {
+ public:
+  DeclBufferStmt(const StmtNode* op, int source_slot, std::unique_ptr<CBufferDef> def,
+                 CStmtPtr body)
+      : CStmt(op), source_slot_(source_slot), def_(std::move(def)), body_(std::move(body)) {}
+  void Exec(Ctx& c) override {
+    if (!c.Step(node)) return;
+    if (!def_->EvalLayout(c, node)) return;
+    const BufState& src = c.bufs[source_slot_];
+    BufState& b = c.bufs[def_->slot];
+    b.data = src.data;
+    b.storage_elems = src.storage_elems;  // Same dtype as the source (MakeDeclBuffer).
+    b.storage_of = src.storage_of;
+    body_->Exec(c);
+  }
+
+ private:
+  int source_slot_;
+  std::unique_ptr<CBufferDef> def_;
+  CStmtPtr body_;
+};
+
+struct CIter {
+  const IterVar* iv;
+  int slot;
+  CExprPtr value, dom_min, dom_extent;
+};
+
+class BlockStmt : public CStmt {
+ public:
+  BlockStmt(const StmtNode* op, const BlockNode* block, CExprPtr predicate,
+            std::vector<CIter> iters, std::vector<std::unique_ptr<CBufferDef>> allocs,
+            CStmtPtr init, CStmtPtr body)
+      : CStmt(op), block_(block), predicate_(std::move(predicate)), iters_(std::move(iters)),
+        allocs_(std::move(allocs)), storage_(allocs_.size()), init_(std::move(init)),
+        body_(std::move(body)), vals_(iters_.size()) {}
+
+  void Exec(Ctx& c) override {
+    if (!c.Step(node)) return;
+    if (predicate_) {
+      Lane p;
+      if (!EvalScalar(c, predicate_.get(), &p) || p.i == 0) return;
+    }
+    bool at_init = true;
+    for (size_t k = 0; k < iters_.size(); ++k) {
+      CIter& it = iters_[k];
+      Lane v, lo, n;
+      if (!EvalScalar(c, it.value.get(), &v) || !EvalScalar(c, it.dom_min.get(), &lo) ||
+          !EvalScalar(c, it.dom_extent.get(), &n)) {
+        return;
+      }
+      // lo + n may overflow only for absurd domains; compare without adding.
+      if (v.i < lo.i || static_cast<uint64_t>(v.i) - static_cast<uint64_t>(lo.i) >=
+                            static_cast<uint64_t>(std::max<int64_t>(n.i, 0))) {
+        int64_t end;
+        std::string end_text = __builtin_add_overflow(lo.i, n.i, &end)
+                                   ? absl::StrCat(lo.i, " + ", n.i)
+                                   : absl::StrCat(end);
+        c.Fail(absl::StatusCode::kOutOfRange, node,
+               absl::StrCat("block '", block_->name, "': iter var '", it.iv->var->name, "' = ",
+                            v.i, " is outside its domain [", lo.i, ", ", end_text, ")"));
+        return;
+      }
+      if (it.iv->kind == IterKind::kReduce && v.i != lo.i) at_init = false;
+      vals_[k] = v;
+    }
+    // Bound only after every value is computed: values see the outer scope.
+    for (size_t k = 0; k < iters_.size(); ++k) c.frame[iters_[k].slot] = vals_[k];
+    for (size_t k = 0; k < allocs_.size(); ++k) {
+      if (!Allocate(c, *allocs_[k], storage_[k], node)) return;
+    }
+    if (init_ && at_init) {
+      init_->Exec(c);
+      if (c.failed) return;
+    }
+    body_->Exec(c);
+  }
+
+ private:
+  const BlockNode* block_;
+  CExprPtr predicate_;
+  std::vector<CIter> iters_;
+  std::vector<std::unique_ptr<CBufferDef>> allocs_;
+  std::vector<std::vector<uint8_t>> storage_;
+  CStmtPtr init_, body_;
+  std::vector<Lane> vals_;
+};
+
+}  // namespace
+
+bool CBufferDef::EvalLayout(Ctx& c, const StmtNode* where) {
+  BufState& b = c.bufs[slot];
+  int nd = static_cast<int>(shape.size());
+  b.shape.resize(nd);
+  b.strides.resize(nd);
+  Lane v;
+  for (int d = 0; d < nd; ++d) {
+    if (!EvalScalar(c, shape[d].get(), &v)) return false;
+    if (v.i < 0) {
+      c.Fail(absl::StatusCode::kInvalidArgument, where,
+             absl::StrCat("buffer '", node->name, "' has negative extent ", v.i, " in dimension ", d));
+      return false;
+    }
+    b.shape[d] = v.i;
+  }
+  auto overflow = [&]() {
+    c.Fail(absl::StatusCode::kInvalidArgument, where,
+           absl::StrCat("the layout of buffer '", node->name, "' (shape [",
+                        absl::StrJoin(b.shape, ", "), "]) overflows 64-bit offsets"));
+    return false;
+  };
+  if (!strides.empty()) {
+    for (int d = 0; d < nd; ++d) {
+      if (!EvalScalar(c, strides[d].get(), &v)) return false;
+      b.strides[d] = v.i;
+    }
+  } else {
+    int64_t s = 1;
+    for (int d = nd - 1; d >= 0; --d) {
+      b.strides[d] = s;
+      if (d > 0 && b.shape[d] > 0 && __builtin_mul_overflow(s, b.shape[d], &s)) return overflow();
+    }
+  }
+  b.elem_offset = 0;
+  if (elem_offset) {
+    if (!EvalScalar(c, elem_offset.get(), &v)) return false;
+    b.elem_offset = v.i;
+  }
+  lo = hi = b.elem_offset;
+  for (int d = 0; d < nd; ++d) {
+    if (b.shape[d] == 0) {
+      lo = 0;
+      hi = -1;
+      return true;
+    }
+    int64_t t;
+    if (__builtin_mul_overflow(b.shape[d] - 1, b.strides[d], &t)) return overflow();
+    if (__builtin_add_overflow(t > 0 ? hi : lo, t, t > 0 ? &hi : &lo)) return overflow();
+  }
+  return true;
+}
+
+int64_t CBufferDef::RequiredElems(Ctx& c, const StmtNode* where) const {
+  if (hi < lo) return 0;
+  if (lo < 0) {
+    c.Fail(absl::StatusCode::kInvalidArgument, where,
+           absl::StrCat("allocated buffer '", node->name, "' reaches element offset ", lo,
+                        ", below the start of its storage"));
+    return -1;
+  }
+  return hi + 1;
+}
+
+absl::StatusOr<std::unique_ptr<CBufferDef>> Compiler::DefineBuffer(const Buffer& b,
+                                                                    const StmtNode* where) {
+  if (!b) return Error(where, "a buffer definition is missing");
+  if (!b->dtype.is_scalar() || b->dtype.is_handle() || b->dtype.is_void()) {
+    return Error(where, absl::StrCat("buffer '", b->name, "' has element type ",
+                                     b->dtype.ToString(), ", not a scalar value type"));
+  }
+  if (!b->strides.empty() && b->strides.size() != b->shape.size()) {
+    return Error(where, absl::StrCat("buffer '", b->name, "' has ", b->strides.size(),
+                                     " strides for ", b->shape.size(), " dimensions"));
+  }
+  auto def = std::make_unique<CBufferDef>();
+  def->node = b.get();
+  auto compile_index = [&](const Expr& e, const char* what) -> absl::StatusOr<CExprPtr> {
+    if (!e || !e->dtype.is_integer() || !e->dtype.is_scalar()) {
+      return Error(where, absl::StrCat("buffer '", b->name, "': ", what, " is not a scalar integer"));
+    }
+    return CompileExpr(e, where);
+  };
+  for (const Expr& e : b->shape) {
+    absl::StatusOr<CExprPtr> ce = compile_index(e, "a shape extent");
+    if (!ce.ok()) return ce.status();
+    def->shape.push_back(*std::move(ce));
+  }
+  for (const Expr& e : b->strides) {
+    absl::StatusOr<CExprPtr> ce = compile_index(e, "a stride");
+    if (!ce.ok()) return ce.status();
+    def->strides.push_back(*std::move(ce));
+  }
+  if (b->elem_offset) {
+    absl::StatusOr<CExprPtr> ce = compile_index(b->elem_offset, "the element offset");
+    if (!ce.ok()) return ce.status();
+    def->elem_offset = *std::move(ce);
+  }
+  def->slot = BindBuffer(b.get());
+  return def;
+}
+
+absl::StatusOr<CStmtPtr> Compiler::CompileStmt(const Stmt& s) {
+  if (!s) return Error(nullptr, "a statement is missing");
+  const StmtNode* n = s.get();
+  switch (n->kind()) {
+    case NodeKind::kBufferStore: {
+      const auto* op = static_cast<const BufferStoreNode*>(n);
+      if (!op->buffer) return Error(n, "a BufferStore has no buffer");
+      std::optional<int> slot = BufferSlotOf(op->buffer.get());
+      if (!slot) {
+        return Error(n, absl::StrCat("buffer '", op->buffer->name, "' is used but not bound here"));
+      }
+      absl::StatusOr<CExprPtr> value = CompileExpr(op->value, n);
+      if (!value.ok()) return value.status();
+      if (static_cast<int>(op->indices.size()) != op->buffer->ndim() ||
+          op->value->dtype.element_of() != op->buffer->dtype) {
+        return Error(n, absl::StrCat("malformed BufferStore to '", op->buffer->name, "'"));
+      }
+      std::vector<CExprPtr> idx;
+      for (const Expr& i : op->indices) {
+        absl::StatusOr<CExprPtr> ci = CompileExpr(i, n);
+        if (!ci.ok()) return ci.status();
+        if (!i->dtype.is_integer() || ((*ci)->lanes != 1 && (*ci)->lanes != (*value)->lanes)) {
+          return Error(n, absl::StrCat("malformed index in BufferStore to '", op->buffer->name, "'"));
+        }
+        idx.push_back(*std::move(ci));
+      }
+      return CStmtPtr(new StoreStmt(op, *slot, *std::move(value), std::move(idx)));
+    }
+    case NodeKind::kFor: {
+      const auto* op = static_cast<const ForNode*>(n);
+      if (!op->loop_var || !op->loop_var->dtype.is_integer() || !op->loop_var->dtype.is_scalar()) {
+        return Error(n, "a For needs a scalar integer loop variable");
+      }
+      absl::StatusOr<CExprPtr> min = CompileExpr(op->min, n), ext = CompileExpr(op->extent, n);
+      if (!min.ok()) return min.status();
+      if (!ext.ok()) return ext.status();
+      if ((*min)->lanes != 1 || (*ext)->lanes != 1) return Error(n, "For bounds must be scalars");
+      int slot = BindVar(op->loop_var.get());
+      absl::StatusOr<CStmtPtr> body = CompileStmt(op->body);
+      UnbindVar(op->loop_var.get());
+      if (!body.ok()) return body.status();
+      return CStmtPtr(new ForStmt(op, slot, *std::move(min), *std::move(ext), *std::move(body)));
+    }
+    case NodeKind::kIfThenElse: {
+      const auto* op = static_cast<const IfThenElseNode*>(n);
+      absl::StatusOr<CExprPtr> cond = CompileExpr(op->condition, n);
+      if (!cond.ok()) return cond.status();
+      if ((*cond)->lanes != 1) return Error(n, "an IfThenElse condition must be a scalar");
+      absl::StatusOr<CStmtPtr> then_case = CompileStmt(op->then_case);
+      if (!then_case.ok()) return then_case.status();
+      CStmtPtr else_case;
+      if (op->else_case) {
+        absl::StatusOr<CStmtPtr> e = CompileStmt(op->else_case);
+        if (!e.ok()) return e.status();
+        else_case = *std::move(e);
+      }
+      return CStmtPtr(new IfStmt(n, *std::move(cond), *std::move(then_case), std::move(else_case)));
+    }
+    case NodeKind::kLetStmt: {
+      const auto* op = static_cast<const LetStmtNode*>(n);
+      if (!op->var) return Error(n, "a LetStmt has no variable");
+      absl::StatusOr<CExprPtr> value = CompileExpr(op->value, n);
+      if (!value.ok()) return value.status();
+      if ((*value)->lanes != op->var->dtype.lanes()) return Error(n, "LetStmt lanes differ");
+      int slot = BindVar(op->var.get());
+      absl::StatusOr<CStmtPtr> body = CompileStmt(op->body);
+      UnbindVar(op->var.get());
+      if (!body.ok()) return body.status();
+      return CStmtPtr(new LetStmtC(n, slot, *std::move(value), *std::move(body)));
+    }
+    case NodeKind::kSeqStmt: {
+      std::vector<CStmtPtr> seq;
+      for (const Stmt& x : static_cast<const SeqStmtNode*>(n)->seq) {
+        absl::StatusOr<CStmtPtr> cx = CompileStmt(x);
+        if (!cx.ok()) return cx.status();
+        seq.push_back(*std::move(cx));
+      }
+      return CStmtPtr(new SeqStmtC(n, std::move(seq)));
+    }
+    case NodeKind::kEvaluate: {
+      absl::StatusOr<CExprPtr> v = CompileExpr(static_cast<const EvaluateNode*>(n)->value, n);
+      if (!v.ok()) return v.status();
+      return CStmtPtr(new EvaluateStmt(n, *std::move(v)));
+    }
+    case NodeKind::kAllocate: {
+      const auto* op = static_cast<const AllocateNode*>(n);
+      absl::StatusOr<std::unique_ptr<CBufferDef>> def = DefineBuffer(op->buffer, n);
+      if (!def.ok()) return def.status();
+      absl::StatusOr<CStmtPtr> body = CompileStmt(op->body);
+      UnbindBuffer(op->buffer.get());
+      if (!body.ok()) return body.status();
+      return CStmtPtr(new AllocateStmt(n, *std::move(def), *std::move(body)));
+    }
+    case NodeKind::kDeclBuffer: {
+      const auto* op = static_cast<const DeclBufferNode*>(n);
+      if (!op->source) return Error(n, "a DeclBuffer has no source buffer");
+      std::optional<int> src = BufferSlotOf(op->source.get());
+      if (!src) {
+        return Error(n, absl::StrCat("DeclBuffer source '", op->source->name,
+                                     "' is used but not bound here"));
+      }
+      if (op->buffer && op->buffer->dtype != op->source->dtype) {
+        return Error(n, absl::StrCat("DeclBuffer '", op->buffer->name,
+                                     "' has a different element type than its source"));
+      }
+      absl::StatusOr<std::unique_ptr<CBufferDef>> def = DefineBuffer(op->buffer, n);
+      if (!def.ok()) return def.status();
+      absl::StatusOr<CStmtPtr> body = CompileStmt(op->body);
+      UnbindBuffer(op->buffer.get());
+      if (!body.ok()) return body.status();
+      return CStmtPtr(new DeclBufferStmt(n, *src, *std::move(def), *std::move(body)));
+    }
+    case NodeKind::kBlockRealize:
+    case NodeKind::kBlock: {
+      const BlockNode* block;
+      const BlockRealizeNode* realize = nullptr;
+      if (n->kind() == NodeKind::kBlock) {
+        block = static_cast<const BlockNode*>(n);
+        if (!block->iter_vars.empty()) {
+          return Error(n, absl::StrCat("block '", block->name,
+                                       "' has iter vars but no BlockRealize binding them"));
+        }
+      } else {
+        realize = static_cast<const BlockRealizeNode*>(n);
+        block = realize->block.get();
+        if (!block) return Error(n, "a BlockRealize has no block");
+        if (realize->iter_values.size() != block->iter_vars.size()) {
+          return Error(n, absl::StrCat("block '", block->name, "' has ", block->iter_vars.size(),
+                                       " iter vars but ", realize->iter_values.size(), " values"));
+        }
+      }
+      CExprPtr predicate;
+      std::vector<CIter> iters;
+      if (realize) {
+        if (realize->predicate) {
+          absl::StatusOr<CExprPtr> p = CompileExpr(realize->predicate, n);
+          if (!p.ok()) return p.status();
+          if ((*p)->lanes != 1) return Error(n, "a block predicate must be a scalar");
+          predicate = *std::move(p);
+        }
+        for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+          const IterVar& iv = block->iter_vars[k];
+          if (!iv.var || !iv.var->dtype.is_integer() || !iv.var->dtype.is_scalar()) {
+            return Error(n, absl::StrCat("block '", block->name, "': iter var ", k,
+                                         " is not a scalar integer variable"));
+          }
+          CIter it{&iv, -1, nullptr, nullptr, nullptr};
+          for (auto [src, dst] : {std::pair{&realize->iter_values[k], &it.value},
+                                  std::pair{&iv.dom.min, &it.dom_min},
+                                  std::pair{&iv.dom.extent, &it.dom_extent}}) {
+            absl::StatusOr<CExprPtr> ce = CompileExpr(*src, n);
+            if (!ce.ok()) return ce.status();
+            if ((*ce)->lanes != 1) return Error(n, "block bindings and domains must be scalars");
+            *dst = *std::move(ce);
+          }
+          iters.push_back(std::move(it));
+        }
+      }
+      for (CIter& it : iters) it.slot = BindVar(it.iv->var.get());
+      std::vector<std::unique_ptr<CBufferDef>> allocs;
+      absl::Status status;
+      for (const Buffer& b : block->alloc_buffers) {
+        absl::StatusOr<std::unique_ptr<CBufferDef>> def = DefineBuffer(b, n);
+        if (!def.ok()) {
+          status = def.status();
+          break;
+        }
+        allocs.push_back(*std::move(def));
+      }
+      CStmtPtr init, body;
+      if (status.ok() && block->init) {
+        absl::StatusOr<CStmtPtr> ci = CompileStmt(block->init);
+        if (ci.ok()) init = *std::move(ci);
+        else status = ci.status();
+      }
+      if (status.ok()) {
+        absl::StatusOr<CStmtPtr> cb = CompileStmt(block->body);
+        if (cb.ok()) body = *std::move(cb);
+        else status = cb.status();
+      }
+      for (const auto& def : allocs) UnbindBuffer(def->node);
+      for (const CIter& it : iters) UnbindVar(it.iv->var.get());
+      if (!status.ok()) return status;
+      return CStmtPtr(new BlockStmt(n, block, std::move(predicate), std::move(iters),
+                                    std::move(allocs), std::move(init), std::move(body)));
+    }
+    default:
+      return Error(n, absl::StrCat("unsupported statement kind ", NodeKindName(n->kind())));
+  }
+}
+
+}  // namespace tessel::ir::interp
