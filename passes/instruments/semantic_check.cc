@@ -1,0 +1,255 @@
+// The check-semantics instrument: reference runs before the pipeline, a
+// differential run after each pass for the functions it changed.
+#include "passes/instruments/semantic_check.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/interpreter.h"
+#include "passes/pass.h"
+#include "passes/pass_config.h"
+#include "passes/pass_context.h"
+
+namespace tessel::passes {
+
+TESSEL_REGISTER_CONFIG(IntOption("check-semantics.seed", 1,
+                                 "Seed of the random inputs of check-semantics"));
+TESSEL_REGISTER_CONFIG(IntOption("check-semantics.work-limit", int64_t{1} << 22,
+                                 "check-semantics skips functions estimated to execute more "
+                                 "statements than this"));
+
+namespace {
+
+constexpr int64_t kCap = std::numeric_limits<int64_t>::max() / 4;
+
+int64_t SatAdd(int64_t a, int64_t b) { return a > kCap - b ? kCap : a + b; }
+int64_t SatMul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > kCap / b ? kCap : a * b;
+}
+
+int64_t Plus1(int64_t w) { return w < 0 ? -1 : SatAdd(1, w); }
+
+int64_t Work(const ir::Stmt& s) {
+  using ir::NodeKind;
+  if (!s) return 0;
+  switch (s->kind()) {
+    case NodeKind::kFor: {
+      const auto* op = ir::cast<ir::ForNode>(s);
+      const auto* ext = ir::dyn_cast<ir::IntImmNode>(op->extent);
+      if (ext == nullptr) return -1;
+      int64_t body = Work(op->body);
+      if (body < 0) return -1;
+      return SatAdd(1, SatMul(std::max<int64_t>(ext->value, 0), body));
+    }
+    case NodeKind::kSeqStmt: {
+      int64_t sum = 0;
+      for (const ir::Stmt& c : ir::cast<ir::SeqStmtNode>(s)->seq) {
+        int64_t w = Work(c);
+        if (w < 0) return -1;
+        sum = SatAdd(sum, w);
+      }
+      return sum;
+    }
+    case NodeKind::kIfThenElse: {
+      const auto* op = ir::cast<ir::IfThenElseNode>(s);
+      int64_t t = Work(op->then_case), e = Work(op->else_case);
+      if (t < 0 || e < 0) return -1;
+      return SatAdd(1, std::max(t, e));
+    }
+    case NodeKind::kLetStmt: return Plus1(Work(ir::cast<ir::LetStmtNode>(s)->body));
+    case NodeKind::kAllocate: return Plus1(Work(ir::cast<ir::AllocateNode>(s)->body));
+    case NodeKind::kDeclBuffer: return Plus1(Work(ir::cast<ir::DeclBufferNode>(s)->body));
+    case NodeKind::kBlockRealize: return Plus1(Work(ir::cast<ir::BlockRealizeNode>(s)->block));
+    case NodeKind::kBlock: {
+      const auto* op = ir::cast<ir::BlockNode>(s);
+      int64_t i = Work(op->init), b = Work(op->body);
+      if (i < 0 || b < 0) return -1;
+      return SatAdd(1, SatAdd(i, b));
+    }
+    default:
+      return 1;
+  }
+}
+
+int64_t NumElements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// The arguments `args` (made for `from`) reshaped for `to`, whose buffers may
+// have been reshaped by a pass (e.g. flattened) but hold the same elements.
+absl::StatusOr<std::vector<ir::Arg>> AdaptArgs(const std::vector<ir::Arg>& args,
+                                               const ir::PrimFunc& to) {
+  if (to->params.size() != args.size()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "its parameter count changed from ", args.size(), " to ", to->params.size()));
+  }
+  std::vector<ir::Arg> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ir::Param& p = to->params[i];
+    const ir::HostBuffer* hb = std::get_if<ir::HostBuffer>(&args[i]);
+    if (!p.is_buffer() || hb == nullptr) {
+      if (p.is_buffer() != (hb != nullptr)) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("parameter ", i, " ('", p.name(), "') changed kind"));
+      }
+      out.push_back(args[i]);
+      continue;
+    }
+    std::vector<int64_t> shape;
+    for (const ir::Expr& e : p.buffer->shape) {
+      const auto* imm = ir::dyn_cast<ir::IntImmNode>(e);
+      if (imm == nullptr) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("buffer '", p.buffer->name, "' has a symbolic shape"));
+      }
+      shape.push_back(imm->value);
+    }
+    if (p.buffer->dtype != hb->dtype() || NumElements(shape) != hb->size()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "buffer '", p.buffer->name, "' changed its type or number of elements"));
+    }
+    if (shape == hb->shape()) {
+      out.push_back(hb->Clone());
+      continue;
+    }
+    ir::HostBuffer nb = ir::HostBuffer::Zeros(hb->dtype(), shape);
+    for (int64_t k = 0; k < hb->size(); ++k) {
+      if (hb->dtype().is_float()) {
+        nb.SetFloat(k, hb->GetFloat(k));
+      } else {
+        nb.SetInt(k, hb->GetInt(k));
+      }
+    }
+    out.push_back(nb);
+  }
+  return out;
+}
+
+class SemanticCheck : public PassInstrument {
+ public:
+  explicit SemanticCheck(std::ostream* diag) : diag_(diag) {}
+  std::string name() const override { return "check-semantics"; }
+
+  absl::Status BeforePipeline(const ir::IRModule& mod, PassContext& ctx) override {
+    refs_.clear();
+    uint64_t seed = static_cast<uint64_t>(ctx.GetConfigInt("check-semantics.seed"));
+    int64_t limit = ctx.GetConfigInt("check-semantics.work-limit");
+    for (const auto& [fname, func] : mod->functions) {
+      int64_t work = EstimateWork(func);
+      if (work > limit) {
+        Skip(ctx, fname,
+             absl::StrCat("estimated ", work, " statements > work limit ", limit,
+                          " (raise it with --config=check-semantics.work-limit=N)"));
+        continue;
+      }
+      absl::StatusOr<std::vector<ir::Arg>> args = ir::RandomArgs(func, seed);
+      if (!args.ok()) {
+        Skip(ctx, fname, absl::StrCat("no random inputs: ", args.status().message()));
+        continue;
+      }
+      Reference r;
+      r.func = func;
+      r.last = func;
+      r.inputs = ir::CloneArgs(*args);
+      ir::RunOptions run;
+      run.max_steps = limit;  // Bounds functions whose work could not be estimated.
+      absl::Status s = ir::Run(func, *args, run, fname);
+      if (!s.ok()) {
+        Skip(ctx, fname, absl::StrCat("the reference run fails: ", s.message()));
+        continue;
+      }
+      r.outputs = *std::move(args);
+      r.max_steps = limit;
+      refs_.emplace_back(fname, std::move(r));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status AfterPass(const Pass& pass, const ir::IRModule&, const ir::IRModule& after,
+                         PassContext& ctx) override {
+    if (pass.is_pipeline()) return absl::OkStatus();
+    for (auto it = refs_.begin(); it != refs_.end();) {
+      const std::string& fname = it->first;
+      Reference& r = it->second;
+      ir::PrimFunc f = after->Lookup(fname);
+      if (!f) {
+        Note(ctx, absl::StrCat("function '", fname, "' was removed by pass '", pass.name(),
+                               "'; it is no longer checked"));
+        it = refs_.erase(it);
+        continue;
+      }
+      if (f.same_as(r.last)) {
+        ++it;
+        continue;
+      }
+      absl::StatusOr<std::vector<ir::Arg>> args = AdaptArgs(ir::CloneArgs(r.inputs), f);
+      if (!args.ok()) {
+        Note(ctx, absl::StrCat("cannot check function '", fname, "' after pass '", pass.name(),
+                               "': ", args.status().message(), "; it is no longer checked"));
+        it = refs_.erase(it);
+        continue;
+      }
+      ir::RunOptions run;
+      // A transformed function may execute more statements (e.g. after splitting
+      // a loop with a guard); only a blow-up far past the reference is an error.
+      run.max_steps = r.max_steps > kCap / 16 ? 0 : 16 * r.max_steps;
+      absl::Status s = ir::Run(f, *args, run, fname);
+      if (!s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("check-semantics: function '", fname,
+                                                   "' no longer runs after pass '",
+                                                   pass.ToString(), "': ", s.message()));
+      }
+      absl::StatusOr<std::vector<ir::Arg>> back = AdaptArgs(*args, r.func);
+      if (!back.ok()) return back.status();
+      s = ir::CompareArgs(r.outputs, *back, r.func);
+      if (!s.ok()) {
+        return absl::Status(
+            absl::StatusCode::kFailedPrecondition,
+            absl::StrCat("check-semantics: pass '", pass.ToString(),
+                         "' is the first to change the results of function '", fname,
+                         "': ", s.message()));
+      }
+      r.last = f;
+      ++it;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  struct Reference {
+    ir::PrimFunc func;  // The function the reference ran.
+    ir::PrimFunc last;  // The latest version found to compute the same.
+    std::vector<ir::Arg> inputs;
+    std::vector<ir::Arg> outputs;
+    int64_t max_steps = 0;
+  };
+
+  void Skip(PassContext& ctx, const std::string& fname, const std::string& why) {
+    Note(ctx, absl::StrCat("skipping function '", fname, "': ", why));
+  }
+  void Note(PassContext& ctx, const std::string& text) {
+    *diag_ << "check-semantics: " << text << "\n";
+    ctx.log().RecordNote("check-semantics", text);
+  }
+
+  std::ostream* diag_;
+  std::vector<std::pair<std::string, Reference>> refs_;
+};
+
+}  // namespace
+
+int64_t EstimateWork(const ir::PrimFunc& func) { return Work(func->body); }
+
+std::shared_ptr<PassInstrument> MakeSemanticCheckInstrument(std::ostream* diag) {
+  return std::make_shared<SemanticCheck>(diag);
+}
+
+}  // namespace tessel::passes

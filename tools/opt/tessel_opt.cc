@@ -1,0 +1,232 @@
+// tessel-opt: parse, verify, transform and print .tsl modules.
+//
+//   tessel-opt matmul.tsl                                  # parse, verify, print
+//   tessel-opt matmul.tsl --pipeline='simplify,remove-no-op' -o out.tsl
+//   tessel-opt - < in.tsl --split-input-file               # chunks split by '// -----'
+//   tessel-opt in.tsl --pipeline=... --verify-each --check-semantics --reproducer=r.tsl
+//   tessel-opt --run-reproducer r.tsl
+//   tessel-opt --list-passes
+//
+// Every error (bad flags, parse or verify errors, a failing pass, an instrument
+// that stops the pipeline) prints a message to stderr and exits non-zero. With
+// --split-input-file, a failing chunk does not stop the others; the exit status
+// says whether all succeeded.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+#include "passes/instruments/dump_dir.h"
+#include "passes/instruments/print_ir.h"
+#include "passes/instruments/reproducer.h"
+#include "passes/instruments/semantic_check.h"
+#include "passes/instruments/timing.h"
+#include "passes/instruments/verify_each.h"
+#include "passes/pass_config.h"
+#include "passes/pass_context.h"
+#include "passes/pass_manager.h"
+#include "passes/pass_registry.h"
+#include "passes/pipeline.h"
+#include "tools/opt/opt_flags.h"
+#ifdef TESSEL_HAVE_TEST_PASSES
+#include "passes/testing/test_passes.h"
+#endif
+
+namespace tessel::opt {
+namespace {
+
+using passes::PassContext;
+using passes::PassPtr;
+
+int Error(const std::string& message) {
+  std::cerr << "tessel-opt: error: " << message << "\n";
+  return 1;
+}
+
+absl::StatusOr<std::string> ReadInput(const std::string& path) {
+  std::stringstream ss;
+  if (path == "-") {
+    ss << std::cin.rdbuf();
+    return ss.str();
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Checks that the names in --disable-pass / --require-pass exist.
+absl::Status CheckPassNames(const std::vector<std::string>& names, const char* flag) {
+  for (const std::string& n : names) {
+    if (passes::PassRegistry::Global().Lookup(n) == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, ": ", passes::PassRegistry::Global().UnknownNameMessage(n)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SetUpContext(const OptFlags& flags, PassContext* ctx) {
+  ctx->opt_level = flags.opt_level;
+  absl::Status s = CheckPassNames(flags.disabled, "--disable-pass");
+  if (!s.ok()) return s;
+  s = CheckPassNames(flags.required, "--require-pass");
+  if (!s.ok()) return s;
+  ctx->disabled_passes = flags.disabled;
+  ctx->required_passes = flags.required;
+  for (const auto& [key, value] : flags.configs) {
+    s = ctx->SetConfigFromText(key, value);
+    if (!s.ok()) return s;
+  }
+  // Instruments, outermost first: After hooks run in reverse, so the IR is
+  // printed and dumped before verify-each or check-semantics can stop the run,
+  // and timing (last, innermost) measures the passes alone.
+  if (!flags.reproducer.empty()) {
+    passes::ReproducerOptions r;
+    r.path = flags.reproducer;
+    r.full = flags.reproducer_full;
+    r.args = flags.run_args;
+    ctx->instruments.push_back(passes::MakeReproducerInstrument(r, &std::cerr));
+  }
+  if (flags.verify_each) ctx->instruments.push_back(passes::MakeVerifyEachInstrument());
+  if (flags.check_semantics) {
+    ctx->instruments.push_back(passes::MakeSemanticCheckInstrument(&std::cerr));
+  }
+  if (!flags.dump_dir.empty()) {
+    ctx->instruments.push_back(passes::MakeDumpDirInstrument(flags.dump_dir));
+  }
+  if (flags.print_before_all || flags.print_after_all || flags.print_after_change ||
+      !flags.print_before.empty() || !flags.print_after.empty()) {
+    passes::PrintIROptions p;
+    p.before_all = flags.print_before_all;
+    p.before = flags.print_before;
+    p.after_all = flags.print_after_all;
+    p.after = flags.print_after;
+    p.after_change = flags.print_after_change;
+    ctx->instruments.push_back(passes::MakePrintIRInstrument(p, &std::cerr));
+  }
+  if (flags.timing) ctx->instruments.push_back(passes::MakeTimingInstrument(&std::cerr));
+  return absl::OkStatus();
+}
+
+int Main(const std::vector<std::string>& args) {
+  absl::StatusOr<OptFlags> parsed = ParseOptFlags(args);
+  if (!parsed.ok()) return Error(std::string(parsed.status().message()));
+  OptFlags flags = *std::move(parsed);
+  if (flags.help) {
+    std::cout << Usage();
+    return 0;
+  }
+
+  std::string text;
+  std::string filename = flags.input == "-" ? "<stdin>" : flags.input;
+  if (!flags.run_reproducer.empty()) {
+    if (flags.input != "-") {
+      return Error("--run-reproducer takes the module from the reproducer; drop the input file");
+    }
+    if (flags.has_pipeline) return Error("--run-reproducer takes the pipeline from the reproducer");
+    absl::StatusOr<std::string> file = ReadInput(flags.run_reproducer);
+    if (!file.ok()) return Error(std::string(file.status().message()));
+    absl::StatusOr<passes::Reproducer> r = passes::ParseReproducer(*file);
+    if (!r.ok()) return Error(absl::StrCat(flags.run_reproducer, ": ", r.status().message()));
+    absl::Status s = ApplyRunArgs(r->args, &flags);
+    if (!s.ok()) return Error(absl::StrCat(flags.run_reproducer, ": ", s.message()));
+    flags.has_pipeline = true;
+    flags.pipeline = r->pipeline;
+    text = r->module_text;
+    filename = flags.run_reproducer;
+  }
+
+  if (flags.load_test_passes) {
+#ifdef TESSEL_HAVE_TEST_PASSES
+    passes::RegisterTestPasses();
+#else
+    return Error("--load-test-passes: this tessel-opt was built with TESSEL_TEST_PASSES=OFF");
+#endif
+  }
+  if (flags.list_passes || flags.list_configs) {
+    if (flags.list_passes) std::cout << passes::PassRegistry::Global().ListPasses();
+    if (flags.list_passes && flags.list_configs) std::cout << "\n";
+    if (flags.list_configs) std::cout << "Configs (--config=KEY=VALUE):\n" << passes::ListConfigs();
+    return 0;
+  }
+
+  PassPtr pipeline;
+  if (flags.has_pipeline) {
+    absl::StatusOr<PassPtr> p = passes::ParsePipeline(flags.pipeline);
+    if (!p.ok()) return Error(std::string(p.status().message()));
+    pipeline = *std::move(p);
+  }
+  PassContext ctx;
+  absl::Status s = SetUpContext(flags, &ctx);
+  if (!s.ok()) return Error(std::string(s.message()));
+
+  if (flags.run_reproducer.empty()) {
+    absl::StatusOr<std::string> input = ReadInput(flags.input);
+    if (!input.ok()) return Error(std::string(input.status().message()));
+    text = *std::move(input);
+  }
+  std::vector<std::string> chunks;
+  if (flags.split_input_file) {
+    chunks = ir::SplitInputFile(text);
+  } else {
+    chunks.push_back(std::move(text));
+  }
+
+  bool failed = false;
+  std::vector<std::string> outputs;
+  for (const std::string& chunk : chunks) {
+    absl::StatusOr<ir::IRModule> mod = ir::ParseModule(chunk, filename);
+    if (!mod.ok()) {
+      Error(std::string(mod.status().message()));
+      failed = true;
+      continue;
+    }
+    if (flags.verify) {
+      absl::Status v = ir::VerifyModule(*mod);
+      if (!v.ok()) {
+        Error(absl::StrCat(filename, ": ", v.message()));
+        failed = true;
+        continue;
+      }
+    }
+    ir::IRModule result = *mod;
+    if (pipeline) {
+      absl::StatusOr<ir::IRModule> out = passes::RunPipeline(*pipeline, *mod, ctx);
+      if (flags.print_pass_log) std::cerr << "// ----- pass log ----- //\n" << ctx.log().ToString();
+      if (!out.ok()) {
+        Error(std::string(out.status().message()));
+        failed = true;
+        continue;
+      }
+      result = *std::move(out);
+    }
+    outputs.push_back(ir::PrintModule(result));
+  }
+
+  std::string text_out = absl::StrJoin(outputs, "// -----\n");
+  if (flags.output.empty()) {
+    std::cout << text_out;
+    std::cout.flush();
+  } else if (!failed) {
+    std::ofstream f(flags.output, std::ios::binary | std::ios::trunc);
+    f << text_out;
+    f.close();
+    if (!f) return Error(absl::StrCat("cannot write '", flags.output, "'"));
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace tessel::opt
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return tessel::opt::Main(args);
+}
