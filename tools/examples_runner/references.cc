@@ -137,9 +137,9 @@ absl::Status LayerNorm(std::vector<Arg>& args) {
   return absl::OkStatus();
 }
 
-// C[1024] = A[1024] + B[1024] (the lowered, vectorized form).
+// C[1000] = A[1000] + B[1000] (the lowered, vectorized form).
 absl::Status VectorAdd(std::vector<Arg>& args) {
-  constexpr int n = 1024;
+  constexpr int n = 1000;
   ASSIGN_VIEW(a, args, 0, n);
   ASSIGN_VIEW(b, args, 1, n);
   ASSIGN_VIEW(c, args, 2, n);
