@@ -89,34 +89,6 @@ absl::Status Compiler::Error(const StmtNode* where, const std::string& what) con
   return absl::InvalidArgumentError(msg);
 }
 
-int64_t CheckedOffset(Ctx& c, const BufState& b, const BufferNode* node, const int64_t* idx,
-                      bool is_store, const StmtNode* where, int lane) {
-  int nd = static_cast<int>(b.shape.size());
-  std::vector<int64_t> index(idx, idx + nd);
-  std::string access = absl::StrCat(is_store ? "BufferStore to '" : "BufferLoad from '",
-                                    node->name, "' index [", absl::StrJoin(index, ", "), "]",
-                                    lane >= 0 ? absl::StrCat(" (lane ", lane, ")") : "");
-  for (int d = 0; d < nd; ++d) {
-    if (idx[d] < 0 || idx[d] >= b.shape[d]) {
-      c.Fail(absl::StatusCode::kOutOfRange, where,
-             absl::StrCat(access, " is outside shape [", absl::StrJoin(b.shape, ", "), "]"));
-      return -1;
-    }
-  }
-  // In shape, so the arithmetic cannot overflow (CBufferDef::EvalLayout checked).
-  int64_t off = b.elem_offset;
-  for (int d = 0; d < nd; ++d) off += idx[d] * b.strides[d];
-  if (off < 0 || off >= b.storage_elems) {
-    c.Fail(absl::StatusCode::kOutOfRange, where,
-           absl::StrCat(access, " reaches element ", off, " (elem_offset ", b.elem_offset,
-                        ", strides [", absl::StrJoin(b.strides, ", "), "]) outside the storage of '",
-                        b.storage_of ? b.storage_of->name : node->name, "' holding ",
-                        b.storage_elems, " elements"));
-    return -1;
-  }
-  return off;
-}
-
 Machine::Machine(const Compiler& comp)
     : frame(static_cast<size_t>(comp.frame_size()), IntLane(0)), bufs(comp.buffer_nodes().size()) {
   ctx.frame = frame.data();

@@ -6,12 +6,9 @@
 //   i // j (i32)       -> floors toward -inf and wraps to 32 bits; j == 0 is an error
 //   A[ramp(i, 1, 4)]   -> a Load node that bounds-checks each of the 4 lanes
 //
-// Arithmetic semantics, chosen to match compiled code where C leaves gaps:
-// integers wrap at their width (INT_MIN / -1 wraps to INT_MIN, INT_MIN % -1 is 0);
-// f32 computes in float, f64 in double, f16 and bf16 in float rounded once per
-// operation (exact for + - * /, whose float result rounds to 16 bits correctly);
-// float min/max propagate NaN and order -0 below +0 (MLIR's minimumf/maximumf);
-// float floormod is a - b * floor(a / b).
+// The arithmetic itself (per operator and dtype) lives in interpreter_ops.cc;
+// here are the nodes that feed it: leaves, operators, calls and loads, with a
+// scalar fast path that reads variables and constants without a virtual call.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -29,7 +26,10 @@ namespace {
 
 class ConstExpr : public CExpr {
  public:
-  ConstExpr(int lanes, Lane v) : CExpr(lanes), v_(v) {}
+  ConstExpr(int lanes, Lane v) : CExpr(lanes), v_(v) {
+    is_const = true;
+    const_value = v;
+  }
   void Eval(Ctx&, Lane* out) override {
     for (int l = 0; l < lanes; ++l) out[l] = v_;
   }
@@ -40,7 +40,9 @@ class ConstExpr : public CExpr {
 
 class VarExpr : public CExpr {
  public:
-  VarExpr(int lanes, int slot) : CExpr(lanes), slot_(slot) {}
+  VarExpr(int lanes, int slot) : CExpr(lanes), slot_(slot) {
+    if (lanes == 1) var_slot = slot;
+  }
   void Eval(Ctx& c, Lane* out) override {
     const Lane* src = c.frame + slot_;
     for (int l = 0; l < lanes; ++l) out[l] = src[l];
@@ -52,201 +54,23 @@ class VarExpr : public CExpr {
 
 // ---- Binary operators --------------------------------------------------------------
 
-// Computes n lanes; returns -1, or the first lane that divided an integer by zero.
-using BinFn = int (*)(const Lane* a, const Lane* b, Lane* out, int n, IntWrap w);
-
-template <NodeKind K>
-int SignedBin(const Lane* a, const Lane* b, Lane* out, int n, IntWrap w) {
-  for (int l = 0; l < n; ++l) {
-    int64_t x = a[l].i, y = b[l].i, r = 0;
-    uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
-    if constexpr (K == NodeKind::kAdd) {
-      r = static_cast<int64_t>(ux + uy);
-    } else if constexpr (K == NodeKind::kSub) {
-      r = static_cast<int64_t>(ux - uy);
-    } else if constexpr (K == NodeKind::kMul) {
-      r = static_cast<int64_t>(ux * uy);
-    } else if constexpr (K == NodeKind::kMin) {
-      r = x < y ? x : y;
-    } else if constexpr (K == NodeKind::kMax) {
-      r = x > y ? x : y;
-    } else {
-      if (y == 0) return l;
-      bool is_div = K == NodeKind::kDiv || K == NodeKind::kFloorDiv;
-      if (x == std::numeric_limits<int64_t>::min() && y == -1) {
-        r = is_div ? x : 0;  // The quotient 2^63 wraps; the remainder is 0.
-      } else {
-        int64_t q = x / y, m = x % y;
-        bool adjust = m != 0 && ((m < 0) != (y < 0));
-        if constexpr (K == NodeKind::kDiv) r = q;
-        if constexpr (K == NodeKind::kMod) r = m;
-        if constexpr (K == NodeKind::kFloorDiv) r = adjust ? q - 1 : q;
-        if constexpr (K == NodeKind::kFloorMod) r = adjust ? m + y : m;
-      }
-    }
-    out[l].i = w(r);
-  }
-  return -1;
-}
-
-template <NodeKind K>
-int UnsignedBin(const Lane* a, const Lane* b, Lane* out, int n, IntWrap w) {
-  for (int l = 0; l < n; ++l) {
-    uint64_t x = static_cast<uint64_t>(a[l].i), y = static_cast<uint64_t>(b[l].i), r = 0;
-    if constexpr (K == NodeKind::kAdd) {
-      r = x + y;
-    } else if constexpr (K == NodeKind::kSub) {
-      r = x - y;
-    } else if constexpr (K == NodeKind::kMul) {
-      r = x * y;
-    } else if constexpr (K == NodeKind::kMin) {
-      r = x < y ? x : y;
-    } else if constexpr (K == NodeKind::kMax) {
-      r = x > y ? x : y;
-    } else {
-      if (y == 0) return l;
-      r = (K == NodeKind::kDiv || K == NodeKind::kFloorDiv) ? x / y : x % y;
-    }
-    out[l].i = w(static_cast<int64_t>(r));
-  }
-  return -1;
-}
-
-template <NodeKind K, Repr R>
-int FloatBin(const Lane* a, const Lane* b, Lane* out, int n, IntWrap) {
-  using T = std::conditional_t<R == Repr::kF64, double, float>;
-  for (int l = 0; l < n; ++l) {
-    T x = static_cast<T>(a[l].f), y = static_cast<T>(b[l].f), r;
-    // One operation per statement: no contraction of a * b + c into an fma.
-    if constexpr (K == NodeKind::kAdd) {
-      r = x + y;
-    } else if constexpr (K == NodeKind::kSub) {
-      r = x - y;
-    } else if constexpr (K == NodeKind::kMul) {
-      r = x * y;
-    } else if constexpr (K == NodeKind::kDiv) {
-      r = x / y;
-    } else if constexpr (K == NodeKind::kMod) {
-      r = std::fmod(x, y);  // Refused by MakeBinary; defined here anyway.
-    } else if constexpr (K == NodeKind::kFloorDiv) {
-      T q = x / y;
-      r = std::floor(q);
-    } else if constexpr (K == NodeKind::kFloorMod) {
-      T q = x / y;
-      T f = std::floor(q);
-      T p = y * f;
-      r = x - p;
-    } else {
-      if (std::isnan(x) || std::isnan(y)) {
-        r = std::numeric_limits<T>::quiet_NaN();
-      } else if (x == y) {  // Equal or +-0: min takes the negative zero, max the positive.
-        bool pick_x = (K == NodeKind::kMin) == static_cast<bool>(std::signbit(x));
-        r = pick_x ? x : y;
-      } else {
-        r = (K == NodeKind::kMin) == (x < y) ? x : y;
-      }
-    }
-    double d = static_cast<double>(r);
-    if constexpr (R == Repr::kF16 || R == Repr::kBF16) d = RoundToRepr(d, R);
-    out[l].f = d;
-  }
-  return -1;
-}
-
-template <NodeKind K, typename T>
-bool Compare(T x, T y) {
-  if constexpr (K == NodeKind::kEQ) return x == y;
-  if constexpr (K == NodeKind::kNE) return x != y;
-  if constexpr (K == NodeKind::kLT) return x < y;
-  if constexpr (K == NodeKind::kLE) return x <= y;
-  if constexpr (K == NodeKind::kGT) return x > y;
-  if constexpr (K == NodeKind::kGE) return x >= y;
-  return false;
-}
-
-template <NodeKind K, Repr R>
-int CompareBin(const Lane* a, const Lane* b, Lane* out, int n, IntWrap) {
-  for (int l = 0; l < n; ++l) {
-    bool r;
-    if constexpr (IsFloatRepr(R)) {
-      r = Compare<K>(a[l].f, b[l].f);
-    } else if constexpr (R == Repr::kUInt) {
-      r = Compare<K>(static_cast<uint64_t>(a[l].i), static_cast<uint64_t>(b[l].i));
-    } else {
-      r = Compare<K>(a[l].i, b[l].i);
-    }
-    out[l].i = r ? 1 : 0;
-  }
-  return -1;
-}
-
-template <NodeKind K>
-int LogicBin(const Lane* a, const Lane* b, Lane* out, int n, IntWrap) {
-  for (int l = 0; l < n; ++l) {
-    bool x = a[l].i != 0, y = b[l].i != 0;
-    out[l].i = (K == NodeKind::kAnd ? (x && y) : (x || y)) ? 1 : 0;
-  }
-  return -1;
-}
-
-template <NodeKind K>
-BinFn ArithFn(Repr r) {
-  switch (r) {
-    case Repr::kInt: return SignedBin<K>;
-    case Repr::kUInt: return UnsignedBin<K>;
-    case Repr::kF16: return FloatBin<K, Repr::kF16>;
-    case Repr::kBF16: return FloatBin<K, Repr::kBF16>;
-    case Repr::kF32: return FloatBin<K, Repr::kF32>;
-    case Repr::kF64: return FloatBin<K, Repr::kF64>;
-    case Repr::kBool: return nullptr;
-  }
-  return nullptr;
-}
-
-template <NodeKind K>
-BinFn CompareFn(Repr r) {
-  switch (r) {
-    case Repr::kUInt: return CompareBin<K, Repr::kUInt>;
-    case Repr::kInt:
-    case Repr::kBool: return CompareBin<K, Repr::kInt>;
-    default: return CompareBin<K, Repr::kF64>;  // Exact values: compare as doubles.
-  }
-}
-
-BinFn SelectBinFn(NodeKind k, Repr r) {
-  switch (k) {
-    case NodeKind::kAdd: return ArithFn<NodeKind::kAdd>(r);
-    case NodeKind::kSub: return ArithFn<NodeKind::kSub>(r);
-    case NodeKind::kMul: return ArithFn<NodeKind::kMul>(r);
-    case NodeKind::kDiv: return ArithFn<NodeKind::kDiv>(r);
-    case NodeKind::kMod: return ArithFn<NodeKind::kMod>(r);
-    case NodeKind::kFloorDiv: return ArithFn<NodeKind::kFloorDiv>(r);
-    case NodeKind::kFloorMod: return ArithFn<NodeKind::kFloorMod>(r);
-    case NodeKind::kMin: return ArithFn<NodeKind::kMin>(r);
-    case NodeKind::kMax: return ArithFn<NodeKind::kMax>(r);
-    case NodeKind::kEQ: return CompareFn<NodeKind::kEQ>(r);
-    case NodeKind::kNE: return CompareFn<NodeKind::kNE>(r);
-    case NodeKind::kLT: return CompareFn<NodeKind::kLT>(r);
-    case NodeKind::kLE: return CompareFn<NodeKind::kLE>(r);
-    case NodeKind::kGT: return CompareFn<NodeKind::kGT>(r);
-    case NodeKind::kGE: return CompareFn<NodeKind::kGE>(r);
-    case NodeKind::kAnd: return r == Repr::kBool ? LogicBin<NodeKind::kAnd> : nullptr;
-    case NodeKind::kOr: return r == Repr::kBool ? LogicBin<NodeKind::kOr> : nullptr;
-    default: return nullptr;
-  }
-}
-
 class BinaryExpr : public CExpr {
  public:
   BinaryExpr(const BinaryNode* op, const StmtNode* where, BinFn fn, CExprPtr a, CExprPtr b)
       : CExpr(op->dtype.lanes()), op_(op), where_(where), fn_(fn),
         wrap_(IntWrap::For(op->a->dtype)), a_(std::move(a)), b_(std::move(b)),
-        sa_(lanes), sb_(lanes) {}
+        oa_(a_.get()), ob_(b_.get()), sa_(lanes), sb_(lanes) {}
 
   void Eval(Ctx& c, Lane* out) override {
-    a_->Eval(c, sa_.data());
-    b_->Eval(c, sb_.data());
-    int bad = fn_(sa_.data(), sb_.data(), out, lanes, wrap_);
+    int bad;
+    if (lanes == 1) {
+      Lane x = oa_.Get(c), y = ob_.Get(c);
+      bad = fn_(&x, &y, out, 1, wrap_);
+    } else {
+      a_->Eval(c, sa_.data());
+      b_->Eval(c, sb_.data());
+      bad = fn_(sa_.data(), sb_.data(), out, lanes, wrap_);
+    }
     if (bad >= 0) DivByZero(c, out, bad);
   }
 
@@ -264,6 +88,7 @@ class BinaryExpr : public CExpr {
   BinFn fn_;
   IntWrap wrap_;
   CExprPtr a_, b_;
+  Operand oa_, ob_;  // Scalar fast path.
   std::vector<Lane> sa_, sb_;
 };
 
@@ -350,49 +175,6 @@ class BroadcastExpr : public CExpr {
 
 // ---- Calls -------------------------------------------------------------------------
 
-enum class Intr : uint8_t { kExp, kLog, kSqrt, kRsqrt, kTanh, kErf, kSigmoid, kFabs, kFloor,
-                            kCeil, kPow, kFma };
-
-std::optional<Intr> IntrinsicId(const std::string& name) {
-  static const std::pair<const char*, Intr> kTable[] = {
-      {"exp", Intr::kExp},     {"log", Intr::kLog},     {"sqrt", Intr::kSqrt},
-      {"rsqrt", Intr::kRsqrt}, {"tanh", Intr::kTanh},   {"erf", Intr::kErf},
-      {"sigmoid", Intr::kSigmoid}, {"fabs", Intr::kFabs}, {"floor", Intr::kFloor},
-      {"ceil", Intr::kCeil},   {"pow", Intr::kPow},     {"fma", Intr::kFma}};
-  for (const auto& [n, id] : kTable) {
-    if (name == n) return id;
-  }
-  return std::nullopt;
-}
-
-// libm in the operand's precision: float functions for f32 (and f16/bf16, rounded
-// afterwards), double functions for f64.
-template <typename T>
-T ApplyIntrinsic(Intr id, T a, T b, T c) {
-  switch (id) {
-    case Intr::kExp: return std::exp(a);
-    case Intr::kLog: return std::log(a);
-    case Intr::kSqrt: return std::sqrt(a);
-    case Intr::kRsqrt: {
-      T s = std::sqrt(a);
-      return T(1) / s;
-    }
-    case Intr::kTanh: return std::tanh(a);
-    case Intr::kErf: return std::erf(a);
-    case Intr::kSigmoid: {
-      T e = std::exp(-a);
-      T d = T(1) + e;
-      return T(1) / d;
-    }
-    case Intr::kFabs: return std::fabs(a);
-    case Intr::kFloor: return std::floor(a);
-    case Intr::kCeil: return std::ceil(a);
-    case Intr::kPow: return std::pow(a, b);
-    case Intr::kFma: return std::fma(a, b, c);
-  }
-  return a;
-}
-
 class IntrinsicExpr : public CExpr {
  public:
   IntrinsicExpr(Intr id, DataType t, std::vector<CExprPtr> args)
@@ -410,20 +192,7 @@ class IntrinsicExpr : public CExpr {
     Lane a = s_[0][l];
     Lane b = args_.size() > 1 ? s_[1][l] : a;
     Lane c = args_.size() > 2 ? s_[2][l] : a;
-    switch (repr_) {
-      case Repr::kF64: return FloatLane(ApplyIntrinsic<double>(id_, a.f, b.f, c.f));
-      case Repr::kF32:
-      case Repr::kF16:
-      case Repr::kBF16: {
-        float r = ApplyIntrinsic<float>(id_, static_cast<float>(a.f), static_cast<float>(b.f),
-                                        static_cast<float>(c.f));
-        return FloatLane(RoundToRepr(r, repr_));
-      }
-      case Repr::kInt:  // Only fabs takes integers: |INT_MIN| wraps to INT_MIN.
-        return IntLane(a.i < 0 ? wrap_(static_cast<int64_t>(0 - static_cast<uint64_t>(a.i))) : a.i);
-      default:
-        return a;  // Unsigned fabs.
-    }
+    return ApplyIntrinsicLane(id_, repr_, wrap_, a, b, c);
   }
 
   Intr id_;
@@ -456,11 +225,32 @@ class LoadExpr : public CExpr {
       : CExpr(op->dtype.lanes()), buf_(op->buffer.get()), slot_(slot), where_(where),
         read_(ReaderFor(op->buffer->dtype)), elem_bytes_(op->buffer->dtype.bytes()),
         idx_(std::move(idx)), cur_(idx_.size()) {
-    for (const CExprPtr& e : idx_) s_.emplace_back(e->lanes);
+    for (const CExprPtr& e : idx_) {
+      s_.emplace_back(e->lanes);
+      ops_.emplace_back(e.get());
+    }
   }
 
   void Eval(Ctx& c, Lane* out) override {
     int nd = static_cast<int>(idx_.size());
+    if (lanes == 1) {  // Scalar fast path: no scratch vectors.
+      for (int d = 0; d < nd; ++d) cur_[d] = ops_[d].Get(c).i;
+      const BufState& b = c.bufs[slot_];
+      int64_t off = FastOffset(b, cur_.data(), nd);
+      if (off < 0 || off >= b.storage_elems) {
+        if (c.failed) {  // An index already failed: its value means nothing.
+          out[0].i = 0;
+          return;
+        }
+        off = CheckedOffset(c, b, buf_, cur_.data(), false, where_, -1);
+        if (off < 0) {
+          out[0].i = 0;
+          return;
+        }
+      }
+      out[0] = read_(b.data + off * elem_bytes_);
+      return;
+    }
     for (int d = 0; d < nd; ++d) idx_[d]->Eval(c, s_[d].data());
     const BufState& b = c.bufs[slot_];
     for (int l = 0; l < lanes; ++l) {
@@ -484,6 +274,7 @@ class LoadExpr : public CExpr {
   ElementReader read_;
   int elem_bytes_;
   std::vector<CExprPtr> idx_;
+  std::vector<Operand> ops_;
   std::vector<std::vector<Lane>> s_;
   std::vector<int64_t> cur_;
 };

@@ -75,8 +75,38 @@ class CExpr {
   // Writes `lanes` values to `out`.
   virtual void Eval(Ctx& c, Lane* out) = 0;
   const int lanes;
+  // Set by the leaves so that a parent can read them without a virtual call.
+  int var_slot = -1;  // A scalar variable: frame[var_slot].
+  bool is_const = false;
+  Lane const_value = IntLane(0);
 };
 using CExprPtr = std::unique_ptr<CExpr>;
+
+// A scalar operand read the cheapest way: a frame slot, a constant, or a call.
+// The hot path of every scalar node (index arithmetic, loads, stores, block
+// bindings) goes through these.
+class Operand {
+ public:
+  Operand() = default;
+  explicit Operand(CExpr* e)
+      : slot_(e->var_slot), is_const_(e->is_const), value_(e->const_value),
+        expr_(e->var_slot < 0 && !e->is_const ? e : nullptr) {}
+  Lane Get(Ctx& c) const {
+    if (slot_ >= 0) return c.frame[slot_];
+    if (expr_ == nullptr) return value_;
+    Lane v;
+    expr_->Eval(c, &v);
+    return v;
+  }
+  bool is_const() const { return is_const_; }
+  Lane value() const { return value_; }
+
+ private:
+  int slot_ = -1;
+  bool is_const_ = false;
+  Lane value_ = IntLane(0);
+  CExpr* expr_ = nullptr;
+};
 
 class CStmt {
  public:
@@ -86,6 +116,20 @@ class CStmt {
   const StmtNode* const node;
 };
 using CStmtPtr = std::unique_ptr<CStmt>;
+
+// ---- Operator kernels (interpreter_ops.cc) ----------------------------------------
+
+// Computes n lanes of a binary operator; returns -1, or the first lane that divided
+// an integer by zero. `w` wraps integer results to the operand width.
+using BinFn = int (*)(const Lane* a, const Lane* b, Lane* out, int n, IntWrap w);
+// Null when the operator does not apply to the representation (e.g. + on bool).
+BinFn SelectBinFn(NodeKind k, Repr r);
+
+enum class Intr : uint8_t { kExp, kLog, kSqrt, kRsqrt, kTanh, kErf, kSigmoid, kFabs, kFloor,
+                            kCeil, kPow, kFma };
+std::optional<Intr> IntrinsicId(const std::string& name);
+// One lane of an intrinsic of element representation `r` (b, c unused below the arity).
+Lane ApplyIntrinsicLane(Intr id, Repr r, IntWrap w, Lane a, Lane b, Lane c);
 
 // Where a buffer is bound: its layout expressions compiled in the binding's scope.
 struct CBufferDef {
@@ -106,6 +150,11 @@ struct CBufferDef {
   // for an empty view; -1 (with an error) when the view reaches below offset 0.
   int64_t RequiredElems(Ctx& c, const StmtNode* where) const;
 };
+
+// Evaluates `def`'s layout and gives it fresh zero-filled storage kept in `storage`
+// (one vector per binding site: IR has no recursion, so a site is never live twice).
+bool AllocateStorage(Ctx& c, CBufferDef& def, std::vector<uint8_t>& storage,
+                     const StmtNode* where);
 
 // Bounds-checks one element access of `b` (multi-index `idx`) and returns its
 // element offset into the storage, or -1 after recording an error that names the

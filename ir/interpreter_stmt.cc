@@ -23,9 +23,6 @@
 namespace tessel::ir::interp {
 namespace {
 
-// Storage larger than this is refused rather than risking the host's memory.
-constexpr int64_t kMaxAllocBytes = int64_t{1} << 34;
-
 bool EvalScalar(Ctx& c, CExpr* e, Lane* out) {
   e->Eval(c, out);
   return !c.failed;
@@ -37,12 +34,28 @@ class StoreStmt : public CStmt {
       : CStmt(op), buf_(op->buffer.get()), slot_(slot), write_(WriterFor(op->buffer->dtype)),
         elem_bytes_(op->buffer->dtype.bytes()), value_(std::move(value)), idx_(std::move(idx)),
         sv_(value_->lanes), cur_(idx_.size()), offs_(value_->lanes) {
-    for (const CExprPtr& e : idx_) s_.emplace_back(e->lanes);
+    for (const CExprPtr& e : idx_) {
+      s_.emplace_back(e->lanes);
+      ops_.emplace_back(e.get());
+    }
   }
 
   void Exec(Ctx& c) override {
     if (!c.Step(node)) return;
     int nd = static_cast<int>(idx_.size());
+    if (value_->lanes == 1) {  // Scalar fast path.
+      value_->Eval(c, sv_.data());
+      for (int d = 0; d < nd; ++d) cur_[d] = ops_[d].Get(c).i;
+      if (c.failed) return;
+      const BufState& b = c.bufs[slot_];
+      int64_t off = FastOffset(b, cur_.data(), nd);
+      if (off < 0 || off >= b.storage_elems) {
+        off = CheckedOffset(c, b, buf_, cur_.data(), true, node, -1);
+        if (off < 0) return;
+      }
+      write_(b.data + off * elem_bytes_, sv_[0]);
+      return;
+    }
     value_->Eval(c, sv_.data());
     for (int d = 0; d < nd; ++d) idx_[d]->Eval(c, s_[d].data());
     if (c.failed) return;
@@ -68,6 +81,7 @@ class StoreStmt : public CStmt {
   int elem_bytes_;
   CExprPtr value_;
   std::vector<CExprPtr> idx_;
+  std::vector<Operand> ops_;
   std::vector<Lane> sv_;
   std::vector<std::vector<Lane>> s_;
   std::vector<int64_t> cur_, offs_;
@@ -165,35 +179,13 @@ class EvaluateStmt : public CStmt {
   std::vector<Lane> s_;
 };
 
-// Fresh zeroed storage for `def`'s layout, kept in `storage` (one per binding site:
-// IR has no recursion, so a site is never live twice at once).
-bool Allocate(Ctx& c, CBufferDef& def, std::vector<uint8_t>& storage, const StmtNode* where) {
-  if (!def.EvalLayout(c, where)) return false;
-  int64_t elems = def.RequiredElems(c, where);
-  if (elems < 0) return false;
-  int64_t bytes_per = def.node->dtype.bytes();
-  if (elems > kMaxAllocBytes / bytes_per) {
-    c.Fail(absl::StatusCode::kResourceExhausted, where,
-           absl::StrCat("allocation of '", def.node->name, "' needs ", elems,
-                        " elements, more than the interpreter's limit of ", kMaxAllocBytes,
-                        " bytes"));
-    return false;
-  }
-  storage.assign(static_cast<size_t>(elems * bytes_per), 0);
-  BufState& b = c.bufs[def.slot];
-  b.data = storage.data();
-  b.storage_elems = elems;
-  b.storage_of = def.node;
-  return true;
-}
-
 class AllocateStmt : public CStmt {
  public:
   AllocateStmt(const StmtNode* op, std::unique_ptr<CBufferDef> def, CStmtPtr body)
       : CStmt(op), def_(std::move(def)), body_(std::move(body)) {}
   void Exec(Ctx& c) override {
     if (!c.Step(node)) return;
-    if (!Allocate(c, *def_, storage_, node)) return;
+    if (!AllocateStorage(c, *def_, storage_, node)) return;
     body_->Exec(c);
   }
 
@@ -229,6 +221,7 @@ struct CIter {
   const IterVar* iv;
   int slot;
   CExprPtr value, dom_min, dom_extent;
+  Operand v, lo, n;  // Fast reads of the three above.
 };
 
 class BlockStmt : public CStmt {
@@ -238,7 +231,15 @@ class BlockStmt : public CStmt {
             CStmtPtr init, CStmtPtr body)
       : CStmt(op), block_(block), predicate_(std::move(predicate)), iters_(std::move(iters)),
         allocs_(std::move(allocs)), storage_(allocs_.size()), init_(std::move(init)),
-        body_(std::move(body)), vals_(iters_.size()) {}
+        body_(std::move(body)), vals_(iters_.size()) {
+    // A constant-true predicate (the usual case) costs nothing.
+    if (predicate_ && predicate_->is_const && predicate_->const_value.i != 0) predicate_.reset();
+    for (CIter& it : iters_) {
+      it.v = Operand(it.value.get());
+      it.lo = Operand(it.dom_min.get());
+      it.n = Operand(it.dom_extent.get());
+    }
+  }
 
   void Exec(Ctx& c) override {
     if (!c.Step(node)) return;
@@ -249,11 +250,8 @@ class BlockStmt : public CStmt {
     bool at_init = true;
     for (size_t k = 0; k < iters_.size(); ++k) {
       CIter& it = iters_[k];
-      Lane v, lo, n;
-      if (!EvalScalar(c, it.value.get(), &v) || !EvalScalar(c, it.dom_min.get(), &lo) ||
-          !EvalScalar(c, it.dom_extent.get(), &n)) {
-        return;
-      }
+      Lane v = it.v.Get(c), lo = it.lo.Get(c), n = it.n.Get(c);
+      if (c.failed) return;
       // lo + n may overflow only for absurd domains; compare without adding.
       if (v.i < lo.i || static_cast<uint64_t>(v.i) - static_cast<uint64_t>(lo.i) >=
                             static_cast<uint64_t>(std::max<int64_t>(n.i, 0))) {
@@ -272,7 +270,7 @@ class BlockStmt : public CStmt {
     // Bound only after every value is computed: values see the outer scope.
     for (size_t k = 0; k < iters_.size(); ++k) c.frame[iters_[k].slot] = vals_[k];
     for (size_t k = 0; k < allocs_.size(); ++k) {
-      if (!Allocate(c, *allocs_[k], storage_[k], node)) return;
+      if (!AllocateStorage(c, *allocs_[k], storage_[k], node)) return;
     }
     if (init_ && at_init) {
       init_->Exec(c);
@@ -292,107 +290,6 @@ class BlockStmt : public CStmt {
 };
 
 }  // namespace
-
-bool CBufferDef::EvalLayout(Ctx& c, const StmtNode* where) {
-  BufState& b = c.bufs[slot];
-  int nd = static_cast<int>(shape.size());
-  b.shape.resize(nd);
-  b.strides.resize(nd);
-  Lane v;
-  for (int d = 0; d < nd; ++d) {
-    if (!EvalScalar(c, shape[d].get(), &v)) return false;
-    if (v.i < 0) {
-      c.Fail(absl::StatusCode::kInvalidArgument, where,
-             absl::StrCat("buffer '", node->name, "' has negative extent ", v.i, " in dimension ", d));
-      return false;
-    }
-    b.shape[d] = v.i;
-  }
-  auto overflow = [&]() {
-    c.Fail(absl::StatusCode::kInvalidArgument, where,
-           absl::StrCat("the layout of buffer '", node->name, "' (shape [",
-                        absl::StrJoin(b.shape, ", "), "]) overflows 64-bit offsets"));
-    return false;
-  };
-  if (!strides.empty()) {
-    for (int d = 0; d < nd; ++d) {
-      if (!EvalScalar(c, strides[d].get(), &v)) return false;
-      b.strides[d] = v.i;
-    }
-  } else {
-    int64_t s = 1;
-    for (int d = nd - 1; d >= 0; --d) {
-      b.strides[d] = s;
-      if (d > 0 && b.shape[d] > 0 && __builtin_mul_overflow(s, b.shape[d], &s)) return overflow();
-    }
-  }
-  b.elem_offset = 0;
-  if (elem_offset) {
-    if (!EvalScalar(c, elem_offset.get(), &v)) return false;
-    b.elem_offset = v.i;
-  }
-  lo = hi = b.elem_offset;
-  for (int d = 0; d < nd; ++d) {
-    if (b.shape[d] == 0) {
-      lo = 0;
-      hi = -1;
-      return true;
-    }
-    int64_t t;
-    if (__builtin_mul_overflow(b.shape[d] - 1, b.strides[d], &t)) return overflow();
-    if (__builtin_add_overflow(t > 0 ? hi : lo, t, t > 0 ? &hi : &lo)) return overflow();
-  }
-  return true;
-}
-
-int64_t CBufferDef::RequiredElems(Ctx& c, const StmtNode* where) const {
-  if (hi < lo) return 0;
-  if (lo < 0) {
-    c.Fail(absl::StatusCode::kInvalidArgument, where,
-           absl::StrCat("allocated buffer '", node->name, "' reaches element offset ", lo,
-                        ", below the start of its storage"));
-    return -1;
-  }
-  return hi + 1;
-}
-
-absl::StatusOr<std::unique_ptr<CBufferDef>> Compiler::DefineBuffer(const Buffer& b,
-                                                                    const StmtNode* where) {
-  if (!b) return Error(where, "a buffer definition is missing");
-  if (!b->dtype.is_scalar() || b->dtype.is_handle() || b->dtype.is_void()) {
-    return Error(where, absl::StrCat("buffer '", b->name, "' has element type ",
-                                     b->dtype.ToString(), ", not a scalar value type"));
-  }
-  if (!b->strides.empty() && b->strides.size() != b->shape.size()) {
-    return Error(where, absl::StrCat("buffer '", b->name, "' has ", b->strides.size(),
-                                     " strides for ", b->shape.size(), " dimensions"));
-  }
-  auto def = std::make_unique<CBufferDef>();
-  def->node = b.get();
-  auto compile_index = [&](const Expr& e, const char* what) -> absl::StatusOr<CExprPtr> {
-    if (!e || !e->dtype.is_integer() || !e->dtype.is_scalar()) {
-      return Error(where, absl::StrCat("buffer '", b->name, "': ", what, " is not a scalar integer"));
-    }
-    return CompileExpr(e, where);
-  };
-  for (const Expr& e : b->shape) {
-    absl::StatusOr<CExprPtr> ce = compile_index(e, "a shape extent");
-    if (!ce.ok()) return ce.status();
-    def->shape.push_back(*std::move(ce));
-  }
-  for (const Expr& e : b->strides) {
-    absl::StatusOr<CExprPtr> ce = compile_index(e, "a stride");
-    if (!ce.ok()) return ce.status();
-    def->strides.push_back(*std::move(ce));
-  }
-  if (b->elem_offset) {
-    absl::StatusOr<CExprPtr> ce = compile_index(b->elem_offset, "the element offset");
-    if (!ce.ok()) return ce.status();
-    def->elem_offset = *std::move(ce);
-  }
-  def->slot = BindBuffer(b.get());
-  return def;
-}
 
 absl::StatusOr<CStmtPtr> Compiler::CompileStmt(const Stmt& s) {
   if (!s) return Error(nullptr, "a statement is missing");
@@ -540,7 +437,7 @@ absl::StatusOr<CStmtPtr> Compiler::CompileStmt(const Stmt& s) {
             return Error(n, absl::StrCat("block '", block->name, "': iter var ", k,
                                          " is not a scalar integer variable"));
           }
-          CIter it{&iv, -1, nullptr, nullptr, nullptr};
+          CIter it{&iv, -1, nullptr, nullptr, nullptr, {}, {}, {}};
           for (auto [src, dst] : {std::pair{&realize->iter_values[k], &it.value},
                                   std::pair{&iv.dom.min, &it.dom_min},
                                   std::pair{&iv.dom.extent, &it.dom_extent}}) {

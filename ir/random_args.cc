@@ -25,7 +25,7 @@ namespace tessel::ir {
 namespace {
 
 // Buffers larger than this are refused: a random-input run is a test, not a workload.
-constexpr int64_t kMaxRandomElems = int64_t{1} << 28;
+constexpr int64_t kMaxRandomElems = int64_t{1} << 26;
 
 class SplitMix64 {
  public:
