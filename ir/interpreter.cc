@@ -209,7 +209,11 @@ absl::Status Run(const PrimFunc& func, const std::vector<Arg>& args, RunOptions 
   for (size_t i = 0; i < params.size(); ++i) {
     if (!params[i].is_buffer()) continue;
     absl::StatusOr<std::unique_ptr<CBufferDef>> def = comp.DefineBuffer(params[i].buffer, nullptr);
-    if (!def.ok()) return def.status();
+    if (!def.ok()) {
+      return absl::Status(def.status().code(),
+                          absl::StrCat(def.status().message(), " (in the layout of parameter ", i,
+                                       " '", params[i].name(), "')"));
+    }
     defs[i] = *std::move(def);
   }
   absl::StatusOr<interp::CStmtPtr> body = comp.CompileStmt(func->body);

@@ -241,6 +241,11 @@ TEST(InterpProgramTest, SymbolicShapesBindFromArgumentsAndMustAgree) {
   EXPECT_TRUE(ir::Run(g, {Arg(h5), Arg(o5), Arg(int64_t{5})}).ok());
   EXPECT_THAT(Msg(ir::Run(g, {Arg(h5), Arg(o5), Arg(int64_t{4})})),
               HasSubstr("argument 0 ('A'): shape [5] does not match the parameter's shape [n] = [4]"));
+  // A size that only appears inside an expression cannot be inferred.
+  Var m = IVar("m");
+  Buffer twice = MakeBuffer("T", kF32, {Mul(m, IntImm32(2))});
+  EXPECT_THAT(Msg(ir::Run(Fn({twice}, body), {Arg(HostBuffer::Zeros(kF32, {4}))})),
+              HasSubstr("variable 'm' is used but not bound here (in the layout of parameter 0 'T')"));
 }
 
 // ---- Errors ----------------------------------------------------------------------
