@@ -130,7 +130,7 @@ absl::StatusOr<std::unique_ptr<CBufferDef>> Compiler::DefineBuffer(const Buffer&
   return def;
 }
 
-bool AllocateStorage(Ctx& c, CBufferDef& def, std::vector<uint8_t>& storage, const StmtNode* where) {
+bool AllocateStorage(Ctx& c, CBufferDef& def, Storage& storage, const StmtNode* where) {
   if (!def.EvalLayout(c, where)) return false;
   int64_t elems = def.RequiredElems(c, where);
   if (elems < 0) return false;
@@ -142,12 +142,25 @@ bool AllocateStorage(Ctx& c, CBufferDef& def, std::vector<uint8_t>& storage, con
                         " bytes"));
     return false;
   }
-  storage.assign(static_cast<size_t>(elems * bytes_per), 0);
+  // Zero-filled as well, so that nothing depends on what the host left there.
+  storage.bytes.assign(static_cast<size_t>(elems * bytes_per), 0);
+  storage.written.assign(static_cast<size_t>(elems), 0);
   BufState& b = c.bufs[def.slot];
-  b.data = storage.data();
+  b.data = storage.bytes.data();
+  b.written = storage.written.data();
   b.storage_elems = elems;
   b.storage_of = def.node;
   return true;
+}
+
+void UninitializedRead(Ctx& c, const BufState& b, const BufferNode* node, const int64_t* idx,
+                       const StmtNode* where, int lane) {
+  std::vector<int64_t> index(idx, idx + b.shape.size());
+  c.Fail(absl::StatusCode::kFailedPrecondition, where,
+         absl::StrCat("BufferLoad from '", node->name, "' index [", absl::StrJoin(index, ", "), "]",
+                      lane >= 0 ? absl::StrCat(" (lane ", lane, ")") : "",
+                      " reads an element of '", b.storage_of ? b.storage_of->name : node->name,
+                      "' that was never written since it was allocated"));
 }
 
 int64_t CheckedOffset(Ctx& c, const BufState& b, const BufferNode* node, const int64_t* idx,

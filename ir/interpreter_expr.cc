@@ -248,6 +248,11 @@ class LoadExpr : public CExpr {
           return;
         }
       }
+      if (b.written && !b.written[off]) {
+        UninitializedRead(c, b, buf_, cur_.data(), where_, -1);
+        out[0].i = 0;
+        return;
+      }
       out[0] = read_(b.data + off * elem_bytes_);
       return;
     }
@@ -262,6 +267,11 @@ class LoadExpr : public CExpr {
           for (int k = 0; k < lanes; ++k) out[k].i = 0;
           return;
         }
+      }
+      if (b.written && !b.written[off]) {
+        UninitializedRead(c, b, buf_, cur_.data(), where_, l);
+        for (int k = 0; k < lanes; ++k) out[k].i = 0;
+        return;
       }
       out[l] = read_(b.data + off * elem_bytes_);
     }

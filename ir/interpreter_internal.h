@@ -41,6 +41,17 @@ struct BufState {
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;  // Always filled (compact row-major when the IR gives none).
   const BufferNode* storage_of = nullptr;  // Whose storage this views (for messages).
+  // One flag per storage element, set when it is stored to; null when every
+  // element holds a value (an argument). Reading an unset element is an error: a
+  // transform that drops an initialisation must not pass because fresh memory
+  // happens to be zero.
+  uint8_t* written = nullptr;
+};
+
+// The storage an Allocate or alloc_buffer owns, reused each time it runs.
+struct Storage {
+  std::vector<uint8_t> bytes;
+  std::vector<uint8_t> written;
 };
 
 struct Ctx {
@@ -151,10 +162,14 @@ struct CBufferDef {
   int64_t RequiredElems(Ctx& c, const StmtNode* where) const;
 };
 
-// Evaluates `def`'s layout and gives it fresh zero-filled storage kept in `storage`
+// Evaluates `def`'s layout and gives it fresh storage kept in `storage`, every
+// element marked unwritten
 // (one vector per binding site: IR has no recursion, so a site is never live twice).
-bool AllocateStorage(Ctx& c, CBufferDef& def, std::vector<uint8_t>& storage,
-                     const StmtNode* where);
+bool AllocateStorage(Ctx& c, CBufferDef& def, Storage& storage, const StmtNode* where);
+
+// Records the error for a load of an element never written since its allocation.
+void UninitializedRead(Ctx& c, const BufState& b, const BufferNode* node, const int64_t* idx,
+                       const StmtNode* where, int lane);
 
 // Bounds-checks one element access of `b` (multi-index `idx`) and returns its
 // element offset into the storage, or -1 after recording an error that names the

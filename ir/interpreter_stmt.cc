@@ -10,9 +10,10 @@
 // Every loop kind (parallel, vectorized, unrolled, thread-bound) runs as a serial
 // loop. A block checks each iter value against its domain (a binding outside the
 // domain is a malformed schedule) and runs `init` when every reduce iter var is at
-// its domain minimum. Allocate and alloc_buffers get fresh zero-filled storage each
-// time they run: deterministic, where compiled code would read garbage. A
-// DeclBuffer view's elem_offset counts from the start of the shared storage.
+// its domain minimum. Allocate and alloc_buffers get fresh storage each time they
+// run, and reading an element of it before it is written is an error (compiled
+// code would read garbage). A DeclBuffer view's elem_offset counts from the start
+// of the shared storage.
 #include <algorithm>
 #include <cstring>
 
@@ -54,6 +55,7 @@ class StoreStmt : public CStmt {
         if (off < 0) return;
       }
       write_(b.data + off * elem_bytes_, sv_[0]);
+      if (b.written) b.written[off] = 1;
       return;
     }
     value_->Eval(c, sv_.data());
@@ -71,7 +73,10 @@ class StoreStmt : public CStmt {
       }
       offs_[l] = off;
     }
-    for (int l = 0; l < lanes; ++l) write_(b.data + offs_[l] * elem_bytes_, sv_[l]);
+    for (int l = 0; l < lanes; ++l) {
+      write_(b.data + offs_[l] * elem_bytes_, sv_[l]);
+      if (b.written) b.written[offs_[l]] = 1;
+    }
   }
 
  private:
@@ -192,7 +197,7 @@ class AllocateStmt : public CStmt {
  private:
   std::unique_ptr<CBufferDef> def_;
   CStmtPtr body_;
-  std::vector<uint8_t> storage_;
+  Storage storage_;
 };
 
 class DeclBufferStmt : public CStmt {
@@ -208,6 +213,7 @@ class DeclBufferStmt : public CStmt {
     b.data = src.data;
     b.storage_elems = src.storage_elems;  // Same dtype as the source (MakeDeclBuffer).
     b.storage_of = src.storage_of;
+    b.written = src.written;
     body_->Exec(c);
   }
 
@@ -284,7 +290,7 @@ class BlockStmt : public CStmt {
   CExprPtr predicate_;
   std::vector<CIter> iters_;
   std::vector<std::unique_ptr<CBufferDef>> allocs_;
-  std::vector<std::vector<uint8_t>> storage_;
+  std::vector<Storage> storage_;
   CStmtPtr init_, body_;
   std::vector<Lane> vals_;
 };

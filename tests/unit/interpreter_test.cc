@@ -171,18 +171,37 @@ TEST(InterpProgramTest, AllocateAndDeclBufferViewsShareStorage) {
   }
 }
 
-TEST(InterpProgramTest, BlockAllocBuffersAreFreshAndZeroedEachTime) {
-  // for i: block { alloc acc: i32[1]; acc[0] = acc[0] + A[i]; B[i] = acc[0] }
+TEST(InterpProgramTest, BlockAllocBuffersAreFreshAndUnwrittenElementsCannotBeRead) {
+  // for i: block { alloc acc: i32[1]; acc[0] = 100; acc[0] = acc[0] + A[vi]; B[vi] = acc[0] }
   Buffer a = Buf("A", kI32, {3}), b = Buf("B", kI32, {3}), acc = Buf("acc", kI32, {1});
   Var i = IVar("i"), vi = IVar("vi");
-  Stmt body = Seq({Store(acc, Add(Load(acc, {IntImm32(0)}), Load(a, {vi})), {IntImm32(0)}),
-                   Store(b, Load(acc, {IntImm32(0)}), {vi})});
+  Expr zero = IntImm32(0);
+  Stmt body = Seq({Store(acc, IntImm32(100), {zero}),
+                   Store(acc, Add(Load(acc, {zero}), Load(a, {vi})), {zero}),
+                   Store(b, Load(acc, {zero}), {vi})});
   Block blk = MakeSimpleBlock("blk", {Iter(vi, 0, 3)}, body, nullptr, {acc});
   HostBuffer ha = IntBuffer(kI32, {5, 7, 9}), hb = HostBuffer::Zeros(kI32, {3});
   ASSERT_TRUE(ir::Run(Fn({a, b}, Loop(i, 3, Realize({i}, blk))), {Arg(ha), Arg(hb)}).ok());
-  EXPECT_EQ(hb.GetInt(0), 5);
-  EXPECT_EQ(hb.GetInt(1), 7);
-  EXPECT_EQ(hb.GetInt(2), 9);
+  EXPECT_EQ(hb.GetInt(0), 105);
+  EXPECT_EQ(hb.GetInt(1), 107);
+  EXPECT_EQ(hb.GetInt(2), 109);
+  // Without the first store the accumulator is read before anything was written
+  // to it: fresh memory being zero must not make that look right.
+  Stmt no_init = Seq({Store(acc, Add(Load(acc, {zero}), Load(a, {vi})), {zero}),
+                      Store(b, Load(acc, {zero}), {vi})});
+  Block bad = MakeSimpleBlock("blk", {Iter(vi, 0, 3)}, no_init, nullptr, {acc});
+  absl::Status s = ir::Run(Fn({a, b}, Loop(i, 3, Realize({i}, bad))), {Arg(ha), Arg(hb)});
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(Msg(s), AllOf(HasSubstr("BufferLoad from 'acc' index [0] reads an element of 'acc' "
+                                      "that was never written since it was allocated"),
+                            HasSubstr(" in: acc[0] = ")));
+  // Each execution of the block gets new storage: a value written when vi == 0 is
+  // gone when vi == 1.
+  Stmt split = ValueOrDie(MakeIfThenElse(EQ(vi, zero), Store(acc, IntImm32(1), {zero}),
+                                         Store(b, Load(acc, {zero}), {vi})));
+  Block fresh = MakeSimpleBlock("blk", {Iter(vi, 0, 3)}, split, nullptr, {acc});
+  EXPECT_THAT(Msg(ir::Run(Fn({a, b}, Loop(i, 3, Realize({i}, fresh))), {Arg(ha), Arg(hb)})),
+              HasSubstr("never written since it was allocated"));
 }
 
 TEST(InterpProgramTest, LetIfThenElseAndSelect) {
