@@ -234,12 +234,13 @@ void Printer::PrintAttrs(const Attrs& attrs) {
   out_ += "}";
 }
 
-void Printer::PrintBufferDef(const Buffer& b) {
+int Printer::PrintBufferDef(const Buffer& b) {
   if (!b) {
     out_ += "<null>";
-    return;
+    return -1;
   }
-  absl::StrAppend(&out_, BufferName(b), ": ", b->dtype.ToString(), "[");
+  int entity = NewEntity(b->name);
+  absl::StrAppend(&out_, EntityName(entity, b->name), ": ", b->dtype.ToString(), "[");
   PrintExprList(b->shape);
   out_ += "]";
   if (!b->strides.empty()) {
@@ -254,6 +255,7 @@ void Printer::PrintBufferDef(const Buffer& b) {
   }
   if (b->scope != "global") absl::StrAppend(&out_, " scope ", QuoteString(b->scope));
   if (b->alignment != kDefaultBufferAlignment) absl::StrAppend(&out_, " align ", b->alignment);
+  return entity;
 }
 
 void Printer::PrintRegion(const BufferRegion& r) {
@@ -273,13 +275,15 @@ void Printer::PrintRegion(const BufferRegion& r) {
   out_ += "]";
 }
 
-void Printer::PrintVarDecl(const Var& v) {
+int Printer::PrintVarDecl(const Var& v) {
   if (!v) {
     out_ += "<null>";
-    return;
+    return -1;
   }
-  out_ += Name(v.get(), v->name);
+  int entity = NewEntity(v->name);
+  out_ += EntityName(entity, v->name);
   if (v->dtype != DataType::Int(32)) absl::StrAppend(&out_, ": ", v->dtype.ToString());
+  return entity;
 }
 
 void Printer::Line() { out_.append(2 * indent_, ' '); }
@@ -301,6 +305,7 @@ void Printer::PrintBody(const Stmt& body) { PrintList(BodyList(body)); }
 // Iterative so that long chains of lets print without deep recursion: a scoping
 // statement that ends its list prints flat and its body continues the list.
 void Printer::PrintList(std::vector<Stmt> list) {
+  size_t scope = ScopeMark();
   std::vector<bool> opened_marks;
   for (size_t i = 0; i < list.size(); ++i) {
     const Stmt& s = list[i];
@@ -317,26 +322,29 @@ void Printer::PrintList(std::vector<Stmt> list) {
     PrintStmt(s);
   }
   for (bool opened : opened_marks) CloseMark(opened);
+  EndScope(scope);
 }
 
 Stmt Printer::PrintScopingHeader(const Stmt& s) {
   Line();
   if (const auto* let = dyn_cast<LetStmtNode>(s)) {
     out_ += "let ";
-    PrintVarDecl(let->var);
+    int entity = PrintVarDecl(let->var);
     out_ += " = ";
     PrintExpr(let->value, 0);
+    Activate(let->var.get(), entity);
     return let->body;
   }
   if (const auto* alloc = dyn_cast<AllocateNode>(s)) {
     out_ += "allocate ";
-    PrintBufferDef(alloc->buffer);
+    Activate(alloc->buffer.get(), PrintBufferDef(alloc->buffer));
     return alloc->body;
   }
   const auto* decl = cast<DeclBufferNode>(s);
   out_ += "decl_buffer ";
-  PrintBufferDef(decl->buffer);
+  int entity = PrintBufferDef(decl->buffer);
   absl::StrAppend(&out_, " = ", BufferName(decl->source));
+  Activate(decl->buffer.get(), entity);
   return decl->body;
 }
 
@@ -375,16 +383,19 @@ void Printer::PrintStmt(const Stmt& s) {
       const auto* f = static_cast<const ForNode*>(n);
       Line();
       out_ += "for ";
-      PrintVarDecl(f->loop_var);
+      size_t scope = ScopeMark();
+      int entity = PrintVarDecl(f->loop_var);
       absl::StrAppend(&out_, " in ", ForKindWord(f->for_kind), "(");
       PrintExprList({f->min, f->extent});
       if (f->for_kind == ForKind::kThreadBinding) absl::StrAppend(&out_, ", ", QuoteString(f->thread_tag));
       out_ += ")";
+      Activate(f->loop_var.get(), entity);
       if (!f->annotations.empty()) {
         out_ += " attrs ";
         PrintAttrs(f->annotations);
       }
       PrintBraced(f->body);
+      EndScope(scope);
       break;
     }
     case NodeKind::kIfThenElse: {
@@ -414,8 +425,10 @@ void Printer::PrintStmt(const Stmt& s) {
     case NodeKind::kLetStmt:
     case NodeKind::kAllocate:
     case NodeKind::kDeclBuffer: {
+      size_t scope = ScopeMark();
       Stmt body = PrintScopingHeader(s);
       PrintBraced(body);
+      EndScope(scope);
       break;
     }
     case NodeKind::kSeqStmt:
@@ -455,6 +468,8 @@ void Printer::PrintBlock(const BlockNode* b, const BlockRealizeNode* realize) {
     return;
   }
   absl::StrAppend(&out_, realize ? "block " : "bare_block ", QuotedName(b->name), "(");
+  size_t scope = ScopeMark();
+  std::vector<int> entities;
   for (size_t i = 0; i < b->iter_vars.size(); ++i) {
     const IterVar& iv = b->iter_vars[i];
     if (i) out_ += ", ";
@@ -462,7 +477,8 @@ void Printer::PrintBlock(const BlockNode* b, const BlockRealizeNode* realize) {
     if (!iv.var) {
       out_ += "<null>";
     } else {
-      absl::StrAppend(&out_, Name(iv.var.get(), iv.var->name), ": ");
+      entities.push_back(NewEntity(iv.var->name));
+      absl::StrAppend(&out_, EntityName(entities.back(), iv.var->name), ": ");
       if (iv.var->dtype != DataType::Int(32)) absl::StrAppend(&out_, iv.var->dtype.ToString(), " ");
     }
     absl::StrAppend(&out_, IterKindName(iv.kind), "[");
@@ -485,6 +501,10 @@ void Printer::PrintBlock(const BlockNode* b, const BlockRealizeNode* realize) {
       PrintExpr(realize->predicate, 0);
     }
   }
+  // The iter vars are in scope from here on; bindings and predicate saw the outside.
+  for (size_t i = 0, e = 0; i < b->iter_vars.size(); ++i) {
+    if (b->iter_vars[i].var) Activate(b->iter_vars[i].var.get(), entities[e++]);
+  }
   if (!b->annotations.empty()) {
     out_ += " attrs ";
     PrintAttrs(b->annotations);
@@ -494,7 +514,7 @@ void Printer::PrintBlock(const BlockNode* b, const BlockRealizeNode* realize) {
   for (const Buffer& buf : b->alloc_buffers) {
     Line();
     out_ += "alloc_buffer ";
-    PrintBufferDef(buf);
+    Activate(buf.get(), PrintBufferDef(buf));
     out_ += "\n";
   }
   for (const auto* regions : {&b->reads, &b->writes}) {
@@ -517,6 +537,7 @@ void Printer::PrintBlock(const BlockNode* b, const BlockRealizeNode* realize) {
   --indent_;
   Line();
   out_ += "}";
+  EndScope(scope);
 }
 
 void Printer::PrintFunc(const PrimFunc& f, const std::string& name) {
@@ -525,23 +546,33 @@ void Printer::PrintFunc(const PrimFunc& f, const std::string& name) {
     out_ += "() <null>\n";
     return;
   }
+  // Shape variables and scalar parameters are in scope for every parameter's
+  // shape (a buffer may use a scalar listed after it), so they bind first.
+  size_t scope = ScopeMark();
   std::vector<Var> syms = SymbolicVars(f);
   if (!syms.empty()) {
     out_ += "[";
     for (size_t i = 0; i < syms.size(); ++i) {
       if (i) out_ += ", ";
-      PrintVarDecl(syms[i]);
+      Activate(syms[i].get(), PrintVarDecl(syms[i]));
     }
     out_ += "]";
+  }
+  std::vector<int> scalar_entities(f->params.size(), -1);
+  for (size_t i = 0; i < f->params.size(); ++i) {
+    const Param& p = f->params[i];
+    if (p.buffer || !p.var) continue;
+    scalar_entities[i] = NewEntity(p.var->name);
+    Activate(p.var.get(), scalar_entities[i]);
   }
   out_ += "(";
   for (size_t i = 0; i < f->params.size(); ++i) {
     if (i) out_ += ", ";
     const Param& p = f->params[i];
     if (p.buffer) {
-      PrintBufferDef(p.buffer);
+      Activate(p.buffer.get(), PrintBufferDef(p.buffer));
     } else if (p.var) {
-      absl::StrAppend(&out_, Name(p.var.get(), p.var->name), ": ", p.var->dtype.ToString());
+      absl::StrAppend(&out_, EntityName(scalar_entities[i], p.var->name), ": ", p.var->dtype.ToString());
     } else {
       out_ += "<null>";
     }
@@ -553,6 +584,7 @@ void Printer::PrintFunc(const PrimFunc& f, const std::string& name) {
   }
   PrintBraced(f->body);
   out_ += "\n";
+  EndScope(scope);
 }
 
 void Printer::PrintModuleAttrs(const Attrs& attrs) {

@@ -28,6 +28,9 @@ class Printer {
     collecting_ = false;
     out_.clear();
     indent_ = 0;
+    next_entity_ = 0;
+    current_.clear();
+    undo_.clear();
     print(*this);
     return std::move(out_);
   }
@@ -43,7 +46,17 @@ class Printer {
   void PrintExpr(const Expr& e, int min_prec);
 
  private:
-  // The printed name of a variable or buffer (its own name in the first pass).
+  // Names belong to entities: one per binding of a variable or buffer (an
+  // object bound twice, e.g. by two sibling loops, is two entities, so its text
+  // reads back as two variables that print the same way again), plus one per
+  // object used where it is not bound. Both passes create entities in the same
+  // order, so an entity's index identifies it across passes.
+  int NewEntity(const std::string& original);
+  void Activate(const Node* object, int entity);  // In scope until EndScope.
+  size_t ScopeMark() const { return undo_.size(); }
+  void EndScope(size_t mark);
+  std::string EntityName(int entity, const std::string& original) const;
+  // The printed name of a use of a variable or buffer.
   std::string Name(const Node* object, const std::string& original);
   void AssignNames();
 
@@ -53,12 +66,15 @@ class Printer {
   static std::string QuotedName(const std::string& name);
   void PrintAttrValue(const AttrValue& v);
   void PrintAttrs(const Attrs& attrs);
-  void PrintBufferDef(const Buffer& b);
+  // Definitions print a new entity's name and return the entity (-1 for null);
+  // the caller activates it where the binding's scope begins.
+  int PrintBufferDef(const Buffer& b);
   void PrintRegion(const BufferRegion& r);
-  void PrintVarDecl(const Var& v);
+  int PrintVarDecl(const Var& v);
 
   void Line();
   void PrintList(std::vector<Stmt> list);
+  // Prints a let/allocate/decl_buffer header, activates its binding, returns its body.
   Stmt PrintScopingHeader(const Stmt& s);
   void PrintBraced(const Stmt& body);
   void PrintStmt(const Stmt& s);
@@ -70,10 +86,11 @@ class Printer {
   std::string out_;
   int indent_ = 0;
   bool collecting_ = false;
-  // Objects in order of first appearance, with their own names.
-  std::vector<std::pair<const Node*, std::string>> order_;
-  absl::flat_hash_set<const Node*> seen_;
-  absl::flat_hash_map<const Node*, std::string> names_;
+  std::vector<std::string> entity_original_;  // Filled by the first pass.
+  std::vector<std::string> entity_names_;     // Assigned between the passes.
+  int next_entity_ = 0;
+  absl::flat_hash_map<const Node*, int> current_;  // Object -> entity in scope.
+  std::vector<std::pair<const Node*, int>> undo_;  // Object, entity it shadowed (-1: none).
 
   const Node* marked_ = nullptr;
   size_t mark_begin_ = std::string::npos, mark_end_ = std::string::npos;

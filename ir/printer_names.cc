@@ -116,30 +116,59 @@ std::string SanitizeName(const std::string& name) {
   return s;
 }
 
-std::string Printer::Name(const Node* object, const std::string& original) {
-  if (collecting_) {
-    if (seen_.insert(object).second) order_.emplace_back(object, original);
-    return original;
-  }
-  auto it = names_.find(object);
-  return it != names_.end() ? it->second : SanitizeName(original);
+int Printer::NewEntity(const std::string& original) {
+  if (collecting_) entity_original_.push_back(original);
+  return next_entity_++;
 }
 
-// The first object with a given name keeps it; the others, in order of
-// appearance, take the smallest `_k` that no object of the function uses.
+void Printer::Activate(const Node* object, int entity) {
+  if (object == nullptr || entity < 0) return;
+  auto it = current_.find(object);
+  undo_.emplace_back(object, it == current_.end() ? -1 : it->second);
+  current_[object] = entity;
+}
+
+void Printer::EndScope(size_t mark) {
+  while (undo_.size() > mark) {
+    auto [object, previous] = undo_.back();
+    undo_.pop_back();
+    if (previous < 0) {
+      current_.erase(object);
+    } else {
+      current_[object] = previous;
+    }
+  }
+}
+
+std::string Printer::EntityName(int entity, const std::string& original) const {
+  if (collecting_ || entity < 0 || entity >= static_cast<int>(entity_names_.size())) return original;
+  return entity_names_[entity];
+}
+
+std::string Printer::Name(const Node* object, const std::string& original) {
+  auto it = current_.find(object);
+  if (it == current_.end()) {  // Not bound here: one entity for all its free uses.
+    it = current_.emplace(object, NewEntity(original)).first;
+  }
+  return EntityName(it->second, original);
+}
+
+// The first entity with a given name keeps it; the others, in order of
+// appearance, take the smallest `_k` that no entity of the function uses.
 void Printer::AssignNames() {
   absl::flat_hash_set<std::string> used;
-  std::vector<std::string> base(order_.size());
-  for (size_t i = 0; i < order_.size(); ++i) {
-    base[i] = SanitizeName(order_[i].second);
-    if (used.insert(base[i]).second) names_[order_[i].first] = base[i];
+  std::vector<std::string> base(entity_original_.size());
+  entity_names_.assign(entity_original_.size(), "");
+  for (size_t i = 0; i < base.size(); ++i) {
+    base[i] = SanitizeName(entity_original_[i]);
+    if (used.insert(base[i]).second) entity_names_[i] = base[i];
   }
-  for (size_t i = 0; i < order_.size(); ++i) {
-    if (names_.contains(order_[i].first)) continue;
+  for (size_t i = 0; i < base.size(); ++i) {
+    if (!entity_names_[i].empty()) continue;
     for (int k = 1;; ++k) {
       std::string candidate = absl::StrCat(base[i], "_", k);
       if (used.insert(candidate).second) {
-        names_[order_[i].first] = candidate;
+        entity_names_[i] = candidate;
         break;
       }
     }
