@@ -230,9 +230,10 @@ absl::StatusOr<Expr> MakeSelect(Expr c, Expr t, Expr f) {
                                                    " vs ", f->dtype.ToString(), ")"));
   }
   if (!c->dtype.is_bool() || (c->dtype.lanes() != 1 && c->dtype.lanes() != t->dtype.lanes())) {
-    return absl::InvalidArgumentError(absl::StrCat("Select: condition must be bool with 1 or ",
-                                                   t->dtype.lanes(), " lanes, not ",
-                                                   c->dtype.ToString()));
+    std::string lanes = t->dtype.lanes() == 1 ? "a scalar bool"
+                                              : absl::StrCat("bool with 1 or ", t->dtype.lanes(), " lanes");
+    return absl::InvalidArgumentError(
+        absl::StrCat("Select: condition must be ", lanes, ", not ", c->dtype.ToString()));
   }
   DataType dt = t->dtype;
   return Expr(MakeNode<SelectNode>(dt, std::move(c), std::move(t), std::move(f)));

@@ -207,6 +207,10 @@ absl::StatusOr<Stmt> MakeBlockRealize(std::vector<Expr> iter_values, Expr predic
                                                    block->iter_vars.size(), " iter vars"));
   }
   for (size_t i = 0; i < iter_values.size(); ++i) {
+    if (!block->iter_vars[i].var) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("BlockRealize of '", block->name, "': iter var ", i, " is missing"));
+    }
     if (absl::Status s = CheckScalarIndex("BlockRealize", "iter value", iter_values[i]); !s.ok()) return s;
     if (iter_values[i]->dtype != block->iter_vars[i].var->dtype) {
       return absl::InvalidArgumentError(absl::StrCat(

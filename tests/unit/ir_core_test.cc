@@ -225,3 +225,27 @@ TEST(ModuleTest, LookupAndReplace) {
 
 }  // namespace
 }  // namespace tessel::ir
+
+namespace tessel::ir {
+namespace {
+
+TEST(FactoryTest, BlockRealizeRefusesAMissingIterVar) {
+  Buffer a = MakeBuffer("A", DataType::Float(32), {IntImm32(4)});
+  auto block = MakeNode<BlockNode>();
+  block->name = "b";
+  block->iter_vars.push_back(IterVar{nullptr, {IntImm32(0), IntImm32(4)}, IterKind::kSpatial});
+  block->body = Store(a, FloatImm(DataType::Float(32), 0), {IntImm32(0)});
+  absl::StatusOr<Stmt> r = MakeBlockRealize({IntImm32(0)}, nullptr, Block(block));
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()), HasSubstr("iter var 0 is missing"));
+}
+
+TEST(FactoryTest, SelectNamesTheConditionItNeeds) {
+  Expr x = FloatImm(DataType::Float(32), 1);
+  absl::StatusOr<Expr> s = MakeSelect(IntImm32(1), x, x);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()), HasSubstr("condition must be a scalar bool, not i32"));
+}
+
+}  // namespace
+}  // namespace tessel::ir
