@@ -48,7 +48,7 @@ std::string ConfigRegistry::UnknownKeyMessage(const std::string& key) const {
 std::string ListConfigs() {
   std::string out;
   for (const OptionSpec* spec : ConfigRegistry::Global().All()) {
-    absl::StrAppend(&out, DescribeOption(*spec), "\n");
+    absl::StrAppend(&out, "  ", DescribeOption(*spec), "\n");
   }
   return out;
 }

@@ -72,15 +72,20 @@ namespace {
 struct RunLine {
   std::string pass;
   std::vector<std::string> changed;
-  std::vector<std::string> parts;  // Skips, rules and notes in order.
+  // Rules per function, functions in the order first seen: "f: applied a x2, b".
+  std::vector<std::pair<std::string, std::vector<std::string>>> rules;
+  std::vector<std::string> parts;  // Skips and notes in order.
   bool ran = false;
 };
 
 std::string Render(const RunLine& r) {
   std::vector<std::string> parts;
   if (!r.changed.empty()) parts.push_back(absl::StrCat("changed ", absl::StrJoin(r.changed, ", ")));
+  for (const auto& [function, rules] : r.rules) {
+    parts.push_back(absl::StrCat(function, ": applied ", absl::StrJoin(rules, ", ")));
+  }
+  if (parts.empty() && r.ran) parts.push_back("no change");
   parts.insert(parts.end(), r.parts.begin(), r.parts.end());
-  if (parts.empty()) parts.push_back(r.ran ? "no change" : "");
   return absl::StrCat(r.pass, ": ", absl::StrJoin(parts, "; "));
 }
 
@@ -91,7 +96,7 @@ std::string PassLog::ToString() const {
   for (const PassLogEntry& e : entries_) {
     // A new line starts at each run, and whenever the pass name changes.
     if (e.kind == PassLogEntry::Kind::kRan || lines.empty() || lines.back().pass != e.pass) {
-      lines.push_back({e.pass, {}, {}, false});
+      lines.push_back({e.pass, {}, {}, {}, false});
     }
     RunLine& line = lines.back();
     switch (e.kind) {
@@ -108,10 +113,17 @@ std::string PassLog::ToString() const {
           line.changed.push_back(e.function);
         }
         break;
-      case PassLogEntry::Kind::kApplied:
-        line.parts.push_back(absl::StrCat(e.function, ": applied ", e.detail,
-                                          e.count > 1 ? absl::StrCat(" x", e.count) : ""));
+      case PassLogEntry::Kind::kApplied: {
+        auto it = std::find_if(line.rules.begin(), line.rules.end(),
+                               [&](const auto& fr) { return fr.first == e.function; });
+        if (it == line.rules.end()) {
+          line.rules.emplace_back(e.function, std::vector<std::string>{});
+          it = line.rules.end() - 1;
+        }
+        it->second.push_back(
+            absl::StrCat(e.detail, e.count > 1 ? absl::StrCat(" x", e.count) : ""));
         break;
+      }
       case PassLogEntry::Kind::kNote:
         line.parts.push_back(e.detail);
         break;

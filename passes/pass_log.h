@@ -8,6 +8,8 @@
 //   log.ToString():
 //     simplify: changed matmul
 //     remove-no-op: matmul: applied empty-loop x2
+// (a run's line lists changed functions, then rules per function, then skips
+// and notes: "simplify: changed f; f: applied fold-constant x3, identity")
 //
 // The pass manager records runs, skips and changed functions itself (by pointer
 // comparison of each function before and after), so a pass only records rules.

@@ -164,10 +164,11 @@ absl::Status PassOptions::Set(const std::string& key, const OptionLiteral& value
       names.push_back(s.name);
       described.push_back(absl::StrCat(s.name, " (", OptionTypeName(s.type), ")"));
     }
-    return absl::InvalidArgumentError(absl::StrCat("pass '", owner_, "' has no option '", key,
-                                                   "'", DidYouMean(key, names),
-                                                   "; valid options: ",
-                                                   absl::StrJoin(described, ", ")));
+    std::string suggestion = SuggestClosest(key, names);
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pass '", owner_, "' has no option '", key, "'",
+        suggestion.empty() ? "" : absl::StrCat(" (did you mean '", suggestion, "'?)"),
+        "; valid options: ", absl::StrJoin(described, ", ")));
   }
   std::string what = absl::StrCat("option '", key, "' of pass '", owner_, "'");
   for (int j : set_order_) {

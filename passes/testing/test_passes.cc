@@ -96,7 +96,8 @@ PassInfo OptionsInfo() {
 absl::StatusOr<ir::IRModule> LogOptions(const ir::IRModule& mod, const PassOptions& o,
                                         PassContext& ctx) {
   ctx.log().RecordNote("test-options",
-                       absl::StrCat("count=", o.GetInt("count"), " flag=", o.GetBool("flag"),
+                       absl::StrCat("count=", o.GetInt("count"),
+                                    " flag=", o.GetBool("flag") ? "true" : "false",
                                     " label=", o.GetString("label"), " names=",
                                     absl::StrJoin(o.GetList("names"), "|")));
   return mod;

@@ -35,6 +35,12 @@ const std::vector<Flag>& Flags() {
          f->pipeline = v;
          return absl::OkStatus();
        }},
+      {"print-pipeline", nullptr, false,
+       "Print the --pipeline back in canonical form (no input is read) and exit",
+       [](OptFlags* f, const std::string&) {
+         f->print_pipeline = true;
+         return absl::OkStatus();
+       }},
       {"output", "FILE", false, "Write the result to FILE instead of stdout (also -o FILE)",
        [](OptFlags* f, const std::string& v) {
          f->output = v;

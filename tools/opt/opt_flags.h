@@ -45,6 +45,7 @@ struct OptFlags {
   std::vector<std::string> required;
   std::vector<std::pair<std::string, std::string>> configs;  // key, value text
 
+  bool print_pipeline = false;
   bool list_passes = false;
   bool list_configs = false;
   bool load_test_passes = false;

@@ -163,6 +163,11 @@ int Main(const std::vector<std::string>& args) {
     if (!p.ok()) return Error(std::string(p.status().message()));
     pipeline = *std::move(p);
   }
+  if (flags.print_pipeline) {
+    if (!pipeline) return Error("--print-pipeline needs --pipeline");
+    std::cout << pipeline->ToString() << "\n";
+    return 0;
+  }
   PassContext ctx;
   absl::Status s = SetUpContext(flags, &ctx);
   if (!s.ok()) return Error(std::string(s.message()));
