@@ -174,6 +174,22 @@ class BodyChecker : public IRVisitor {
   absl::Status status_;
 };
 
+// The first variable of `vars` that `e` uses, or null.
+const VarNode* FindUse(const Expr& e, const std::vector<IterVar>& vars) {
+  struct Finder : IRVisitor {
+    const std::vector<IterVar>* vars;
+    const VarNode* found = nullptr;
+    void VisitVar(const VarNode* op) override {
+      for (const IterVar& iv : *vars) {
+        if (found == nullptr && iv.var.get() == op) found = op;
+      }
+    }
+  } f;
+  f.vars = &vars;
+  f.VisitExpr(e);
+  return f.found;
+}
+
 absl::Status CheckValueType(const std::string& compute, const Expr& v) {
   if (!v->dtype.is_scalar() || v->dtype.is_handle() || v->dtype.is_void()) {
     return absl::InvalidArgumentError(absl::StrCat("compute '", compute, "': a value has type ",
@@ -275,9 +291,17 @@ absl::StatusOr<Operation> MakeCompute(const Shape& shape, const IndexedFCompute&
   }
   if (body.is_reduction()) {
     for (const IterVar& iv : body.axis()) {
-      absl::flat_hash_set<const VarNode*> none;
-      TESSEL_TE_RETURN_IF_ERROR(checker.Check(iv.dom.min, none));
-      TESSEL_TE_RETURN_IF_ERROR(checker.Check(iv.dom.extent, none));
+      // Iter var domains are fixed per block: a domain that moves with an index
+      // is a condition in disguise.
+      for (const Expr& e : {iv.dom.min, iv.dom.extent}) {
+        if (const VarNode* v = FindUse(e, op->axis)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              what, ": the domain of reduce axis '", iv.var->name, "' depends on index '", v->name,
+              "'; use a reduction condition instead"));
+        }
+        absl::flat_hash_set<const VarNode*> none;
+        TESSEL_TE_RETURN_IF_ERROR(checker.Check(e, none));
+      }
     }
     if (const Expr& c = body.condition()) {
       TESSEL_TE_RETURN_IF_ERROR(checker.Check(c, reduce_vars));

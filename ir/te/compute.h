@@ -96,10 +96,11 @@ class ComputeBody {
 };
 
 struct ComputeOptions {
-  std::string tag;                        // OperationNode::tag.
-  Attrs attrs;                            // Annotations of the block.
-  std::vector<std::string> axis_names;    // Default i0, i1, ...
-  std::vector<std::string> output_names;  // Several outputs; default <name>_0, <name>_1, ...
+  // Initialized members keep designated initializers ({.tag = ...}) warning-free.
+  std::string tag = {};                        // OperationNode::tag.
+  Attrs attrs = {};                            // Annotations of the block.
+  std::vector<std::string> axis_names = {};    // Default i0, i1, ...
+  std::vector<std::string> output_names = {};  // Several outputs; default <name>_0, ...
 };
 
 // fcompute in its general form: one Var per output dimension.

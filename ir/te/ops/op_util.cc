@@ -13,6 +13,53 @@
 
 namespace tessel::ir::te::ops {
 
+const char* LayoutName(Layout layout) { return layout == Layout::kNCHW ? "NCHW" : "NHWC"; }
+
+absl::StatusOr<std::vector<int64_t>> Padding2D(const std::string& op, const std::vector<int>& p) {
+  std::vector<int64_t> out;
+  if (p.size() == 1) out = {p[0], p[0], p[0], p[0]};
+  if (p.size() == 2) out = {p[0], p[1], p[0], p[1]};
+  if (p.size() == 4) out = {p[0], p[1], p[2], p[3]};
+  if (out.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        op, ": padding has ", p.size(), " values; expected 1, 2 or 4 (top, left, bottom, right)"));
+  }
+  for (int64_t v : out) {
+    if (v < 0) return absl::InvalidArgumentError(absl::StrCat(op, ": negative padding ", v));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<int64_t>> Pair2D(const std::string& op, const char* what,
+                                            const std::vector<int>& v) {
+  if (v.size() != 1 && v.size() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": ", what, " has ", v.size(), " values; expected 1 or 2"));
+  }
+  std::vector<int64_t> out = {v[0], v.size() == 2 ? v[1] : v[0]};
+  for (int64_t x : out) {
+    if (x < 1) return absl::InvalidArgumentError(absl::StrCat(op, ": ", what, " ", x, " is not >= 1"));
+  }
+  return out;
+}
+
+absl::StatusOr<Expr> WindowExtent(const std::string& op, const Expr& in, int64_t pad,
+                                  const Expr& kernel, int64_t stride, int64_t dilation) {
+  DataType t = in->dtype;
+  if (kernel->dtype != t) {
+    return absl::InvalidArgumentError(absl::StrCat(op, ": kernel and input extents have different index types"));
+  }
+  // span = dilation * (kernel - 1) + 1: the input extent one window covers.
+  Expr span = FoldAdd(FoldMul(IntImm(t, dilation), FoldSub(kernel, IntImm(t, 1))), IntImm(t, 1));
+  Expr room = FoldSub(FoldAdd(in, IntImm(t, pad)), span);
+  if (std::optional<int64_t> r = ConstValue(room); r && *r < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        op, ": the window (extent ", ShapeString({span}), ") is larger than the padded input (",
+        ShapeString({FoldAdd(in, IntImm(t, pad))}), ")"));
+  }
+  return FoldAdd(FoldFloorDiv(room, IntImm(t, stride)), IntImm(t, 1));
+}
+
 std::string ShapeString(const std::vector<Expr>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ", ", [](std::string* out, const Expr& e) {
                         if (std::optional<int64_t> v = ConstValue(e)) {

@@ -17,6 +17,21 @@
 
 namespace tessel::ir::te::ops {
 
+// Where the channels are in a 4-D image tensor (conv2d, pools).
+enum class Layout { kNCHW, kNHWC };
+const char* LayoutName(Layout layout);
+
+// Amounts for two spatial axes: {p} (all sides), {ph, pw} (both sides of each)
+// or {top, left, bottom, right}; returned as {top, left, bottom, right}.
+absl::StatusOr<std::vector<int64_t>> Padding2D(const std::string& op, const std::vector<int>& p);
+// A pair like strides or dilation: {s} or {sh, sw}, each >= 1.
+absl::StatusOr<std::vector<int64_t>> Pair2D(const std::string& op, const char* what,
+                                            const std::vector<int>& v);
+// The output extent of a sliding window: (in + pad - dilation * (k - 1) - 1) // stride + 1,
+// or an error when the window does not fit (constant extents).
+absl::StatusOr<Expr> WindowExtent(const std::string& op, const Expr& in, int64_t pad,
+                                  const Expr& kernel, int64_t stride, int64_t dilation);
+
 // "[4, n, 3]".
 std::string ShapeString(const std::vector<Expr>& shape);
 // The value of an integer constant, if `e` is one.

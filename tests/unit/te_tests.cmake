@@ -1,0 +1,10 @@
+# The te units: the compute DSL, CreatePrimFunc, every op against a C++
+# reference in the interpreter, and the workloads. A binary of their own so the
+# op library builds and runs apart from the IR core's units.
+add_executable(tessel_te_tests
+  te_dsl_test.cc
+  te_errors_test.cc
+)
+target_link_libraries(tessel_te_tests PRIVATE tessel_te tessel_ir GTest::gtest GTest::gmock
+                      GTest::gtest_main)
+gtest_discover_tests(tessel_te_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
