@@ -248,7 +248,7 @@ TEST(VerifierTest, RejectsANonBoolCondition) {
   Expr sel = Expr(MakeNode<SelectNode>(kF32, FloatImm(kF32, 1.0), FloatImm(kF32, 1.0),
                                        FloatImm(kF32, 2.0)));
   EXPECT_THAT(Error(Func({a}, Store(a, sel, {IntImm32(0)}))),
-              HasSubstr("Select: condition must be bool"));
+              HasSubstr("Select: condition must be a scalar bool, not f32"));
 }
 
 TEST(VerifierTest, RejectsInconsistentVectorLanes) {
