@@ -26,6 +26,7 @@
 #include "ir/structural_equal.h"
 #include "ir/te/compute.h"
 #include "ir/te/create_prim_func.h"
+#include "ir/te/ops/op_util.h"
 #include "ir/verifier.h"
 
 namespace tessel::ir::te::testing {

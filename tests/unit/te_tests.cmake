@@ -3,7 +3,12 @@
 # op library builds and runs apart from the IR core's units.
 add_executable(tessel_te_tests
   te_dsl_test.cc
+  te_elementwise_test.cc
   te_errors_test.cc
+  te_linalg_test.cc
+  te_nn_test.cc
+  te_reduce_test.cc
+  te_transform_test.cc
 )
 target_link_libraries(tessel_te_tests PRIVATE tessel_te tessel_ir GTest::gtest GTest::gmock
                       GTest::gtest_main)
