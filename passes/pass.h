@@ -79,6 +79,10 @@ class Pass {
 
 using PassPtr = std::shared_ptr<const Pass>;
 
+// A pass over the whole module (it may add, remove or rename functions):
+// subclass and override Run. The name says which kind a pass is.
+using ModulePass = Pass;
+
 // A pass applied to each PrimFunc of the module in turn. The module is rebuilt
 // only when a function changed, keeping function order and module attrs.
 //

@@ -35,9 +35,9 @@ absl::Status PassContext::SetConfig(const std::string& key, OptionValue value) {
     return absl::InvalidArgumentError(ConfigRegistry::Global().UnknownKeyMessage(key));
   }
   if (TypeOf(value) != spec->type) {
-    return absl::InvalidArgumentError(absl::StrCat("config '", key, "' is a ",
-                                                   OptionTypeName(spec->type), ", not a ",
-                                                   OptionTypeName(TypeOf(value))));
+    return absl::InvalidArgumentError(absl::StrCat("config '", key, "' is ",
+                                                   OptionTypeWithArticle(spec->type), ", not ",
+                                                   OptionTypeWithArticle(TypeOf(value))));
   }
   config_[key] = std::move(value);
   return absl::OkStatus();

@@ -21,6 +21,14 @@ void PassLog::RecordChanged(const std::string& pass, const std::string& function
   entries_.push_back({PassLogEntry::Kind::kChanged, pass, function, ""});
 }
 
+void PassLog::RecordAdded(const std::string& pass, const std::string& function) {
+  entries_.push_back({PassLogEntry::Kind::kAdded, pass, function, ""});
+}
+
+void PassLog::RecordRemoved(const std::string& pass, const std::string& function) {
+  entries_.push_back({PassLogEntry::Kind::kRemoved, pass, function, ""});
+}
+
 void PassLog::RecordApplied(const std::string& pass, const std::string& function,
                             const std::string& rule, int count) {
   if (!entries_.empty()) {
@@ -71,7 +79,7 @@ namespace {
 // Everything recorded for one run of one pass, turned into one line.
 struct RunLine {
   std::string pass;
-  std::vector<std::string> changed;
+  std::vector<std::string> changed, added, removed;
   // Rules per function, functions in the order first seen: "f: applied a x2, b".
   std::vector<std::pair<std::string, std::vector<std::string>>> rules;
   std::vector<std::string> parts;  // Skips and notes in order.
@@ -81,6 +89,8 @@ struct RunLine {
 std::string Render(const RunLine& r) {
   std::vector<std::string> parts;
   if (!r.changed.empty()) parts.push_back(absl::StrCat("changed ", absl::StrJoin(r.changed, ", ")));
+  if (!r.added.empty()) parts.push_back(absl::StrCat("added ", absl::StrJoin(r.added, ", ")));
+  if (!r.removed.empty()) parts.push_back(absl::StrCat("removed ", absl::StrJoin(r.removed, ", ")));
   for (const auto& [function, rules] : r.rules) {
     parts.push_back(absl::StrCat(function, ": applied ", absl::StrJoin(rules, ", ")));
   }
@@ -96,7 +106,7 @@ std::string PassLog::ToString() const {
   for (const PassLogEntry& e : entries_) {
     // A new line starts at each run, and whenever the pass name changes.
     if (e.kind == PassLogEntry::Kind::kRan || lines.empty() || lines.back().pass != e.pass) {
-      lines.push_back({e.pass, {}, {}, {}, false});
+      lines.push_back({e.pass, {}, {}, {}, {}, {}, false});
     }
     RunLine& line = lines.back();
     switch (e.kind) {
@@ -112,6 +122,12 @@ std::string PassLog::ToString() const {
         if (std::find(line.changed.begin(), line.changed.end(), e.function) == line.changed.end()) {
           line.changed.push_back(e.function);
         }
+        break;
+      case PassLogEntry::Kind::kAdded:
+        line.added.push_back(e.function);
+        break;
+      case PassLogEntry::Kind::kRemoved:
+        line.removed.push_back(e.function);
         break;
       case PassLogEntry::Kind::kApplied: {
         auto it = std::find_if(line.rules.begin(), line.rules.end(),

@@ -26,6 +26,8 @@ struct PassLogEntry {
     kRan,        // The pass ran (function: "", detail: "").
     kSkipped,    // The pass, or one function of it, was skipped; detail says why.
     kChanged,    // The pass changed `function`.
+    kAdded,      // The pass added `function`.
+    kRemoved,    // The pass removed `function`.
     kApplied,    // Rule or record `detail` applied to `function`, `count` times.
     kNote,       // Free text from the pass manager or an instrument.
   };
@@ -42,6 +44,8 @@ class PassLog {
   // `function` may be empty when the whole pass was skipped.
   void RecordSkipped(const std::string& pass, const std::string& function, const std::string& why);
   void RecordChanged(const std::string& pass, const std::string& function);
+  void RecordAdded(const std::string& pass, const std::string& function);
+  void RecordRemoved(const std::string& pass, const std::string& function);
   // Repeated applications of one rule to one function in a row are counted.
   void RecordApplied(const std::string& pass, const std::string& function, const std::string& rule,
                      int count = 1);

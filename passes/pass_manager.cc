@@ -28,21 +28,21 @@ void RecordChanges(const Pass& pass, const ir::IRModule& before, const ir::IRMod
   for (const auto& [name, f] : after->functions) {
     auto it = old_funcs.find(name);
     if (it == old_funcs.end()) {
-      ctx.log().RecordNote(pass.name(), absl::StrCat("added ", name));
+      ctx.log().RecordAdded(pass.name(), name);
       continue;
     }
     if (it->second != f.get()) ctx.log().RecordChanged(pass.name(), name);
     old_funcs.erase(it);
   }
   for (const auto& [name, f] : old_funcs) {
-    ctx.log().RecordNote(pass.name(), absl::StrCat("removed ", name));
+    ctx.log().RecordRemoved(pass.name(), name);
   }
 }
 
-}  // namespace
-
-absl::StatusOr<ir::IRModule> ExecutePass(const Pass& pass, const ir::IRModule& mod,
-                                         PassContext& ctx) {
+// `as_requirement`: the pass runs because another requires it, so its opt level
+// does not gate it (the requiring pass needs it to have run).
+absl::StatusOr<ir::IRModule> Execute(const Pass& pass, const ir::IRModule& mod, PassContext& ctx,
+                                     bool as_requirement) {
   const std::string& name = pass.name();
   ir::IRModule input = mod;
   if (!pass.is_pipeline()) {
@@ -55,7 +55,7 @@ absl::StatusOr<ir::IRModule> ExecutePass(const Pass& pass, const ir::IRModule& m
       ctx.log().RecordSkipped(name, "", "disabled");
       return mod;
     }
-    if (pass.info().opt_level > ctx.opt_level && !ctx.IsRequired(name)) {
+    if (pass.info().opt_level > ctx.opt_level && !ctx.IsRequired(name) && !as_requirement) {
       ctx.log().RecordSkipped(name, "",
                               absl::StrCat("opt level ", pass.info().opt_level,
                                            " > context opt level ", ctx.opt_level));
@@ -75,7 +75,7 @@ absl::StatusOr<ir::IRModule> ExecutePass(const Pass& pass, const ir::IRModule& m
                                                             required.status().message())));
       }
       ctx.log().RecordNote(name, absl::StrCat("ran required pass '", req, "' first"));
-      absl::StatusOr<ir::IRModule> r = ExecutePass(**required, input, ctx);
+      absl::StatusOr<ir::IRModule> r = Execute(**required, input, ctx, /*as_requirement=*/true);
       if (!r.ok()) return r.status();
       input = *std::move(r);
     }
@@ -104,6 +104,13 @@ absl::StatusOr<ir::IRModule> ExecutePass(const Pass& pass, const ir::IRModule& m
     if (!s.ok()) return Fail(ctx, &pass, input, *out, s);
   }
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ir::IRModule> ExecutePass(const Pass& pass, const ir::IRModule& mod,
+                                         PassContext& ctx) {
+  return Execute(pass, mod, ctx, /*as_requirement=*/false);
 }
 
 absl::StatusOr<ir::IRModule> RunPipeline(const Pass& pipeline, const ir::IRModule& mod,

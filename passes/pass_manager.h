@@ -10,7 +10,8 @@
 // For each pass (ExecutePass):
 // 1. skip it if disabled, or if its opt level is above the context's and the
 //    context does not require it (the skip goes to the log);
-// 2. run first any pass it requires that has not run yet in this pipeline;
+// 2. run first any pass it requires that has not run yet in this pipeline
+//    (whatever that pass's opt level: the requiring pass depends on it);
 // 3. instruments' BeforePass; the pass; the log records which functions changed
 //    (pointer test per function); instruments' AfterPass (reverse order);
 // 4. on any error, instruments' OnFailure, then the error is returned.

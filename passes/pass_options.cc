@@ -22,6 +22,16 @@ const char* OptionTypeName(OptionType type) {
   return "?";
 }
 
+const char* OptionTypeWithArticle(OptionType type) {
+  switch (type) {
+    case OptionType::kInt: return "an int";
+    case OptionType::kBool: return "a bool";
+    case OptionType::kString: return "a string";
+    case OptionType::kList: return "a list";
+  }
+  return "?";
+}
+
 OptionType TypeOf(const OptionValue& value) {
   switch (value.index()) {
     case 0: return OptionType::kInt;
@@ -91,10 +101,9 @@ absl::Status ConvertOptionLiteral(const OptionLiteral& literal, OptionType type,
     *out = literal.items;
     return absl::OkStatus();
   }
-  const char* article = type == OptionType::kInt ? "an" : "a";
   if (literal.is_list || literal.items.size() != 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat(what, " expects ", article, " ", OptionTypeName(type), ", got a list"));
+        absl::StrCat(what, " expects ", OptionTypeWithArticle(type), ", got a list"));
   }
   const std::string& text = literal.items[0];
   switch (type) {
@@ -189,9 +198,10 @@ absl::Status PassOptions::SetValue(const std::string& key, OptionValue value) {
     return Set(key, OptionLiteral::Scalar(""));
   }
   if (TypeOf(value) != specs_[i].type) {
-    return absl::InvalidArgumentError(absl::StrCat("option '", key, "' of pass '", owner_,
-                                                   "' is a ", OptionTypeName(specs_[i].type),
-                                                   ", not a ", OptionTypeName(TypeOf(value))));
+    return absl::InvalidArgumentError(
+        absl::StrCat("option '", key, "' of pass '", owner_, "' is ",
+                     OptionTypeWithArticle(specs_[i].type), ", not ",
+                     OptionTypeWithArticle(TypeOf(value))));
   }
   for (int j : set_order_) {
     if (j == i) {
