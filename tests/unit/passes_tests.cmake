@@ -3,6 +3,7 @@
 # also check that self-registering passes survive linking.
 add_executable(tessel_pass_tests
   pass_context_test.cc
+  pass_docs_examples_test.cc
   pass_instruments_test.cc
   pass_manager_test.cc
   pass_options_test.cc
