@@ -9,6 +9,7 @@ add_executable(tessel_te_tests
   te_nn_test.cc
   te_reduce_test.cc
   te_transform_test.cc
+  te_workloads_test.cc
 )
 target_link_libraries(tessel_te_tests PRIVATE tessel_te tessel_ir GTest::gtest GTest::gmock
                       GTest::gtest_main)
