@@ -139,6 +139,7 @@ std::string ShapeExprText(const BufferNode* b) {
 }
 
 std::string ParamText(const Param& p) {
+  if (p.is_buffer() == p.var.defined()) return "<malformed parameter>";
   if (!p.is_buffer()) return absl::StrCat(p.var->name, ": ", p.var->dtype.ToString());
   return absl::StrCat(p.buffer->name, ": ", p.buffer->dtype.ToString(),
                       ShapeExprText(p.buffer.get()));
@@ -168,8 +169,10 @@ absl::Status Run(const PrimFunc& func, const std::vector<Arg>& args, RunOptions 
                                                    "), got ", args.size()));
   }
   auto arg_error = [&](size_t i, const std::string& what) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": argument ", i, " ('",
-                                                   params[i].name(), "'): ", what));
+    const Param& p = params[i];
+    std::string pname = p.is_buffer() == p.var.defined() ? "?" : p.name();
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": argument ", i, " ('", pname, "'): ", what));
   };
 
   Compiler comp(name);

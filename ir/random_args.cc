@@ -57,6 +57,11 @@ class CollectVars : public IRVisitor {
   }
 };
 
+// A parameter's name; "?" for a malformed one (neither or both of var and buffer).
+std::string ParamName(const Param& p) {
+  return p.is_buffer() == p.var.defined() ? "?" : p.name();
+}
+
 std::string FuncName(const PrimFunc& f, const char* fallback) {
   auto it = f->attrs.find("global_symbol");
   if (it != f->attrs.end()) {
@@ -205,7 +210,7 @@ absl::Status CompareArgs(const std::vector<Arg>& expected, const std::vector<Arg
                                                    actual.size(), " arguments were given"));
   }
   for (size_t i = 0; i < n; ++i) {
-    const std::string& name = func->params[i].name();
+    std::string name = ParamName(func->params[i]);
     if (expected[i].index() != actual[i].index()) {
       return absl::InvalidArgumentError(
           absl::StrCat("CompareArgs: parameter '", name, "': the arguments are of different kinds"));
@@ -253,8 +258,8 @@ absl::Status CheckSameResults(const PrimFunc& a, const PrimFunc& b, uint64_t see
                                       pa.buffer->ndim() == pb.buffer->ndim()
                                 : pa.var && pb.var && pa.var->dtype == pb.var->dtype);
     if (!same) {
-      return absl::InvalidArgumentError(absl::StrCat(prefix, "parameter ", i, " ('", pa.name(),
-                                                     "' vs '", pb.name(),
+      return absl::InvalidArgumentError(absl::StrCat(prefix, "parameter ", i, " ('", ParamName(pa),
+                                                     "' vs '", ParamName(pb),
                                                      "') differs in kind, type or rank"));
     }
   }
