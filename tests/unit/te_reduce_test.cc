@@ -216,6 +216,25 @@ TEST(TeNormTest, RmsNormScalesByTheRootMeanSquare) {
   }, 1e-4, 1e-5);
 }
 
+TEST(TeNormTest, L2NormalizeAlongAnyAxis) {
+  for (int axis : {0, -1}) {
+    Tensor x = Input("x", {3, 5});
+    Tensor y = Must(ops::L2Normalize(x, axis));
+    TeRun r = MustRun({x, y});
+    const int a = axis < 0 ? axis + 2 : axis;
+    ExpectAll(r, 1, [&](const std::vector<int64_t>& i) {
+      std::vector<int64_t> j = i;
+      double sq = 0;
+      for (j[a] = 0; j[a] < r.Shape(0)[a]; ++j[a]) sq += r.At(0, j) * r.At(0, j);
+      return r.At(0, i) / std::sqrt(sq + 1e-12);
+    }, 1e-5, 1e-6);
+  }
+  EXPECT_THAT(ErrorOf(ops::L2Normalize(Input("i", {3}, kI32), 0)),
+              HasSubstr("l2_normalize: tensor 'i' has type i32, expected a float type"));
+  EXPECT_THAT(ErrorOf(ops::L2Normalize(Input("v", {3}), 1)),
+              HasSubstr("l2_normalize: axis 1 is out of range for rank 1"));
+}
+
 TEST(TeNormTest, RefusesBadAxesAndParameters) {
   Tensor x = Input("x", {3, 4, 6});
   EXPECT_THAT(ErrorOf(ops::LayerNorm(x, Input("g", {4}), Tensor())),

@@ -137,4 +137,35 @@ absl::StatusOr<Tensor> RmsNorm(const Tensor& x, const Tensor& weight, const std:
       name, {.tag = "injective"});
 }
 
+absl::StatusOr<Tensor> L2Normalize(const Tensor& x, int axis, double eps, std::string name) {
+  const std::string op = "l2_normalize";
+  // 1. Check what the rules exclude; every failure names the op.
+  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  TESSEL_TE_RETURN_IF_ERROR(CheckFloat(op, x));
+  TESSEL_TE_ASSIGN_OR_RETURN(int a, NormalizeAxis(op, axis, x.ndim()));
+  // 2. The reduction: x's shape without `axis`, summing x^2 along it.
+  std::vector<Expr> reduced = x.shape();
+  reduced.erase(reduced.begin() + a);
+  IterVar k = ReduceAxis(x.shape()[a], "k");
+  TESSEL_TE_ASSIGN_OR_RETURN(
+      Tensor sumsq, Compute(
+                        reduced,
+                        [&](const std::vector<Var>& i) {
+                          std::vector<Expr> idx = AsExprs(i);
+                          idx.insert(idx.begin() + a, k.var);
+                          return ReduceSum(x(idx) * x(idx), {k});
+                        },
+                        absl::StrCat(name, "_sumsq"), {.tag = "reduce"}));
+  // 3. The elementwise step, reading the reduction at the same indices minus `axis`.
+  return Compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> idx = AsExprs(i);
+        std::vector<Expr> r = idx;
+        r.erase(r.begin() + a);
+        return x(idx) * Intrinsic("rsqrt", {sumsq(r) + eps});
+      },
+      name, {.tag = "injective"});
+}
+
 }  // namespace tessel::ir::te::ops

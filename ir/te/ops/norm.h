@@ -4,6 +4,7 @@
 //   LayerNorm(x, gamma, beta)         // over the last axis, eps 1e-5
 //   y = (x - mean) / sqrt(var + eps) * gamma + beta
 //   RmsNorm(x, weight)                // y = x / sqrt(mean(x^2) + eps) * weight
+//   L2Normalize(x, 1)                 // y = x / sqrt(sum over axis 1 of x^2 + eps)
 //
 // Shape rules: `axes` (default {-1}) must be the trailing axes of x, in any
 // order; gamma, beta and weight have the shape of those axes, or are undefined
@@ -29,6 +30,11 @@ absl::StatusOr<Tensor> LayerNorm(const Tensor& x, const Tensor& gamma, const Ten
 absl::StatusOr<Tensor> RmsNorm(const Tensor& x, const Tensor& weight,
                                const std::vector<int>& axes = {-1}, double eps = 1e-5,
                                std::string name = "T_rms_norm");
+
+// x divided by its L2 norm along `axis` (any axis, negative allowed). Shape:
+// x's. dtype: a float.
+absl::StatusOr<Tensor> L2Normalize(const Tensor& x, int axis, double eps = 1e-12,
+                                   std::string name = "T_l2_normalize");
 
 }  // namespace tessel::ir::te::ops
 
