@@ -199,6 +199,11 @@ TEST(TeBroadcastTest, RefusesMismatchedShapesAndTypes) {
   Var n = SizeVar("n"), m = SizeVar("m");
   EXPECT_THAT(ErrorOf(ops::Add(Input("s", {n}), Input("t", {m}))),
               HasSubstr("cannot broadcast shapes [n] and [m]"));
+  EXPECT_THAT(ErrorOf(ops::Add(a, Expr())), HasSubstr("add: an operand is missing"));
+  EXPECT_THAT(ErrorOf(ops::Add(a, MakeVar("v", DataType::Float(32, 4)))),
+              HasSubstr("add: operand types differ (f32 vs f32x4)"));
+  EXPECT_THAT(ErrorOf(ops::Add(MakeVar("v", DataType::Float(32, 4)), 1.0)),
+              HasSubstr("add: a scalar operand has vector type f32x4"));
   EXPECT_THAT(ErrorOf(ops::BroadcastTo(b, {IntImm32(3)})), HasSubstr("broadcast_to: cannot broadcast shape [4, 3]"));
   EXPECT_THAT(ErrorOf(ops::BroadcastTo(b, {IntImm32(5), IntImm32(3)})),
               HasSubstr("broadcast_to: cannot broadcast shapes [4, 3] and [5, 3]"));

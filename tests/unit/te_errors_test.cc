@@ -156,6 +156,36 @@ TEST_F(TeComputeErrorTest, ReductionsCheckTheirSourcesAgainstTheReducer) {
               HasSubstr("ReduceSum: the source is missing"));
 }
 
+TEST_F(TeComputeErrorTest, ReduceAxesNeedAVariableAndAnIntegerDomain) {
+  IterVar no_var{Var(), Range{IntImm32(0), IntImm32(3)}, IterKind::kReduce};
+  EXPECT_THAT(ErrorOf(Compute({4}, [&](Var i) { return ReduceSum(b_(i), {no_var}); }, "C")),
+              HasSubstr("compute 'C': a reduce axis is missing"));
+  IterVar float_dom = ReduceAxis(FloatImm(kF32, 3), "f");
+  EXPECT_THAT(ErrorOf(Compute({4}, [&](Var i) { return ReduceSum(b_(i), {float_dom}); }, "C")),
+              HasSubstr("reduce axis 'f' needs an integer domain of its own type"));
+  // [i32, i64): the extent cannot be formed.
+  IterVar mixed = ReduceAxis(IntImm32(0), MakeVar("e", DataType::Int(64)), "m");
+  EXPECT_THAT(ErrorOf(Compute({4}, [&](Var i) { return ReduceSum(b_(i), {mixed}); }, "C")),
+              HasSubstr("reduce axis 'm' needs an integer domain of its own type"));
+}
+
+TEST_F(TeComputeErrorTest, ValuesMustBeScalarsAndNamesIdentifiers) {
+  EXPECT_THAT(ErrorOf(Compute({4}, [&](Var i) { return Ramp(i, IntImm32(1), 4); }, "C")),
+              HasSubstr("vector expressions (Ramp) are not allowed"));
+  EXPECT_THAT(ErrorOf(Compute({4}, [&](Var i) { return Load(b_.buffer(), {Ramp(i, IntImm32(1), 4)}); }, "C")),
+              HasSubstr("index 0 of tensor 'B' has type i32x4, expected a scalar integer"));
+  Var vec = MakeVar("vec", DataType::Float(32, 4));
+  EXPECT_THAT(ErrorOf(Compute({4}, [&](Var i) { return vec; }, "C")),
+              HasSubstr("compute 'C': a value has type f32x4, expected a scalar number or bool"));
+  EXPECT_THAT(ErrorOf(ComputeMulti({4}, [&](Var i) { return ComputeBody::Tuple({b_(i), b_(i)}); }, "C",
+                                   {.output_names = {"ok", "not ok"}})),
+              HasSubstr("output name 'not ok' is not an identifier"));
+  EXPECT_THAT(ErrorOf(Compute({4}, [&](Var i) {
+                return ComputeBody::Reduction(nullptr, {b_(i)}, {});
+              }, "C")),
+              HasSubstr("compute 'C': the reducer is missing"));
+}
+
 TEST(TeReducerErrorTest, CombinersUseOnlyTheirOperandsAndMatchTheirTypes) {
   auto add = [](const std::vector<Var>& x, const std::vector<Var>& y) {
     return std::vector<Expr>{x[0] + y[0]};
@@ -189,6 +219,13 @@ TEST(TeReducerErrorTest, CombinersUseOnlyTheirOperandsAndMatchTheirTypes) {
               HasSubstr("reads buffer 'T'; it may use only its operands"));
   EXPECT_THAT(ErrorOf(MakeCommReducer("r", {kF32}, add, {other})),
               HasSubstr("identity uses variable 'z'"));
+  EXPECT_THAT(ErrorOf(MakeCommReducer("r", {kF32}, add, {Expr()})),
+              HasSubstr("reducer 'r': element 0: identity is missing"));
+  EXPECT_THAT(ErrorOf(MakeCommReducer(
+                  "r", {kF32}, [](const std::vector<Var>&, const std::vector<Var>&) {
+                    return std::vector<Expr>{Expr()};
+                  }, {FloatImm(kF32, 0)})),
+              HasSubstr("reducer 'r': element 0 of the combiner is missing"));
 }
 
 TEST(TeCreatePrimFuncErrorTest, ArgumentsMustBeCompleteAndDistinct) {

@@ -125,6 +125,11 @@ TEST(TeMatmulTest, RefusesMismatchedOperands) {
   EXPECT_THAT(ErrorOf(ops::Dense(a, Input("W2", {2, 3}), Input("bi", {2}, kI32))),
               HasSubstr("dense: bias 'bi' has type i32, expected f32"));
   EXPECT_THAT(ErrorOf(ops::Dense(Tensor(), a)), HasSubstr("dense: the input is an undefined tensor"));
+  EXPECT_THAT(ErrorOf(ops::Dense(a, Input("W3", {2, 3}), Input("b2", {1, 2}))),
+              HasSubstr("dense: tensor 'b2' has rank 2 (shape [1, 2]), expected rank 1"));
+  EXPECT_THAT(ErrorOf(ops::Gemv(v, v)), HasSubstr("gemv: tensor 'v' has rank 1 (shape [4]), expected rank 2"));
+  EXPECT_THAT(ErrorOf(ops::Matmul(a, Input("B2", {3, 2}), {.out_dtype = DataType::Handle()})),
+              HasSubstr("matmul: cannot multiply f32 into handle"));
 }
 
 // softmax(q kᵀ * scale [+ causal mask]) v for one (batch, head) slice.

@@ -113,6 +113,16 @@ TEST(TeConv2DTest, RefusesInconsistentShapes) {
               HasSubstr("conv2d: tensor 'd3' has rank 3 (shape [4, 8, 8]), expected rank 4"));
   EXPECT_THAT(ErrorOf(ops::Conv2D(data, Input("k", {2, 4, 3, 3}, kI32))),
               HasSubstr("conv2d: operand types differ"));
+  Var c = SizeVar("c");
+  EXPECT_THAT(ErrorOf(ops::Conv2D(Input("ds", {1, c, 8, 8}), Input("k", {4, 2, 3, 3}), {.groups = 2})),
+              HasSubstr("conv2d: grouped convolution needs constant channel counts"));
+  Tensor flags = Input("b", {1, 1, 4, 4}, DataType::Bool());
+  EXPECT_THAT(ErrorOf(ops::Conv2D(flags, Input("kb", {1, 1, 3, 3}, DataType::Bool()))),
+              HasSubstr("conv2d: cannot convolve bool into bool"));
+  // Symbolic channels are fine without groups when data and kernel agree.
+  Tensor ds = Input("ds", {1, c, 8, 8});
+  EXPECT_TRUE(ops::Conv2D(ds, Input("kc", {2, c, 3, 3})).ok());
+  EXPECT_THAT(ErrorOf(ops::Conv2D(ds, Input("kd", {2, 4, 3, 3}))), HasSubstr("expects [4] channels per group"));
 }
 
 struct PoolCase {
@@ -179,6 +189,8 @@ TEST(TePoolTest, RefusesBadWindows) {
               HasSubstr("max_pool2d: tensor 'r3' has rank 3"));
   EXPECT_THAT(ErrorOf(ops::MaxPool2D(x, {.kernel = {2}, .dilation = {0}})),
               HasSubstr("dilation 0 is not >= 1"));
+  EXPECT_THAT(ErrorOf(ops::MaxPool2D(Input("fb", {1, 1, 4, 4}, DataType::Bool()), {.kernel = {2}})),
+              HasSubstr("max_pool2d: tensor 'fb' has type bool, expected numbers"));
   // Integers pool too (max only).
   Tensor xi = Input("xi", {1, 1, 4, 4}, kI32);
   Tensor m = Must(ops::MaxPool2D(xi, {.kernel = {2}, .strides = {2}}));

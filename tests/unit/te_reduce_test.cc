@@ -124,6 +124,8 @@ TEST(TeReduceOpsTest, RefusesBadAxesAndTypes) {
   EXPECT_THAT(ErrorOf(ops::Mean(Input("i", {3}, kI32))), HasSubstr("mean: tensor 'i' has type i32"));
   EXPECT_THAT(ErrorOf(ops::Sum(Input("b", {3}, DataType::Bool()))), HasSubstr("sum: cannot reduce bool tensor 'b'"));
   EXPECT_THAT(ErrorOf(ops::ArgMax(x, 5)), HasSubstr("argmax: axis 5 is out of range"));
+  EXPECT_THAT(ErrorOf(ops::ArgMin(Input("f", {3}, DataType::Bool()), 0)),
+              HasSubstr("argmin: tensor 'f' has type bool, expected numbers"));
   EXPECT_THAT(ErrorOf(ops::Sum(Tensor())), HasSubstr("sum: the input is an undefined tensor"));
 }
 

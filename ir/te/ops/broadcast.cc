@@ -26,6 +26,11 @@ struct Resolved {
 
 // The dtype the operands share: the first tensor's or scalar expression's.
 absl::StatusOr<DataType> CommonType(const std::string& op, const std::vector<const Operand*>& ops) {
+  for (const Operand* o : ops) {
+    if (!o->is_number() && !o->tensor().defined() && !o->scalar()) {
+      return absl::InvalidArgumentError(absl::StrCat(op, ": an operand is missing"));
+    }
+  }
   const Operand* first = nullptr;
   for (const Operand* o : ops) {
     if (o->tensor().defined() || o->scalar()) {
@@ -55,7 +60,6 @@ absl::StatusOr<Resolved> Resolve(const std::string& op, const Operand& o, DataTy
     TESSEL_TE_ASSIGN_OR_RETURN(Expr c, CheckedConst(op, t, o.number()));
     return Resolved{Tensor(), c};
   }
-  if (!o.scalar()) return absl::InvalidArgumentError(absl::StrCat(op, ": an operand is missing"));
   if (!o.scalar()->dtype.is_scalar()) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": a scalar operand has vector type ",
                                                    o.scalar()->dtype.ToString()));
