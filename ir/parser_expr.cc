@@ -10,6 +10,7 @@
 //
 // Each node is built by its checked factory; its error becomes a parse error at
 // the operator or the name that built it.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -105,11 +106,16 @@ bool ParseDecimalU64(absl::string_view digits, uint64_t* out) {
 
 absl::StatusOr<Expr> Parser::ParseExpr() { return ParseBinary(1); }
 
+// Leaves the deepest element's depth in expr_depth_.
 absl::StatusOr<std::vector<Expr>> Parser::ParseExprList(absl::string_view close) {
   std::vector<Expr> list;
+  int deepest = 0;
+  expr_depth_ = 0;
   if (Accept(close)) return list;
   while (true) {
     TSL_ASSIGN(Expr e, ParseExpr());
+    deepest = std::max(deepest, expr_depth_);
+    expr_depth_ = deepest;
     list.push_back(std::move(e));
     if (Accept(close)) return list;
     if (!Peek().Is(",")) {
@@ -122,12 +128,16 @@ absl::StatusOr<std::vector<Expr>> Parser::ParseExprList(absl::string_view close)
 // Precedence climbing: left-associative within a level.
 absl::StatusOr<Expr> Parser::ParseBinary(int min_prec) {
   TSL_ASSIGN(Expr lhs, ParseUnary());
+  int lhs_depth = expr_depth_;
   int last = 0;
   while (true) {
     const Token& op = Peek();
     NodeKind kind;
     int prec = OpPrec(op, &kind);
-    if (prec == 0 || prec < min_prec) return lhs;
+    if (prec == 0 || prec < min_prec) {
+      expr_depth_ = lhs_depth;
+      return lhs;
+    }
     if (prec == kPrecCmp && last == kPrecCmp) {
       return ErrorAt(op, "comparisons do not chain; add parentheses, e.g. (a < b) == c");
     }
@@ -138,6 +148,10 @@ absl::StatusOr<Expr> Parser::ParseBinary(int min_prec) {
       return absl::InvalidArgumentError(absl::StrCat(
           rhs.status().message(), "\nnote: '//' in the middle of a line is floor division; a comment "
                                   "must start its own line"));
+    }
+    lhs_depth = 1 + std::max(lhs_depth, expr_depth_);
+    if (lhs_depth > kMaxChainDepth) {
+      return ErrorAt(op, absl::StrCat("expression is deeper than ", kMaxChainDepth, " levels"));
     }
     absl::StatusOr<Expr> e = MakeBinary(kind, std::move(lhs), *std::move(rhs));
     if (!e.ok()) return ErrorAt(op, e.status());
@@ -155,10 +169,12 @@ absl::StatusOr<Expr> Parser::ParseUnary() {
     TSL_ASSIGN(Expr a, ParseUnary());
     absl::StatusOr<Expr> e = MakeNot(std::move(a));
     if (!e.ok()) return ErrorAt(t, e.status());
+    ++expr_depth_;
     return *e;
   }
   if (t.Is("-")) {
     Next();
+    expr_depth_ = 1;
     const Token& n = Peek();
     if (n.kind == TokKind::kInt || n.kind == TokKind::kFloat) {
       Next();
@@ -182,6 +198,7 @@ absl::StatusOr<Buffer> Parser::LookupBuffer(const Token& name) {
 
 absl::StatusOr<Expr> Parser::ParsePrimary() {
   const Token& t = Peek();
+  expr_depth_ = 1;  // Leaves; composite primaries add their operands' depth.
   switch (t.kind) {
     case TokKind::kInt:
     case TokKind::kFloat:
@@ -205,6 +222,7 @@ absl::StatusOr<Expr> Parser::ParsePrimary() {
         TSL_ASSIGN(std::string name, ParseSymbolName("an extern symbol name"));
         TSL_TRY(Expect("("));
         TSL_ASSIGN(std::vector<Expr> args, ParseExprList(")"));
+        ++expr_depth_;
         if (!Peek().Is(":")) {
           return ErrorAt(Peek(), absl::StrCat("an extern call needs its result type, e.g. @", name,
                                               "(...): f32"));
@@ -229,7 +247,7 @@ absl::StatusOr<Expr> Parser::ParsePrimary() {
   }
   if (Peek(1).Is("(")) {
     Next();
-    return ParseCallLike(t);
+    return ParseCallLike(t);  // Sets expr_depth_ itself.
   }
   if (IsReservedWord(t.text)) {
     std::string hint = t.Is("inf") || t.Is("nan") ? " (float literals carry their type: inf_f32, nan_f64)" : "";
@@ -240,6 +258,7 @@ absl::StatusOr<Expr> Parser::ParsePrimary() {
     TSL_ASSIGN(Buffer b, LookupBuffer(t));
     Next();
     TSL_ASSIGN(std::vector<Expr> indices, ParseExprList("]"));
+    ++expr_depth_;
     absl::StatusOr<Expr> e = MakeBufferLoad(std::move(b), std::move(indices));
     if (!e.ok()) return ErrorAt(t, e.status());
     return *e;
@@ -266,12 +285,15 @@ absl::StatusOr<Expr> Parser::ParseCallLike(const Token& name) {
   absl::string_view n = name.text;
   if (n == "ramp" || n == "broadcast") {
     TSL_ASSIGN(Expr first, ParseExpr());
+    int depth = expr_depth_;
     TSL_TRY(Expect(","));
     Expr stride;
     if (n == "ramp") {
       TSL_ASSIGN(stride, ParseExpr());
+      depth = std::max(depth, expr_depth_);
       TSL_TRY(Expect(","));
     }
+    expr_depth_ = depth + 1;
     TSL_ASSIGN(int lanes, lanes_arg());
     TSL_TRY(Expect(")"));
     absl::StatusOr<Expr> e = n == "ramp" ? MakeRamp(std::move(first), std::move(stride), lanes)
@@ -280,6 +302,7 @@ absl::StatusOr<Expr> Parser::ParseCallLike(const Token& name) {
     return *e;
   }
   TSL_ASSIGN(std::vector<Expr> args, ParseExprList(")"));
+  ++expr_depth_;
   auto arity = [&](size_t want) -> absl::Status {
     if (args.size() == want) return absl::OkStatus();
     return ErrorAt(name, absl::StrCat("'", n, "' takes ", want, " argument", want == 1 ? "" : "s",

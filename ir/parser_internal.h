@@ -23,6 +23,11 @@ namespace tessel::ir::tsl {
 
 // How deeply constructs (parentheses, calls, statements, attribute lists) may nest.
 inline constexpr int kMaxDepth = 256;
+// Chains that cost no parser recursion can still build deep trees (a + b + c ...
+// is a left-deep tree; each flat `let` nests the rest of its list). IR nodes are
+// freed and walked recursively, so the depth of what the parser builds is bounded
+// too: expression trees and chains of flat scopes, each to this many levels.
+inline constexpr int kMaxChainDepth = 10000;
 
 // Propagates an error: TSL_TRY(status-expr); TSL_ASSIGN(lhs, statusor-expr).
 #define TSL_CONCAT_INNER(a, b) a##b
@@ -100,6 +105,7 @@ class Parser {
   absl::StatusOr<std::string> ParseSymbolName(const char* what);
 
   // parser_expr.cc
+  // Every Parse* that returns an expression leaves its tree depth in expr_depth_.
   absl::StatusOr<Expr> ParseExpr();
   absl::StatusOr<std::vector<Expr>> ParseExprList(absl::string_view close);
   absl::StatusOr<Expr> ParseBinary(int min_prec);
@@ -132,6 +138,8 @@ class Parser {
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   int depth_ = 0;
+  int expr_depth_ = 0;
+  int open_flat_scopes_ = 0;  // Flat let/allocate/decl_buffer headers awaiting their body.
   std::vector<Binding> scope_;
 };
 

@@ -98,6 +98,10 @@ absl::StatusOr<std::vector<Stmt>> Parser::ParseStmtList(const Token& open) {
       Bind(p.buffer->name, p.buffer);
     }
     if (!Peek().Is("{")) {
+      if (++open_flat_scopes_ > kMaxChainDepth) {
+        return ErrorAt(t, absl::StrCat("more than ", kMaxChainDepth,
+                                       " let/allocate/decl_buffer scopes are open here"));
+      }
       p.before = std::move(cur);
       cur.clear();
       pending.push_back(std::move(p));
@@ -123,6 +127,7 @@ absl::StatusOr<std::vector<Stmt>> Parser::ParseStmtList(const Token& open) {
     cur.push_back(*s);
     PopScope(p.mark);
     pending.pop_back();
+    --open_flat_scopes_;
   }
   return cur;
 }

@@ -173,9 +173,25 @@ void Printer::PrintExpr(const Expr& e, int min_prec) {
       // Left-associative: the left operand may share our precedence, the right
       // may not. Comparisons do not chain, so both sides need parentheses there.
       int p = BinaryPrec(n->kind());
-      PrintExpr(b->a, p == kPrecCmp ? p + 1 : p);
-      absl::StrAppend(&out_, " ", BinaryOpSymbol(n->kind()), " ");
-      PrintExpr(b->b, p + 1);
+      if (p == kPrecCmp) {
+        PrintExpr(b->a, p + 1);
+        absl::StrAppend(&out_, " ", BinaryOpSymbol(n->kind()), " ");
+        PrintExpr(b->b, p + 1);
+        break;
+      }
+      // Walk the left spine of this precedence level iteratively, so that a long
+      // chain such as a + b + c + ... costs no recursion.
+      std::vector<const BinaryNode*> spine;
+      const ExprNode* leftmost = n;
+      while (isa<BinaryNode>(leftmost) && BinaryPrec(leftmost->kind()) == p) {
+        spine.push_back(static_cast<const BinaryNode*>(leftmost));
+        leftmost = spine.back()->a.get();
+      }
+      PrintExpr(Expr(GetRef(leftmost)), p);
+      for (size_t k = spine.size(); k-- > 0;) {
+        absl::StrAppend(&out_, " ", BinaryOpSymbol(spine[k]->kind()), " ");
+        PrintExpr(spine[k]->b, p + 1);
+      }
       break;
     }
   }
@@ -300,7 +316,12 @@ void Printer::CloseMark(bool opened) {
   if (opened) mark_end_ = out_.size();
 }
 
-void Printer::PrintBody(const Stmt& body) { PrintList(BodyList(body)); }
+void Printer::PrintBody(const Stmt& body) {
+  bool opened = false;
+  OpenMark(body.get(), &opened);  // A marked SeqStmt prints as its elements.
+  PrintList(BodyList(body));
+  CloseMark(opened);
+}
 
 // Iterative so that long chains of lets print without deep recursion: a scoping
 // statement that ends its list prints flat and its body continues the list.

@@ -315,7 +315,11 @@ TEST(RoundTripTest, LetsAllocationsAndDeclBuffersFlatAndBraced) {
   EXPECT_THAT(text, HasSubstr("  decl_buffer A_flat: f32[16] = A\n  allocate T: f32[4] scope \"local\"\n"));
   EXPECT_THAT(text, HasSubstr("  let z = 2 {\n"));
   ExpectRoundTrip(One(f));
-  // A long chain of flat lets needs no recursion depth in the parser.
+  // Long chains of flat lets and of operators need no recursion depth.
+  Var s = MakeVar("s", kF32);
+  Expr sum = s;
+  for (int k = 0; k < 9000; ++k) sum = Add(sum, s);
+  ExpectRoundTrip(One(MakePrimFunc({Param::OfVar(s), Param::OfBuffer(flat)}, Store(flat, sum, {IntImm32(0)}))));
   Stmt chain = Store(flat, FloatImm(kF32, 0.0), {IntImm32(0)});
   for (int k = 0; k < 2000; ++k) chain = ValueOrDie(MakeLetStmt(MakeVar("t", kI32), IntImm32(k), chain));
   ExpectRoundTrip(One(MakePrimFunc({Param::OfBuffer(flat)}, chain)));
@@ -635,7 +639,12 @@ TEST(PrinterTest, FragmentsAndMarkedStatements) {
   std::string loop = PrintFunctionMarked(f, "mm", loop_k, "here");
   EXPECT_THAT(loop, HasSubstr("       for j in range(0, 128) {\n>>       for k in range(0, 128) {\n"));
   EXPECT_THAT(loop, HasSubstr(">>         }\n>>       }\n         ^ here\n       }\n"));
-  Stmt other = Store(MakeBuffer("Z", kI32, {}), IntImm32(0), {});
+  // A marked SeqStmt body marks all of its elements.
+  Buffer z = MakeBuffer("Z", kI32, {});
+  PrimFunc two = MakePrimFunc({Param::OfBuffer(z)}, Seq({Store(z, IntImm32(1), {}), Store(z, IntImm32(2), {})}));
+  EXPECT_EQ(PrintFunctionMarked(two, "two", two->body.get(), "both"),
+            "   func @two(Z: i32[]) {\n>>   Z[] = 1\n>>   Z[] = 2\n     ^ both\n   }\n");
+  Stmt other = Store(z, IntImm32(0), {});
   EXPECT_THAT(PrintFunctionMarked(f, "mm", other.get(), "gone"), HasSubstr("   note: gone\n"));
   EXPECT_THAT(PrintStmt(loop_k->body), StartsWith("block C(vi: spatial[0, 128] = i,"));
   EXPECT_EQ(PrintExpr(nullptr), "<null>");
@@ -744,7 +753,14 @@ TEST(ParseErrorTest, DeepNestingIsAnErrorNotACrash) {
   std::string elifs = "func @f(n: i32) {\n  if n < 0 {\n  }";
   for (int k = 0; k < 3000; ++k) elifs += " else if n < 1 {\n  }";
   EXPECT_THAT(ErrorOf(elifs + "\n}"), HasSubstr("nesting is deeper than 256 levels"));
-  // Within the limit, deep nesting parses.
+  // Chains cost no recursion but build deep trees, so their depth is bounded too.
+  std::string sum = "func @f(x: i32, A: i32[1]) {\n  A[0] = x";
+  for (int k = 0; k < 10000; ++k) sum += " + x";
+  EXPECT_THAT(ErrorOf(sum + "\n}"), HasSubstr("expression is deeper than 10000 levels"));
+  std::string lets = "func @f(A: i32[1]) {\n";
+  for (int k = 0; k < 10001; ++k) lets += "  let t = 1\n";
+  EXPECT_THAT(ErrorOf(lets + "}"), HasSubstr("more than 10000 let/allocate/decl_buffer scopes are open here"));
+  // Within the limits, deep nesting parses.
   std::string ok = head + std::string(100, '(') + "1.0f32" + std::string(100, ')') + "\n}";
   EXPECT_TRUE(ParseModule(ok).ok());
 }
