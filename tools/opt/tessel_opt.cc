@@ -10,7 +10,7 @@
 // Every error (bad flags, parse or verify errors, a failing pass, an instrument
 // that stops the pipeline) prints a message to stderr and exits non-zero. With
 // --split-input-file, a failing chunk does not stop the others; the exit status
-// says whether all succeeded.
+// says whether all succeeded, and -o FILE is written only when all did.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -77,6 +77,11 @@ absl::Status SetUpContext(const OptFlags& flags, PassContext* ctx) {
   absl::Status s = CheckPassNames(flags.disabled, "--disable-pass");
   if (!s.ok()) return s;
   s = CheckPassNames(flags.required, "--require-pass");
+  if (!s.ok()) return s;
+  // A misspelt name here would silently print nothing.
+  s = CheckPassNames(flags.print_before, "--print-ir-before");
+  if (!s.ok()) return s;
+  s = CheckPassNames(flags.print_after, "--print-ir-after");
   if (!s.ok()) return s;
   ctx->disabled_passes = flags.disabled;
   ctx->required_passes = flags.required;
