@@ -256,7 +256,7 @@ void Printer::PrintBlock(const BlockNode* b, const BlockRealizeNode* realize) {
   out_ += ")";
   if (realize) {
     const auto* p = dyn_cast<IntImmNode>(realize->predicate);
-    if (!(p && p->dtype.is_bool() && p->value == 1)) {
+    if (realize->predicate && !(p && p->dtype.is_bool() && p->value == 1)) {
       out_ += " where ";
       PrintExpr(realize->predicate, 0);
     }

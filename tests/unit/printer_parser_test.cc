@@ -468,6 +468,28 @@ TEST(NamesTest, NamesThatAreNotIdentifiersAreMadeSafe) {
   ExpectRoundTrip(One(f, "fn-name"));
 }
 
+TEST(NamesTest, NamesOfBuiltinsAndTypesNeedNoRenaming) {
+  // Builtins, types and loop kinds are only special where the grammar expects them.
+  Buffer min_buf = MakeBuffer("min", kI32, {IntImm32(8)});
+  Var f32 = MakeVar("f32", kI32), range = MakeVar("range", kI32), exp = MakeVar("exp", kI32),
+      spatial = MakeVar("spatial", kI32), expr = MakeVar("expr", kI32);
+  Var vi = MakeVar("select", kI32);
+  Block blk = ValueOrDie(MakeBlock("b", {{vi, {IntImm32(0), IntImm32(8)}, IterKind::kSpatial}}, {}, {PointRegion(min_buf, {vi})},
+                                   Store(min_buf, Add(Load(min_buf, {vi}), Add(exp, Min(spatial, expr))), {vi})));
+  Stmt body = For(f32, IntImm32(0), IntImm32(2),
+                  For(range, IntImm32(0), IntImm32(2),
+                      ValueOrDie(MakeLetStmt(exp, Add(f32, range),
+                                             ValueOrDie(MakeLetStmt(spatial, IntImm32(1),
+                                                                    ValueOrDie(MakeLetStmt(expr, IntImm32(2),
+                                                                                           ValueOrDie(MakeBlockRealize({f32}, nullptr, blk))))))))));
+  PrimFunc f = MakePrimFunc({Param::OfBuffer(min_buf)}, body);
+  std::string text = PrintFunction(f);
+  EXPECT_THAT(text, HasSubstr("for range in range(0, 2) {"));
+  EXPECT_THAT(text, HasSubstr("block b(select: spatial[0, 8] = f32) {"));
+  EXPECT_THAT(text, HasSubstr("min[select] = min[select] + (exp + min(spatial, expr))"));
+  ExpectRoundTrip(One(f));
+}
+
 // ---- Floats: bit-exact per dtype ----------------------------------------------------
 
 // Stores each value into its own element of a buffer of `dtype`, round-trips the
