@@ -45,16 +45,17 @@ absl::StatusOr<ir::IRModule> Execute(const Pass& pass, const ir::IRModule& mod, 
                                      bool as_requirement) {
   const std::string& name = pass.name();
   ir::IRModule input = mod;
-  if (!pass.is_pipeline()) {
-    if (ctx.IsDisabled(name)) {
-      if (ctx.IsRequired(name)) {
-        return Fail(ctx, &pass, mod, nullptr,
-                    absl::InvalidArgumentError(
-                        absl::StrCat("pass '", name, "' is both required and disabled")));
-      }
-      ctx.log().RecordSkipped(name, "", "disabled");
-      return mod;
+  // Disabling a pipeline (an alias, a combinator) skips everything in it.
+  if (ctx.IsDisabled(name)) {
+    if (ctx.IsRequired(name)) {
+      return Fail(ctx, &pass, mod, nullptr,
+                  absl::InvalidArgumentError(
+                      absl::StrCat("pass '", name, "' is both required and disabled")));
     }
+    ctx.log().RecordSkipped(name, "", "disabled");
+    return mod;
+  }
+  if (!pass.is_pipeline()) {
     if (pass.info().opt_level > ctx.opt_level && !ctx.IsRequired(name) && !as_requirement) {
       ctx.log().RecordSkipped(name, "",
                               absl::StrCat("opt level ", pass.info().opt_level,

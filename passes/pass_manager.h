@@ -8,8 +8,9 @@
 //   // instrument's OnFailure has been called (e.g. a reproducer written)
 //
 // For each pass (ExecutePass):
-// 1. skip it if disabled, or if its opt level is above the context's and the
-//    context does not require it (the skip goes to the log);
+// 1. skip it if disabled (a disabled pipeline skips all it holds), or if its
+//    opt level is above the context's and the context does not require it (the
+//    skip goes to the log);
 // 2. run first any pass it requires that has not run yet in this pipeline
 //    (whatever that pass's opt level: the requiring pass depends on it);
 // 3. instruments' BeforePass; the pass; the log records which functions changed

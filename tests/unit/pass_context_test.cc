@@ -135,6 +135,15 @@ TEST(PassContext, DisabledPassesNeverRun) {
   ASSERT_TRUE(RunPipeline(*p, Module(), ctx).ok());
   EXPECT_EQ(runs, 0);
   EXPECT_EQ(ctx.log().ToString(), "unit-off: skipped (disabled)\n");
+  // Disabling a pipeline skips the passes inside it.
+  PassContext group_ctx;
+  group_ctx.disabled_passes = {"nested"};
+  ir::IRModule m = ParseOrDie("func @f(A: i32[1]) {\n  A[0] = 1 + 1\n}\n");
+  absl::StatusOr<ir::IRModule> kept = RunPipeline("nested(simplify)", m, group_ctx);
+  ASSERT_TRUE(kept.ok());
+  EXPECT_TRUE(kept->same_as(m));
+  EXPECT_EQ(group_ctx.log().ToString(), "nested: skipped (disabled)\n");
+
   ctx.required_passes = {"unit-off"};
   absl::StatusOr<ir::IRModule> out = RunPipeline(*p, Module(), ctx);
   ASSERT_FALSE(out.ok());
