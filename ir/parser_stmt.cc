@@ -3,9 +3,11 @@
 // SeqStmt of any size explicitly). A `let`, `allocate` or `decl_buffer` without
 // braces scopes over the rest of its list:
 //
-//   let n2 = n * 2             // LetStmt(n2, n * 2, SeqStmt[store, store])
+//   let n2 = n * 2
 //   A[0] = n2
 //   A[1] = n2
+//
+// is LetStmt(n2, n * 2, SeqStmt[A[0] = n2, A[1] = n2]).
 //
 // The rest-of-list form is parsed iteratively (a stack of pending headers), so a
 // long chain of lets costs no recursion depth.

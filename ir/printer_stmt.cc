@@ -1,9 +1,10 @@
 // The `.tsl` printer's statements and functions (expressions, attributes and
-// buffers are in printer.cc). A loop nest with a flat let prints as
+// buffers are in printer.cc). A loop whose body is a let prints the let flat,
+// its body being the rest of the loop body:
 //
 //   for i in parallel(0, 16) {
 //     let k = i * 4
-//     A[k] = 0.0f32          // the let's body is the rest of the loop body
+//     A[k] = 0.0f32
 //   }
 //
 // Statement lists are printed iteratively (see PrintList), so long chains of
