@@ -8,7 +8,8 @@
 
 namespace tessel::passes {
 
-Pass::Pass(PassInfo info, PassOptions options) : info_(std::move(info)), options_(std::move(options)) {}
+Pass::Pass(PassInfo info, PassOptions options)
+    : info_(std::move(info)), options_(std::move(options)) {}
 
 std::string Pass::ToString() const {
   std::string opts = options_.ToString();
@@ -56,8 +57,8 @@ absl::StatusOr<ir::IRModule> FunctionPass::Run(const ir::IRModule& mod, PassCont
                           absl::StrCat("function '", fname, "': ", out.status().message()));
     }
     if (!*out) {
-      return absl::InternalError(absl::StrCat("function '", fname, "': pass '", name(),
-                                              "' returned no function"));
+      return absl::InternalError(
+          absl::StrCat("function '", fname, "': pass '", name(), "' returned no function"));
     }
     changed |= !out->same_as(func);
     functions.emplace_back(fname, *std::move(out));

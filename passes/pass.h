@@ -109,9 +109,9 @@ class FunctionPass : public Pass {
 // Passes from plain functions, for C++ users who do not want a class.
 using ModulePassFn = std::function<absl::StatusOr<ir::IRModule>(
     const ir::IRModule& mod, const PassOptions& options, PassContext& ctx)>;
-using FunctionPassFn = std::function<absl::StatusOr<ir::PrimFunc>(
-    const ir::PrimFunc& func, const std::string& name, const PassOptions& options,
-    PassContext& ctx)>;
+using FunctionPassFn =
+    std::function<absl::StatusOr<ir::PrimFunc>(const ir::PrimFunc& func, const std::string& name,
+                                               const PassOptions& options, PassContext& ctx)>;
 
 // `options` defaults to every declared option at its default.
 PassPtr MakeModulePass(PassInfo info, ModulePassFn fn);

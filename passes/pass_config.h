@@ -51,8 +51,8 @@ struct ConfigRegistrar {
 #define TESSEL_CONFIG_CONCAT_INNER(a, b) a##b
 #define TESSEL_CONFIG_CONCAT(a, b) TESSEL_CONFIG_CONCAT_INNER(a, b)
 // Registers one config key; put it at namespace scope beside its reader.
-#define TESSEL_REGISTER_CONFIG(spec)                                             \
-  static const ::tessel::passes::ConfigRegistrar TESSEL_CONFIG_CONCAT(           \
-      tessel_config_registrar_, __COUNTER__)(spec)
+#define TESSEL_REGISTER_CONFIG(spec)                                                            \
+  static const ::tessel::passes::ConfigRegistrar TESSEL_CONFIG_CONCAT(tessel_config_registrar_, \
+                                                                      __COUNTER__)(spec)
 
 #endif  // TESSEL_PASSES_PASS_CONFIG_H_

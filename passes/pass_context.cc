@@ -54,7 +54,8 @@ absl::Status PassContext::SetConfigFromText(const std::string& key, const std::s
         absl::StrCat("config '", key, "': ", literal.status().message()));
   }
   OptionValue v;
-  absl::Status s = ConvertOptionLiteral(*literal, spec->type, absl::StrCat("config '", key, "'"), &v);
+  absl::Status s =
+      ConvertOptionLiteral(*literal, spec->type, absl::StrCat("config '", key, "'"), &v);
   if (!s.ok()) return s;
   config_[key] = std::move(v);
   return absl::OkStatus();

@@ -23,13 +23,13 @@ namespace tessel::passes {
 
 struct PassLogEntry {
   enum class Kind {
-    kRan,        // The pass ran (function: "", detail: "").
-    kSkipped,    // The pass, or one function of it, was skipped; detail says why.
-    kChanged,    // The pass changed `function`.
-    kAdded,      // The pass added `function`.
-    kRemoved,    // The pass removed `function`.
-    kApplied,    // Rule or record `detail` applied to `function`, `count` times.
-    kNote,       // Free text from the pass manager or an instrument.
+    kRan,      // The pass ran (function: "", detail: "").
+    kSkipped,  // The pass, or one function of it, was skipped; detail says why.
+    kChanged,  // The pass changed `function`.
+    kAdded,    // The pass added `function`.
+    kRemoved,  // The pass removed `function`.
+    kApplied,  // Rule or record `detail` applied to `function`, `count` times.
+    kNote,     // Free text from the pass manager or an instrument.
   };
   Kind kind;
   std::string pass;

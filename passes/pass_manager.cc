@@ -66,14 +66,14 @@ absl::StatusOr<ir::IRModule> Execute(const Pass& pass, const ir::IRModule& mod, 
       if (ctx.log().HasRun(req)) continue;
       if (ctx.IsDisabled(req)) {
         return Fail(ctx, &pass, mod, nullptr,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "pass '", name, "' requires pass '", req, "', which is disabled")));
+                    absl::InvalidArgumentError(absl::StrCat("pass '", name, "' requires pass '",
+                                                            req, "', which is disabled")));
       }
       absl::StatusOr<PassPtr> required = CreatePass(req);
       if (!required.ok()) {
         return Fail(ctx, &pass, mod, nullptr,
-                    absl::InvalidArgumentError(absl::StrCat("pass '", name, "' requires ",
-                                                            required.status().message())));
+                    absl::InvalidArgumentError(
+                        absl::StrCat("pass '", name, "' requires ", required.status().message())));
       }
       ctx.log().RecordNote(name, absl::StrCat("ran required pass '", req, "' first"));
       absl::StatusOr<ir::IRModule> r = Execute(**required, input, ctx, /*as_requirement=*/true);

@@ -14,30 +14,42 @@ namespace tessel::passes {
 
 const char* OptionTypeName(OptionType type) {
   switch (type) {
-    case OptionType::kInt: return "int";
-    case OptionType::kBool: return "bool";
-    case OptionType::kString: return "string";
-    case OptionType::kList: return "list";
+    case OptionType::kInt:
+      return "int";
+    case OptionType::kBool:
+      return "bool";
+    case OptionType::kString:
+      return "string";
+    case OptionType::kList:
+      return "list";
   }
   return "?";
 }
 
 const char* OptionTypeWithArticle(OptionType type) {
   switch (type) {
-    case OptionType::kInt: return "an int";
-    case OptionType::kBool: return "a bool";
-    case OptionType::kString: return "a string";
-    case OptionType::kList: return "a list";
+    case OptionType::kInt:
+      return "an int";
+    case OptionType::kBool:
+      return "a bool";
+    case OptionType::kString:
+      return "a string";
+    case OptionType::kList:
+      return "a list";
   }
   return "?";
 }
 
 OptionType TypeOf(const OptionValue& value) {
   switch (value.index()) {
-    case 0: return OptionType::kInt;
-    case 1: return OptionType::kBool;
-    case 2: return OptionType::kString;
-    default: return OptionType::kList;
+    case 0:
+      return OptionType::kInt;
+    case 1:
+      return OptionType::kBool;
+    case 2:
+      return OptionType::kString;
+    default:
+      return OptionType::kList;
   }
 }
 
@@ -57,8 +69,8 @@ OptionSpec ListOption(std::string name, std::vector<std::string> default_value,
 
 bool IsBareOptionChar(char c) {
   unsigned char u = static_cast<unsigned char>(c);
-  return std::isalnum(u) || c == '_' || c == '-' || c == '.' || c == '+' || c == '/' ||
-         c == ':' || c == '@' || c == '*';
+  return std::isalnum(u) || c == '_' || c == '-' || c == '.' || c == '+' || c == '/' || c == ':' ||
+         c == '@' || c == '*';
 }
 
 std::string FormatOptionScalar(absl::string_view s) {
@@ -76,9 +88,12 @@ std::string FormatOptionScalar(absl::string_view s) {
 
 std::string FormatOptionValue(const OptionValue& value) {
   switch (TypeOf(value)) {
-    case OptionType::kInt: return absl::StrCat(std::get<int64_t>(value));
-    case OptionType::kBool: return std::get<bool>(value) ? "true" : "false";
-    case OptionType::kString: return FormatOptionScalar(std::get<std::string>(value));
+    case OptionType::kInt:
+      return absl::StrCat(std::get<int64_t>(value));
+    case OptionType::kBool:
+      return std::get<bool>(value) ? "true" : "false";
+    case OptionType::kString:
+      return FormatOptionScalar(std::get<std::string>(value));
     case OptionType::kList: {
       std::vector<std::string> items;
       for (const std::string& s : std::get<std::vector<std::string>>(value)) {
@@ -146,7 +161,8 @@ PassOptions::PassOptions(std::vector<OptionSpec> specs, std::string owner)
     : specs_(std::move(specs)), owner_(std::move(owner)) {
   for (const OptionSpec& s : specs_) {
     if (TypeOf(s.default_value) != s.type) {
-      std::fprintf(stderr, "tessel: fatal: option '%s' of pass '%s' has a default of the wrong type\n",
+      std::fprintf(stderr,
+                   "tessel: fatal: option '%s' of pass '%s' has a default of the wrong type\n",
                    s.name.c_str(), owner_.c_str());
       std::abort();
     }
@@ -174,10 +190,10 @@ absl::Status PassOptions::Set(const std::string& key, const OptionLiteral& value
       described.push_back(absl::StrCat(s.name, " (", OptionTypeName(s.type), ")"));
     }
     std::string suggestion = SuggestClosest(key, names);
-    return absl::InvalidArgumentError(absl::StrCat(
-        "pass '", owner_, "' has no option '", key, "'",
-        suggestion.empty() ? "" : absl::StrCat(" (did you mean '", suggestion, "'?)"),
-        "; valid options: ", absl::StrJoin(described, ", ")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("pass '", owner_, "' has no option '", key, "'",
+                     suggestion.empty() ? "" : absl::StrCat(" (did you mean '", suggestion, "'?)"),
+                     "; valid options: ", absl::StrJoin(described, ", ")));
   }
   std::string what = absl::StrCat("option '", key, "' of pass '", owner_, "'");
   for (int j : set_order_) {
@@ -198,10 +214,9 @@ absl::Status PassOptions::SetValue(const std::string& key, OptionValue value) {
     return Set(key, OptionLiteral::Scalar(""));
   }
   if (TypeOf(value) != specs_[i].type) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("option '", key, "' of pass '", owner_, "' is ",
-                     OptionTypeWithArticle(specs_[i].type), ", not ",
-                     OptionTypeWithArticle(TypeOf(value))));
+    return absl::InvalidArgumentError(absl::StrCat("option '", key, "' of pass '", owner_, "' is ",
+                                                   OptionTypeWithArticle(specs_[i].type), ", not ",
+                                                   OptionTypeWithArticle(TypeOf(value))));
   }
   for (int j : set_order_) {
     if (j == i) {

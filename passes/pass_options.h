@@ -27,7 +27,7 @@
 namespace tessel::passes {
 
 enum class OptionType { kInt, kBool, kString, kList };
-const char* OptionTypeName(OptionType type);  // "int", "bool", "string", "list"
+const char* OptionTypeName(OptionType type);         // "int", "bool", "string", "list"
 const char* OptionTypeWithArticle(OptionType type);  // "an int", "a bool", ...
 
 using OptionValue = std::variant<int64_t, bool, std::string, std::vector<std::string>>;

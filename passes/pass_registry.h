@@ -39,10 +39,10 @@ using PipelineFactory =
 struct RegistryEntry {
   enum class Kind { kPass, kCombinator, kAlias };
   Kind kind = Kind::kPass;
-  PassInfo info;             // For aliases: name and description only.
-  PassFactory make_pass;     // kPass
+  PassInfo info;                  // For aliases: name and description only.
+  PassFactory make_pass;          // kPass
   PipelineFactory make_pipeline;  // kCombinator
-  std::string alias_of;      // kAlias: the pipeline text it stands for.
+  std::string alias_of;           // kAlias: the pipeline text it stands for.
 };
 
 class PassRegistry {
@@ -95,18 +95,17 @@ struct AliasRegistrar {
 
 // Registers `PassClass`, which has `static PassInfo Info()` and an explicit
 // constructor from PassOptions. Put it at namespace scope in the pass's .cc file.
-#define TESSEL_REGISTER_PASS(PassClass)                                                   \
-  static const ::tessel::passes::PassRegistrar TESSEL_PASS_CONCAT(tessel_pass_registrar_, \
-                                                                  __COUNTER__)(           \
-      PassClass::Info(),                                                                  \
+#define TESSEL_REGISTER_PASS(PassClass)                                                    \
+  static const ::tessel::passes::PassRegistrar TESSEL_PASS_CONCAT(tessel_pass_registrar_,  \
+                                                                  __COUNTER__)(            \
+      PassClass::Info(),                                                                   \
       [](::tessel::passes::PassOptions o) -> ::absl::StatusOr<::tessel::passes::PassPtr> { \
-        return std::make_shared<const PassClass>(std::move(o));                           \
+        return std::make_shared<const PassClass>(std::move(o));                            \
       })
 
 // Registers a name standing for pipeline text.
-#define TESSEL_REGISTER_PASS_ALIAS(name, pipeline, description)                             \
-  static const ::tessel::passes::AliasRegistrar TESSEL_PASS_CONCAT(tessel_alias_registrar_, \
-                                                                   __COUNTER__)(            \
-      name, pipeline, description)
+#define TESSEL_REGISTER_PASS_ALIAS(name, pipeline, description)     \
+  static const ::tessel::passes::AliasRegistrar TESSEL_PASS_CONCAT( \
+      tessel_alias_registrar_, __COUNTER__)(name, pipeline, description)
 
 #endif  // TESSEL_PASSES_PASS_REGISTRY_H_

@@ -50,9 +50,9 @@ class Builder {
     switch (entry->kind) {
       case RegistryEntry::Kind::kPass: {
         if (e.has_children) {
-          return ErrorAt(text, e.offset,
-                         absl::StrCat("'", e.name,
-                                      "' is a pass, not a pipeline: it takes no nested passes"));
+          return ErrorAt(
+              text, e.offset,
+              absl::StrCat("'", e.name, "' is a pass, not a pipeline: it takes no nested passes"));
         }
         absl::StatusOr<PassOptions> opts = Options(text, e, entry->info);
         if (!opts.ok()) return opts.status();
@@ -62,9 +62,9 @@ class Builder {
       }
       case RegistryEntry::Kind::kCombinator: {
         if (!e.has_children) {
-          return ErrorAt(text, e.offset,
-                         absl::StrCat("'", e.name, "' wraps nested passes: write ", e.name,
-                                      "(pass,...)"));
+          return ErrorAt(
+              text, e.offset,
+              absl::StrCat("'", e.name, "' wraps nested passes: write ", e.name, "(pass,...)"));
         }
         absl::StatusOr<PassOptions> opts = Options(text, e, entry->info);
         if (!opts.ok()) return opts.status();

@@ -107,8 +107,8 @@ class Parser {
         SkipSpaces();
       }
       if (Peek() != ')') {
-        return Error(absl::StrCat("expected ',' or ')' closing the '(' at column ",
-                                  ColumnOf(open), ", found ", Found()));
+        return Error(absl::StrCat("expected ',' or ')' closing the '(' at column ", ColumnOf(open),
+                                  ", found ", Found()));
       }
       ++pos_;
     }
@@ -129,8 +129,8 @@ class Parser {
       if (!s.ok()) return s;
       SkipSpaces();
       if (Peek() != '=') {
-        return Error(absl::StrCat("expected '=' after option name '", opt.key, "', found ",
-                                  Found()));
+        return Error(
+            absl::StrCat("expected '=' after option name '", opt.key, "', found ", Found()));
       }
       ++pos_;
       SkipSpaces();

@@ -42,9 +42,12 @@ std::string Sequential::ToString() const {
   for (const PassPtr& p : passes_) parts.push_back(p->ToString());
   std::string inner = absl::StrJoin(parts, ",");
   switch (form_) {
-    case Form::kTopLevel: return inner;
-    case Form::kAlias: return name();
-    case Form::kCombinator: return absl::StrCat(Pass::ToString(), "(", inner, ")");
+    case Form::kTopLevel:
+      return inner;
+    case Form::kAlias:
+      return name();
+    case Form::kCombinator:
+      return absl::StrCat(Pass::ToString(), "(", inner, ")");
   }
   return inner;
 }
@@ -84,8 +87,8 @@ class FixedPoint : public Sequential {
       }
       cur = *std::move(next);
     }
-    ctx.log().RecordNote(name(), absl::StrCat("still changing after max-iterations=", max,
-                                              "; stopped"));
+    ctx.log().RecordNote(name(),
+                         absl::StrCat("still changing after max-iterations=", max, "; stopped"));
     return cur;
   }
 };
@@ -97,12 +100,11 @@ const CombinatorRegistrar kNested(
     });
 
 const CombinatorRegistrar kFixedPoint(
-    FixedPointInfo(),
-    [](PassOptions o, std::vector<PassPtr> children) -> absl::StatusOr<PassPtr> {
+    FixedPointInfo(), [](PassOptions o, std::vector<PassPtr> children) -> absl::StatusOr<PassPtr> {
       if (o.GetInt("max-iterations") < 1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "option 'max-iterations' of 'fixed-point' must be at least 1, got ",
-            o.GetInt("max-iterations")));
+        return absl::InvalidArgumentError(
+            absl::StrCat("option 'max-iterations' of 'fixed-point' must be at least 1, got ",
+                         o.GetInt("max-iterations")));
       }
       return std::make_shared<const FixedPoint>(std::move(o), std::move(children));
     });

@@ -28,7 +28,7 @@ struct PrintIROptions {
   bool before_all = false;
   std::vector<std::string> before;  // Pass names.
   bool after_all = false;
-  std::vector<std::string> after;   // Pass names.
+  std::vector<std::string> after;  // Pass names.
   // Print after a pass only if it changed the module. Alone, it means "after
   // every pass that changed the module".
   bool after_change = false;

@@ -143,15 +143,16 @@ absl::StatusOr<Reproducer> ParseReproducer(absl::string_view text) {
   absl::string_view marker = kReproducerMarker;
   // The header is the first line that is not blank.
   size_t start = 0;
-  while (start < text.size() && (text[start] == '\n' || text[start] == '\r' || text[start] == ' ')) {
+  while (start < text.size() &&
+         (text[start] == '\n' || text[start] == '\r' || text[start] == ' ')) {
     ++start;
   }
   size_t end = text.find('\n', start);
   absl::string_view first =
       text.substr(start, end == absl::string_view::npos ? absl::string_view::npos : end - start);
   if (first.substr(0, marker.size()) != marker) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "not a reproducer: the first line must start with '", marker, "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a reproducer: the first line must start with '", marker, "'"));
   }
   Reproducer r;
   absl::Status s = ParseHeader(first.substr(marker.size()), &r);

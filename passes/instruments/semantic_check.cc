@@ -62,10 +62,14 @@ int64_t Work(const ir::Stmt& s) {
       if (t < 0 || e < 0) return -1;
       return SatAdd(1, std::max(t, e));
     }
-    case NodeKind::kLetStmt: return Plus1(Work(ir::cast<ir::LetStmtNode>(s)->body));
-    case NodeKind::kAllocate: return Plus1(Work(ir::cast<ir::AllocateNode>(s)->body));
-    case NodeKind::kDeclBuffer: return Plus1(Work(ir::cast<ir::DeclBufferNode>(s)->body));
-    case NodeKind::kBlockRealize: return Plus1(Work(ir::cast<ir::BlockRealizeNode>(s)->block));
+    case NodeKind::kLetStmt:
+      return Plus1(Work(ir::cast<ir::LetStmtNode>(s)->body));
+    case NodeKind::kAllocate:
+      return Plus1(Work(ir::cast<ir::AllocateNode>(s)->body));
+    case NodeKind::kDeclBuffer:
+      return Plus1(Work(ir::cast<ir::DeclBufferNode>(s)->body));
+    case NodeKind::kBlockRealize:
+      return Plus1(Work(ir::cast<ir::BlockRealizeNode>(s)->block));
     case NodeKind::kBlock: {
       const auto* op = ir::cast<ir::BlockNode>(s);
       int64_t i = Work(op->init), b = Work(op->body);
@@ -88,8 +92,8 @@ int64_t NumElements(const std::vector<int64_t>& shape) {
 absl::StatusOr<std::vector<ir::Arg>> AdaptArgs(const std::vector<ir::Arg>& args,
                                                const ir::PrimFunc& to) {
   if (to->params.size() != args.size()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "its parameter count changed from ", args.size(), " to ", to->params.size()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("its parameter count changed from ", args.size(), " to ", to->params.size()));
   }
   std::vector<ir::Arg> out;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -113,8 +117,8 @@ absl::StatusOr<std::vector<ir::Arg>> AdaptArgs(const std::vector<ir::Arg>& args,
       shape.push_back(imm->value);
     }
     if (p.buffer->dtype != hb->dtype() || NumElements(shape) != hb->size()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "buffer '", p.buffer->name, "' changed its type or number of elements"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("buffer '", p.buffer->name, "' changed its type or number of elements"));
     }
     if (shape == hb->shape()) {
       out.push_back(hb->Clone());
@@ -204,18 +208,17 @@ class SemanticCheck : public PassInstrument {
       absl::Status s = ir::Run(f, *args, run, fname);
       if (!s.ok()) {
         return absl::Status(s.code(), absl::StrCat("check-semantics: function '", fname,
-                                                   "' no longer runs after pass '",
-                                                   pass.ToString(), "': ", s.message()));
+                                                   "' no longer runs after pass '", pass.ToString(),
+                                                   "': ", s.message()));
       }
       absl::StatusOr<std::vector<ir::Arg>> back = AdaptArgs(*args, r.func);
       if (!back.ok()) return back.status();
       s = ir::CompareArgs(r.outputs, *back, r.func);
       if (!s.ok()) {
-        return absl::Status(
-            absl::StatusCode::kFailedPrecondition,
-            absl::StrCat("check-semantics: pass '", pass.ToString(),
-                         "' is the first to change the results of function '", fname,
-                         "': ", s.message()));
+        return absl::Status(absl::StatusCode::kFailedPrecondition,
+                            absl::StrCat("check-semantics: pass '", pass.ToString(),
+                                         "' is the first to change the results of function '",
+                                         fname, "': ", s.message()));
       }
       r.last = f;
       ++it;

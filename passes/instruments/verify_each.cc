@@ -25,6 +25,8 @@ class VerifyEach : public PassInstrument {
 
 }  // namespace
 
-std::shared_ptr<PassInstrument> MakeVerifyEachInstrument() { return std::make_shared<VerifyEach>(); }
+std::shared_ptr<PassInstrument> MakeVerifyEachInstrument() {
+  return std::make_shared<VerifyEach>();
+}
 
 }  // namespace tessel::passes

@@ -23,8 +23,8 @@ class AddOneToStores : public ir::IRMutator {
     const auto* st = ir::cast<ir::BufferStoreNode>(s);
     ir::DataType t = st->value->dtype;
     if (t.is_bool() || t.is_handle()) return s;
-    absl::StatusOr<ir::Expr> one = t.is_float() ? ir::MakeFloatImm(t.element_of(), 1.0)
-                                                : ir::MakeIntImm(t.element_of(), 1);
+    absl::StatusOr<ir::Expr> one =
+        t.is_float() ? ir::MakeFloatImm(t.element_of(), 1.0) : ir::MakeIntImm(t.element_of(), 1);
     if (!one.ok()) return s;
     ir::Expr inc = *one;
     if (t.is_vector()) {
@@ -86,20 +86,19 @@ absl::StatusOr<ir::PrimFunc> BreakIR(const ir::PrimFunc& func, const std::string
 }
 
 PassInfo OptionsInfo() {
-  return {.name = "test-options",
-          .description = "Test only: writes its options to the pass log",
-          .options = {IntOption("count", 1, "An int"), BoolOption("flag", false, "A bool"),
-                      StringOption("label", "none", "A string"),
-                      ListOption("names", {}, "A list")}};
+  return {
+      .name = "test-options",
+      .description = "Test only: writes its options to the pass log",
+      .options = {IntOption("count", 1, "An int"), BoolOption("flag", false, "A bool"),
+                  StringOption("label", "none", "A string"), ListOption("names", {}, "A list")}};
 }
 
 absl::StatusOr<ir::IRModule> LogOptions(const ir::IRModule& mod, const PassOptions& o,
                                         PassContext& ctx) {
-  ctx.log().RecordNote("test-options",
-                       absl::StrCat("count=", o.GetInt("count"),
-                                    " flag=", o.GetBool("flag") ? "true" : "false",
-                                    " label=", o.GetString("label"), " names=",
-                                    absl::StrJoin(o.GetList("names"), "|")));
+  ctx.log().RecordNote("test-options", absl::StrCat("count=", o.GetInt("count"),
+                                                    " flag=", o.GetBool("flag") ? "true" : "false",
+                                                    " label=", o.GetString("label"), " names=",
+                                                    absl::StrJoin(o.GetList("names"), "|")));
   return mod;
 }
 
@@ -128,9 +127,8 @@ void RegisterTestPasses() {
     });
     r.RegisterPass(OptionsInfo(), [](PassOptions o) -> absl::StatusOr<PassPtr> {
       if (o.GetInt("count") < 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("option 'count' of pass 'test-options' must be >= 0, got ",
-                         o.GetInt("count")));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "option 'count' of pass 'test-options' must be >= 0, got ", o.GetInt("count")));
       }
       return MakeModulePass(OptionsInfo(), std::move(o), LogOptions);
     });
@@ -146,7 +144,8 @@ void RegisterTestPasses() {
     r.RegisterPass(high_info, [high_info](PassOptions o) -> absl::StatusOr<PassPtr> {
       return MakeModulePass(high_info, std::move(o), Identity);
     });
-    r.RegisterAlias("test-cleanup", "simplify,remove-no-op", "Test only: simplify, then remove-no-op");
+    r.RegisterAlias("test-cleanup", "simplify,remove-no-op",
+                    "Test only: simplify, then remove-no-op");
     r.RegisterAlias("test-self-alias", "simplify,test-self-alias", "Test only: names itself");
   });
 }

@@ -47,9 +47,12 @@ std::optional<int64_t> FoldInt(NodeKind k, DataType t, int64_t a, int64_t b) {
   bool u = t.is_uint();
   uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
   switch (k) {
-    case NodeKind::kAdd: return Wrap(t, ua + ub);
-    case NodeKind::kSub: return Wrap(t, ua - ub);
-    case NodeKind::kMul: return Wrap(t, ua * ub);
+    case NodeKind::kAdd:
+      return Wrap(t, ua + ub);
+    case NodeKind::kSub:
+      return Wrap(t, ua - ub);
+    case NodeKind::kMul:
+      return Wrap(t, ua * ub);
     case NodeKind::kDiv:
     case NodeKind::kMod:
     case NodeKind::kFloorDiv:
@@ -61,23 +64,35 @@ std::optional<int64_t> FoldInt(NodeKind k, DataType t, int64_t a, int64_t b) {
         return quotient ? Wrap(t, ua) : 0;  // Wraps, as the interpreter does.
       }
       int64_t q = a / b, r = a % b;
-      if ((k == NodeKind::kFloorDiv || k == NodeKind::kFloorMod) && r != 0 && ((r < 0) != (b < 0))) {
+      if ((k == NodeKind::kFloorDiv || k == NodeKind::kFloorMod) && r != 0 &&
+          ((r < 0) != (b < 0))) {
         q -= 1;
         r += b;
       }
       return Wrap(t, static_cast<uint64_t>(quotient ? q : r));
     }
-    case NodeKind::kMin: return u ? (ua < ub ? a : b) : std::min(a, b);
-    case NodeKind::kMax: return u ? (ua > ub ? a : b) : std::max(a, b);
-    case NodeKind::kEQ: return a == b;
-    case NodeKind::kNE: return a != b;
-    case NodeKind::kLT: return u ? ua < ub : a < b;
-    case NodeKind::kLE: return u ? ua <= ub : a <= b;
-    case NodeKind::kGT: return u ? ua > ub : a > b;
-    case NodeKind::kGE: return u ? ua >= ub : a >= b;
-    case NodeKind::kAnd: return (a != 0) && (b != 0);
-    case NodeKind::kOr: return (a != 0) || (b != 0);
-    default: return std::nullopt;
+    case NodeKind::kMin:
+      return u ? (ua < ub ? a : b) : std::min(a, b);
+    case NodeKind::kMax:
+      return u ? (ua > ub ? a : b) : std::max(a, b);
+    case NodeKind::kEQ:
+      return a == b;
+    case NodeKind::kNE:
+      return a != b;
+    case NodeKind::kLT:
+      return u ? ua < ub : a < b;
+    case NodeKind::kLE:
+      return u ? ua <= ub : a <= b;
+    case NodeKind::kGT:
+      return u ? ua > ub : a > b;
+    case NodeKind::kGE:
+      return u ? ua >= ub : a >= b;
+    case NodeKind::kAnd:
+      return (a != 0) && (b != 0);
+    case NodeKind::kOr:
+      return (a != 0) || (b != 0);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -88,12 +103,24 @@ std::optional<Expr> FoldFloat(const BinaryNode* op, double a, double b) {
   if (IsCompare(k)) {
     bool r = false;
     switch (k) {
-      case NodeKind::kEQ: r = a == b; break;
-      case NodeKind::kNE: r = a != b; break;
-      case NodeKind::kLT: r = a < b; break;
-      case NodeKind::kLE: r = a <= b; break;
-      case NodeKind::kGT: r = a > b; break;
-      default: r = a >= b; break;
+      case NodeKind::kEQ:
+        r = a == b;
+        break;
+      case NodeKind::kNE:
+        r = a != b;
+        break;
+      case NodeKind::kLT:
+        r = a < b;
+        break;
+      case NodeKind::kLE:
+        r = a <= b;
+        break;
+      case NodeKind::kGT:
+        r = a > b;
+        break;
+      default:
+        r = a >= b;
+        break;
     }
     return ir::Bool(r);
   }
@@ -102,17 +129,26 @@ std::optional<Expr> FoldFloat(const BinaryNode* op, double a, double b) {
   if (t.bits() < 32 || t.is_bfloat()) return std::nullopt;
   double r;
   switch (k) {
-    case NodeKind::kAdd: r = a + b; break;
-    case NodeKind::kSub: r = a - b; break;
-    case NodeKind::kMul: r = a * b; break;
-    case NodeKind::kDiv: r = a / b; break;
+    case NodeKind::kAdd:
+      r = a + b;
+      break;
+    case NodeKind::kSub:
+      r = a - b;
+      break;
+    case NodeKind::kMul:
+      r = a * b;
+      break;
+    case NodeKind::kDiv:
+      r = a / b;
+      break;
     case NodeKind::kMin:
     case NodeKind::kMax:
       // NaN and signed zeros are where min/max implementations disagree.
       if (std::isnan(a) || std::isnan(b) || (a == 0 && b == 0)) return std::nullopt;
       r = k == NodeKind::kMin ? std::min(a, b) : std::max(a, b);
       break;
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
   absl::StatusOr<Expr> e = ir::MakeFloatImm(t, r);
   if (!e.ok()) return std::nullopt;
@@ -148,8 +184,8 @@ bool SplitOffset(const Expr& e, Expr* base, int64_t* offset) {
   const IntImmNode* c = AsInt(b->b);
   if (c == nullptr) return false;
   *base = b->a;
-  *offset = b->kind() == NodeKind::kAdd ? c->value
-                                        : Wrap(b->dtype, 0 - static_cast<uint64_t>(c->value));
+  *offset =
+      b->kind() == NodeKind::kAdd ? c->value : Wrap(b->dtype, 0 - static_cast<uint64_t>(c->value));
   return true;
 }
 
@@ -174,7 +210,9 @@ bool HasExternCall(const Expr& e) {
   return f.found;
 }
 
-Expr ArithFolder::VisitBinary(const BinaryNode* op) { return FoldBinary(IRMutator::VisitBinary(op)); }
+Expr ArithFolder::VisitBinary(const BinaryNode* op) {
+  return FoldBinary(IRMutator::VisitBinary(op));
+}
 
 Expr ArithFolder::FoldBinary(const Expr& e) {
   const auto* op = ir::dyn_cast<BinaryNode>(e);
@@ -263,8 +301,8 @@ Expr ArithFolder::FoldBinary(const Expr& e) {
       // (x * c1) * c2 -> x * (c1 * c2); wrapping multiplication is associative.
       const auto* inner = ir::dyn_cast<BinaryNode>(op->a);
       if (inner != nullptr && inner->kind() == NodeKind::kMul && AsInt(inner->b) != nullptr) {
-        uint64_t prod = static_cast<uint64_t>(AsInt(inner->b)->value) *
-                        static_cast<uint64_t>(ib->value);
+        uint64_t prod =
+            static_cast<uint64_t>(AsInt(inner->b)->value) * static_cast<uint64_t>(ib->value);
         if (std::optional<Expr> c = Int(t, Wrap(t, prod))) {
           if (std::optional<Expr> r = Binary(NodeKind::kMul, inner->a, *c)) {
             return Applied("reassociate-constants", FoldBinary(*r));
@@ -329,7 +367,8 @@ Expr ArithFolder::VisitCast(const ir::CastNode* op) {
   }
   if (const auto* f = ir::dyn_cast<FloatImmNode>(c->value)) {
     if (to.is_float()) {
-      absl::StatusOr<Expr> r = ir::MakeFloatImm(to, f->value);  // One rounding from the exact value.
+      absl::StatusOr<Expr> r =
+          ir::MakeFloatImm(to, f->value);  // One rounding from the exact value.
       if (r.ok()) return Applied("fold-constant", *r);
     }
   }

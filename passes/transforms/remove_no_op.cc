@@ -50,8 +50,8 @@ class NoOpRemover : public ir::IRMutator {
         load->indices.size() == st->indices.size()) {
       bool same = true;
       for (size_t i = 0; i < st->indices.size() && same; ++i) {
-        same = ir::StructuralEqual(load->indices[i], st->indices[i]) &&
-               !HasExternCall(st->indices[i]);
+        same =
+            ir::StructuralEqual(load->indices[i], st->indices[i]) && !HasExternCall(st->indices[i]);
       }
       if (same) return Removed("self-store");
     }
@@ -147,8 +147,9 @@ class RemoveNoOpPass : public FunctionPass {
  public:
   static PassInfo Info() {
     return {.name = "remove-no-op",
-            .description = "Drops empty loops, empty branches and blocks, self-stores and other "
-                           "statements that do nothing",
+            .description =
+                "Drops empty loops, empty branches and blocks, self-stores and other "
+                "statements that do nothing",
             .opt_level = 1};
   }
   explicit RemoveNoOpPass(PassOptions options) : FunctionPass(Info(), std::move(options)) {}

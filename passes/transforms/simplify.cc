@@ -32,7 +32,8 @@ class StmtSimplifier : public ArithFolder {
     if (c == nullptr) return s;
     if (c->value != 0) return Applied("constant-branch", n->then_case);
     if (n->else_case) return Applied("constant-branch", n->else_case);
-    return Applied("constant-branch", ir::Stmt(ir::MakeNode<ir::SeqStmtNode>(std::vector<ir::Stmt>{})));
+    return Applied("constant-branch",
+                   ir::Stmt(ir::MakeNode<ir::SeqStmtNode>(std::vector<ir::Stmt>{})));
   }
 
   ir::Stmt VisitSeqStmt(const ir::SeqStmtNode* op) override {
@@ -58,8 +59,9 @@ class SimplifyPass : public FunctionPass {
  public:
   static PassInfo Info() {
     return {.name = "simplify",
-            .description = "Folds constants and simplifies index arithmetic (x+0, x*1, "
-                           "nested constant adds, constant conditions)",
+            .description =
+                "Folds constants and simplifies index arithmetic (x+0, x*1, "
+                "nested constant adds, constant conditions)",
             .opt_level = 1};
   }
   explicit SimplifyPass(PassOptions options) : FunctionPass(Info(), std::move(options)) {}

@@ -95,8 +95,9 @@ TEST(PassContext, TypedConfig) {
   EXPECT_EQ(ctx.SetConfigFromText("unit-context.lst", "[a]").message(),
             "unknown config 'unit-context.lst'; did you mean 'unit-context.list'? "
             "(--list-configs shows them all)");
-  EXPECT_NE(ctx.SetConfigFromText("unit-context.int", "1 2").message().find(
-                "config 'unit-context.int': pipeline:1:3: expected end of value"),
+  EXPECT_NE(ctx.SetConfigFromText("unit-context.int", "1 2")
+                .message()
+                .find("config 'unit-context.int': pipeline:1:3: expected end of value"),
             std::string::npos);
   EXPECT_EQ(ctx.GetConfigInt("unit-context.int"), 12);  // Failed sets change nothing.
 }
@@ -153,8 +154,8 @@ TEST(PassContext, DisabledPassesNeverRun) {
 TEST(PassContext, RequiredPassesRunFirstOncePerPipeline) {
   g_required_runs = 0;
   int a = 0, b = 0;
-  PassPtr p = MakeSequential({Counter("unit-a", 0, &a, {"unit-required"}),
-                              Counter("unit-b", 0, &b, {"unit-required"})});
+  PassPtr p = MakeSequential(
+      {Counter("unit-a", 0, &a, {"unit-required"}), Counter("unit-b", 0, &b, {"unit-required"})});
   PassContext ctx;
   ctx.opt_level = 0;  // A required pass runs whatever its own opt level.
   ASSERT_TRUE(RunPipeline(*p, Module(), ctx).ok());

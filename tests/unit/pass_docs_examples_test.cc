@@ -65,8 +65,8 @@ class CountChanges : public PassInstrument {
   explicit CountChanges(std::ostream* out) : out_(out) {}
   std::string name() const override { return "count-changes"; }
 
-  absl::Status AfterPass(const Pass& pass, const ir::IRModule& before,
-                         const ir::IRModule& after, PassContext& ctx) override {
+  absl::Status AfterPass(const Pass& pass, const ir::IRModule& before, const ir::IRModule& after,
+                         PassContext& ctx) override {
     if (!pass.is_pipeline() && !after.same_as(before)) ++changed_;
     return absl::OkStatus();
   }
@@ -113,11 +113,11 @@ TEST(DocsExamples, CountChangesReportsFailures) {
   PassContext ctx;
   std::ostringstream out;
   ctx.instruments.push_back(std::make_shared<CountChanges>(&out));
-  PassPtr boom = MakeModulePass(PassInfo{.name = "boom"},
-                                [](const ir::IRModule&, const PassOptions&,
-                                   PassContext&) -> absl::StatusOr<ir::IRModule> {
-                                  return absl::InternalError("no");
-                                });
+  PassPtr boom = MakeModulePass(
+      PassInfo{.name = "boom"},
+      [](const ir::IRModule&, const PassOptions&, PassContext&) -> absl::StatusOr<ir::IRModule> {
+        return absl::InternalError("no");
+      });
   ASSERT_FALSE(RunPipeline(*boom, testing::ParseOrDie(kCopy), ctx).ok());
   EXPECT_EQ(out.str(), "stopped at boom\n");
 }

@@ -30,12 +30,10 @@ constexpr char kInput[] =
 
 // Rebuilds every function as a new but equal object.
 PassPtr Rebuild() {
-  return MakeFunctionPass(PassInfo{.name = "rebuild"},
-                          [](const ir::PrimFunc& f, const std::string&, const PassOptions&,
-                             PassContext&) {
-                            return absl::StatusOr<ir::PrimFunc>(
-                                ir::PrimFunc(ir::MakeNode<ir::PrimFuncNode>(*f)));
-                          });
+  return MakeFunctionPass(PassInfo{.name = "rebuild"}, [](const ir::PrimFunc& f, const std::string&,
+                                                          const PassOptions&, PassContext&) {
+    return absl::StatusOr<ir::PrimFunc>(ir::PrimFunc(ir::MakeNode<ir::PrimFuncNode>(*f)));
+  });
 }
 
 std::string TempDir(const std::string& leaf) {
@@ -98,9 +96,9 @@ TEST(Timing, ReportsATreeWhenThePipelineEnds) {
   std::ostringstream out;
   PassContext ctx;
   ctx.instruments.push_back(MakeTimingInstrument(&out));
-  ASSERT_TRUE(
-      RunPipeline("simplify,nested(remove-no-op,nested(simplify)),simplify", ParseOrDie(kInput), ctx)
-          .ok());
+  ASSERT_TRUE(RunPipeline("simplify,nested(remove-no-op,nested(simplify)),simplify",
+                          ParseOrDie(kInput), ctx)
+                  .ok());
   std::vector<std::string> names;
   std::istringstream lines(out.str());
   std::string line;
@@ -121,11 +119,11 @@ TEST(Timing, AFailedPipelineStillReportsWhatRan) {
   std::ostringstream out;
   PassContext ctx;
   ctx.instruments.push_back(MakeTimingInstrument(&out));
-  PassPtr boom = MakeModulePass(PassInfo{.name = "boom"},
-                                [](const ir::IRModule&, const PassOptions&,
-                                   PassContext&) -> absl::StatusOr<ir::IRModule> {
-                                  return absl::InternalError("no");
-                                });
+  PassPtr boom = MakeModulePass(
+      PassInfo{.name = "boom"},
+      [](const ir::IRModule&, const PassOptions&, PassContext&) -> absl::StatusOr<ir::IRModule> {
+        return absl::InternalError("no");
+      });
   absl::StatusOr<PassPtr> simplify = CreatePass("simplify");
   ASSERT_FALSE(RunPipeline(*MakeSequential({*simplify, boom}), ParseOrDie(kInput), ctx).ok());
   EXPECT_NE(out.str().find("(pipeline failed)"), std::string::npos);
@@ -178,12 +176,15 @@ TEST(Reproducer, MalformedHeadersAreErrors) {
     const char* text;
     const char* message;
   } cases[] = {
-      {"func @f() {\n}\n", "not a reproducer: the first line must start with '// tessel-reproducer:'"},
+      {"func @f() {\n}\n",
+       "not a reproducer: the first line must start with '// tessel-reproducer:'"},
       {"// tessel-reproducer: arg='--x'\n", "reproducer header: no pipeline='...' field"},
-      {"// tessel-reproducer: pipeline='a\n", "reproducer header: unterminated value of 'pipeline'"},
+      {"// tessel-reproducer: pipeline='a\n",
+       "reproducer header: unterminated value of 'pipeline'"},
       {"// tessel-reproducer: pipeline='a' seed='1'\n",
        "reproducer header: unknown field 'seed' (expected pipeline or arg)"},
-      {"// tessel-reproducer: pipeline=a\n", "reproducer header: expected name='value' at column 23"},
+      {"// tessel-reproducer: pipeline=a\n",
+       "reproducer header: expected name='value' at column 23"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<Reproducer> r = ParseReproducer(c.text);
@@ -193,11 +194,11 @@ TEST(Reproducer, MalformedHeadersAreErrors) {
 }
 
 PassPtr FailOn(const std::string& name) {
-  return MakeModulePass(PassInfo{.name = name},
-                        [](const ir::IRModule&, const PassOptions&,
-                           PassContext&) -> absl::StatusOr<ir::IRModule> {
-                          return absl::InternalError("bad");
-                        });
+  return MakeModulePass(
+      PassInfo{.name = name},
+      [](const ir::IRModule&, const PassOptions&, PassContext&) -> absl::StatusOr<ir::IRModule> {
+        return absl::InternalError("bad");
+      });
 }
 
 TEST(Reproducer, InstrumentWritesTheFailingPassAndItsInput) {
@@ -224,8 +225,10 @@ TEST(Reproducer, InstrumentWritesTheFailingPassAndItsInput) {
     // Local: boom's input (simplified); full: the pipeline's input.
     EXPECT_EQ(ir::StructuralEqual(*m, input), full);
   }
-  EXPECT_NE(diag.str().find("tessel: reproducer written to " + dir + "/local.tsl; re-run it with: "
-                            "tessel-opt --run-reproducer " + dir + "/local.tsl\n"),
+  EXPECT_NE(diag.str().find("tessel: reproducer written to " + dir +
+                            "/local.tsl; re-run it with: "
+                            "tessel-opt --run-reproducer " +
+                            dir + "/local.tsl\n"),
             std::string::npos);
   std::filesystem::remove_all(dir);
 }

@@ -28,23 +28,23 @@ PassPtr Identity(const std::string& name) {
 }
 
 PassPtr Failing(const std::string& name) {
-  return MakeModulePass(PassInfo{.name = name},
-                        [](const ir::IRModule&, const PassOptions&,
-                           PassContext&) -> absl::StatusOr<ir::IRModule> {
-                          return absl::InternalError("it broke");
-                        });
+  return MakeModulePass(
+      PassInfo{.name = name},
+      [](const ir::IRModule&, const PassOptions&, PassContext&) -> absl::StatusOr<ir::IRModule> {
+        return absl::InternalError("it broke");
+      });
 }
 
 // Replaces the body of every function by an empty sequence.
 PassPtr Clear(const std::string& name, bool skips_scheduled = false) {
-  return MakeFunctionPass(
-      PassInfo{.name = name, .skips_scheduled = skips_scheduled},
-      [](const ir::PrimFunc& f, const std::string&, const PassOptions&,
-         PassContext&) -> absl::StatusOr<ir::PrimFunc> {
-        auto n = ir::MakeNode<ir::PrimFuncNode>(*f);
-        n->body = ir::Stmt(ir::MakeNode<ir::SeqStmtNode>(std::vector<ir::Stmt>{}));
-        return ir::PrimFunc(std::move(n));
-      });
+  return MakeFunctionPass(PassInfo{.name = name, .skips_scheduled = skips_scheduled},
+                          [](const ir::PrimFunc& f, const std::string&, const PassOptions&,
+                             PassContext&) -> absl::StatusOr<ir::PrimFunc> {
+                            auto n = ir::MakeNode<ir::PrimFuncNode>(*f);
+                            n->body =
+                                ir::Stmt(ir::MakeNode<ir::SeqStmtNode>(std::vector<ir::Stmt>{}));
+                            return ir::PrimFunc(std::move(n));
+                          });
 }
 
 TEST(PassManager, InstrumentHooksNestAroundEveryPass) {
@@ -57,13 +57,12 @@ TEST(PassManager, InstrumentHooksNestAroundEveryPass) {
                                                       Sequential::Form::kCombinator);
   PassPtr p = MakeSequential({Identity("p1"), nested});
   ASSERT_TRUE(RunPipeline(*p, ParseOrDie(kTwoFunctions), ctx).ok());
-  EXPECT_EQ(calls, (std::vector<std::string>{
-                       "A:before-pipeline", "B:before-pipeline",  //
-                       "A:before p1", "B:before p1", "B:after p1", "A:after p1",
-                       "A:before group", "B:before group",  //
-                       "A:before p2", "B:before p2", "B:after p2", "A:after p2",
-                       "B:after group", "A:after group",  //
-                       "B:after-pipeline", "A:after-pipeline"}));
+  EXPECT_EQ(calls, (std::vector<std::string>{"A:before-pipeline", "B:before-pipeline",  //
+                                             "A:before p1", "B:before p1", "B:after p1",
+                                             "A:after p1", "A:before group", "B:before group",  //
+                                             "A:before p2", "B:before p2", "B:after p2",
+                                             "A:after p2", "B:after group", "A:after group",  //
+                                             "B:after-pipeline", "A:after-pipeline"}));
   EXPECT_EQ(ctx.pipeline_text(), "p1,group(p2)");
 }
 
@@ -78,8 +77,8 @@ TEST(PassManager, AFailingPassStopsThePipelineAndReachesOnFailure) {
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInternal);
   EXPECT_EQ(out.status().message(), "pass 'boom' failed: it broke");
-  EXPECT_EQ(calls, (std::vector<std::string>{"R:before-pipeline", "R:before clear",
-                                             "R:after clear", "R:before boom", "R:failure boom"}));
+  EXPECT_EQ(calls, (std::vector<std::string>{"R:before-pipeline", "R:before clear", "R:after clear",
+                                             "R:before boom", "R:failure boom"}));
   ASSERT_EQ(rec->failures.size(), 1u);
   const PassFailure& f = rec->failures[0];
   EXPECT_EQ(f.pass->name(), "boom");
@@ -123,10 +122,8 @@ TEST(PassManager, FunctionPassesKeepUnchangedModulesAndFunctions) {
   ir::IRModule input = ParseOrDie(kTwoFunctions);
   PassContext ctx;
   PassPtr nothing = MakeFunctionPass(
-      PassInfo{.name = "nothing"},
-      [](const ir::PrimFunc& f, const std::string&, const PassOptions&, PassContext&) {
-        return absl::StatusOr<ir::PrimFunc>(f);
-      });
+      PassInfo{.name = "nothing"}, [](const ir::PrimFunc& f, const std::string&, const PassOptions&,
+                                      PassContext&) { return absl::StatusOr<ir::PrimFunc>(f); });
   absl::StatusOr<ir::IRModule> out = RunPipeline(*MakeSequential({nothing}), input, ctx);
   ASSERT_TRUE(out.ok());
   EXPECT_TRUE(out->same_as(input));  // Pointer identity: "did it change" is cheap.
@@ -156,15 +153,17 @@ TEST(PassManager, SkipPassesAttrNamesPassesOrEverything) {
 }
 
 TEST(PassManager, FunctionPassErrorsNameTheFunction) {
-  PassPtr p = MakeFunctionPass(
-      PassInfo{.name = "picky"},
-      [](const ir::PrimFunc& f, const std::string& name, const PassOptions&,
-         PassContext&) -> absl::StatusOr<ir::PrimFunc> {
-        if (name == "g") return absl::InvalidArgumentError("cannot handle this one");
-        return f;
-      });
+  PassPtr p =
+      MakeFunctionPass(PassInfo{.name = "picky"},
+                       [](const ir::PrimFunc& f, const std::string& name, const PassOptions&,
+                          PassContext&) -> absl::StatusOr<ir::PrimFunc> {
+                         if (name == "g")
+                           return absl::InvalidArgumentError("cannot handle this one");
+                         return f;
+                       });
   PassContext ctx;
-  absl::StatusOr<ir::IRModule> out = RunPipeline(*MakeSequential({p}), ParseOrDie(kTwoFunctions), ctx);
+  absl::StatusOr<ir::IRModule> out =
+      RunPipeline(*MakeSequential({p}), ParseOrDie(kTwoFunctions), ctx);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(out.status().message(), "pass 'picky' failed: function 'g': cannot handle this one");
@@ -176,7 +175,8 @@ TEST(PassManager, APassReturningNothingIsAnErrorNotACrash) {
                                return absl::StatusOr<ir::IRModule>(ir::IRModule());
                              });
   PassContext ctx;
-  absl::StatusOr<ir::IRModule> out = RunPipeline(*MakeSequential({p}), ParseOrDie(kTwoFunctions), ctx);
+  absl::StatusOr<ir::IRModule> out =
+      RunPipeline(*MakeSequential({p}), ParseOrDie(kTwoFunctions), ctx);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().message(), "pass 'null' returned no module");
   out = RunPipeline(*MakeSequential({}), ir::IRModule(), ctx);
@@ -185,12 +185,11 @@ TEST(PassManager, APassReturningNothingIsAnErrorNotACrash) {
 }
 
 TEST(PassManager, ModulePassesThatAddOrRemoveFunctionsAreLogged) {
-  PassPtr p = MakeModulePass(PassInfo{.name = "swap"},
-                             [](const ir::IRModule& m, const PassOptions&, PassContext&) {
-                               ir::IRModule out = ir::MakeIRModule(
-                                   {{"h", m->functions[0].second}, m->functions[1]});
-                               return absl::StatusOr<ir::IRModule>(out);
-                             });
+  PassPtr p = MakeModulePass(
+      PassInfo{.name = "swap"}, [](const ir::IRModule& m, const PassOptions&, PassContext&) {
+        ir::IRModule out = ir::MakeIRModule({{"h", m->functions[0].second}, m->functions[1]});
+        return absl::StatusOr<ir::IRModule>(out);
+      });
   PassContext ctx;
   ASSERT_TRUE(RunPipeline(*MakeSequential({p}), ParseOrDie(kTwoFunctions), ctx).ok());
   EXPECT_EQ(ctx.log().ToString(), "swap: added h; removed f\n");
@@ -212,12 +211,12 @@ TEST(PassManager, FixedPointRepeatsUntilNothingChanges) {
 
   // A pass that always changes something stops at max-iterations.
   int rounds = 0;
-  PassPtr churn = MakeModulePass(PassInfo{.name = "churn"},
-                                 [&rounds](const ir::IRModule& m, const PassOptions&, PassContext&) {
-                                   ++rounds;
-                                   return absl::StatusOr<ir::IRModule>(
-                                       ir::MakeIRModule(m->functions, m->attrs));
-                                 });
+  PassPtr churn = MakeModulePass(
+      PassInfo{.name = "churn"},
+      [&rounds](const ir::IRModule& m, const PassOptions&, PassContext&) {
+        ++rounds;
+        return absl::StatusOr<ir::IRModule>(ir::MakeIRModule(m->functions, m->attrs));
+      });
   const RegistryEntry* entry = PassRegistry::Global().Lookup("fixed-point");
   PassOptions opts(entry->info.options, "fixed-point");
   ASSERT_TRUE(opts.Set("max-iterations", OptionLiteral::Scalar("3")).ok());
@@ -225,8 +224,9 @@ TEST(PassManager, FixedPointRepeatsUntilNothingChanges) {
   ASSERT_TRUE(loop.ok());
   ASSERT_TRUE(RunPipeline(**loop, input, ctx).ok());
   EXPECT_EQ(rounds, 3);
-  EXPECT_NE(ctx.log().ToString().find("fixed-point: still changing after max-iterations=3; stopped"),
-            std::string::npos);
+  EXPECT_NE(
+      ctx.log().ToString().find("fixed-point: still changing after max-iterations=3; stopped"),
+      std::string::npos);
 }
 
 TEST(PassManager, SequentialsPrintAsPipelineText) {

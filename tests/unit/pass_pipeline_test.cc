@@ -83,7 +83,8 @@ TEST(PipelineParser, ErrorsGiveTheColumnAndWhatWasExpected) {
       {"a{k=1;}", "pipeline:1:6: expected ',' or '}' after the value of option 'k', found ';'"},
       {"a{k=[1 2]}", "pipeline:1:8: expected ',' or ']' in a list, found '2'"},
       {"a{k=\"open}", "pipeline:1:5: unterminated quoted value"},
-      {"a{k=\"\\n\"}", "pipeline:1:7: unknown escape in a quoted value (only \\\" and \\\\ are allowed)"},
+      {"a{k=\"\\n\"}",
+       "pipeline:1:7: unknown escape in a quoted value (only \\\" and \\\\ are allowed)"},
       {"a(b", "pipeline:1:4: expected ',' or ')' closing the '(' at column 2, found end of text"},
       {"a(b))", "pipeline:1:5: expected ',' or end of pipeline, found ')'"},
       {"1a", "pipeline:1:1: expected a pass name, found '1'"},
@@ -152,8 +153,9 @@ TEST(PipelineParser, SeededFuzzNeverCrashesAndRoundTrips) {
 }
 
 TEST(ParsePipeline, BuildsRegisteredPassesAndPrintsTheTextBack) {
-  const char* text = "simplify,nested(remove-no-op,canonicalize-names{renumber=true}),"
-                     "fixed-point{max-iterations=3}(simplify,remove-no-op)";
+  const char* text =
+      "simplify,nested(remove-no-op,canonicalize-names{renumber=true}),"
+      "fixed-point{max-iterations=3}(simplify,remove-no-op)";
   absl::StatusOr<PassPtr> p = ParsePipeline(text);
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ((*p)->ToString(), text);

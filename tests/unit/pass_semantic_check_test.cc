@@ -1,12 +1,11 @@
 // check-semantics from C++: the first pass that changes results is named with
 // the function, buffer and index; correct passes go through; unchanged
 // functions are not re-run; the work limit and the estimate behind it.
-#include "passes/instruments/semantic_check.h"
-
 #include <sstream>
 
 #include "gtest/gtest.h"
 #include "ir/mutator.h"
+#include "passes/instruments/semantic_check.h"
 #include "passes/pass_manager.h"
 #include "passes/pipeline.h"
 #include "passes/sequential.h"
@@ -53,20 +52,23 @@ TEST(SemanticCheck, NamesTheFirstPassThatChangesResults) {
   ctx.instruments.push_back(MakeSemanticCheckInstrument(&diag));
   absl::StatusOr<PassPtr> simplify = CreatePass("simplify");
   int after = 0;
-  PassPtr counter = MakeModulePass(PassInfo{.name = "counter"},
-                                   [&after](const ir::IRModule& m, const PassOptions&, PassContext&) {
-                                     ++after;
-                                     return absl::StatusOr<ir::IRModule>(m);
-                                   });
-  absl::StatusOr<ir::IRModule> out = RunPipeline(
-      *MakeSequential({*simplify, Miscompile("unit-miscompile"), counter}), ParseOrDie(kModule), ctx);
+  PassPtr counter =
+      MakeModulePass(PassInfo{.name = "counter"},
+                     [&after](const ir::IRModule& m, const PassOptions&, PassContext&) {
+                       ++after;
+                       return absl::StatusOr<ir::IRModule>(m);
+                     });
+  absl::StatusOr<ir::IRModule> out =
+      RunPipeline(*MakeSequential({*simplify, Miscompile("unit-miscompile"), counter}),
+                  ParseOrDie(kModule), ctx);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(after, 0);  // The pipeline stopped at the miscompile.
   std::string msg(out.status().message());
-  EXPECT_EQ(msg.rfind("check-semantics: pass 'unit-miscompile' is the first to change the results "
-                      "of function 'shift': parameter 'B' (i32[8]) differs at flat index 1, index [1]",
-                      0),
-            0u)
+  EXPECT_EQ(
+      msg.rfind("check-semantics: pass 'unit-miscompile' is the first to change the results "
+                "of function 'shift': parameter 'B' (i32[8]) differs at flat index 1, index [1]",
+                0),
+      0u)
       << msg;
   EXPECT_EQ(diag.str(), "");  // Nothing was skipped.
 }
@@ -76,8 +78,9 @@ TEST(SemanticCheck, PassesThatKeepTheMeaningGoThrough) {
   PassContext ctx;
   ctx.instruments.push_back(MakeSemanticCheckInstrument(&diag));
   ASSERT_TRUE(ctx.SetConfigFromText("check-semantics.seed", "99").ok());
-  absl::StatusOr<ir::IRModule> out = RunPipeline(
-      "simplify,fixed-point(remove-no-op),canonicalize-names{renumber=true}", ParseOrDie(kModule), ctx);
+  absl::StatusOr<ir::IRModule> out =
+      RunPipeline("simplify,fixed-point(remove-no-op),canonicalize-names{renumber=true}",
+                  ParseOrDie(kModule), ctx);
   EXPECT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(diag.str(), "");
 }
@@ -101,21 +104,22 @@ TEST(SemanticCheck, RemovedFunctionsAreNoLongerChecked) {
   std::ostringstream diag;
   PassContext ctx;
   ctx.instruments.push_back(MakeSemanticCheckInstrument(&diag));
-  PassPtr drop = MakeModulePass(PassInfo{.name = "drop"},
-                                [](const ir::IRModule& m, const PassOptions&, PassContext&) {
-                                  return absl::StatusOr<ir::IRModule>(
-                                      ir::MakeIRModule({m->functions[0]}));
-                                });
+  PassPtr drop = MakeModulePass(
+      PassInfo{.name = "drop"}, [](const ir::IRModule& m, const PassOptions&, PassContext&) {
+        return absl::StatusOr<ir::IRModule>(ir::MakeIRModule({m->functions[0]}));
+      });
   ASSERT_TRUE(RunPipeline(*MakeSequential({drop}), ParseOrDie(kModule), ctx).ok());
-  EXPECT_EQ(diag.str(),
-            "check-semantics: function 'shift' was removed by pass 'drop'; it is no longer checked\n");
+  EXPECT_EQ(
+      diag.str(),
+      "check-semantics: function 'shift' was removed by pass 'drop'; it is no longer checked\n");
 }
 
 TEST(SemanticCheck, ReshapedBuffersAreComparedElementByElement) {
   // A pass that flattens B from [2, 4] to [8] (same elements, same order) keeps
   // the meaning; the check adapts the inputs and compares.
   const char* two_d =
-      "func @f(A: f32[2, 4], B: f32[2, 4]) {\n  for i in range(0, 2) {\n    for j in range(0, 4) {\n"
+      "func @f(A: f32[2, 4], B: f32[2, 4]) {\n  for i in range(0, 2) {\n    for j in range(0, 4) "
+      "{\n"
       "      B[i, j] = A[i, j]\n    }\n  }\n}\n";
   const char* flat =
       "func @f(A: f32[2, 4], B: f32[8]) {\n  for i in range(0, 2) {\n    for j in range(0, 4) {\n"
@@ -125,15 +129,16 @@ TEST(SemanticCheck, ReshapedBuffersAreComparedElementByElement) {
       "      B[j * 2 + i] = A[i, j]\n    }\n  }\n}\n";
   for (const char* after : {flat, wrong}) {
     ir::IRModule replacement = ParseOrDie(after);
-    PassPtr flatten = MakeModulePass(PassInfo{.name = "flatten"},
-                                     [replacement](const ir::IRModule&, const PassOptions&,
-                                                   PassContext&) {
-                                       return absl::StatusOr<ir::IRModule>(replacement);
-                                     });
+    PassPtr flatten =
+        MakeModulePass(PassInfo{.name = "flatten"},
+                       [replacement](const ir::IRModule&, const PassOptions&, PassContext&) {
+                         return absl::StatusOr<ir::IRModule>(replacement);
+                       });
     std::ostringstream diag;
     PassContext ctx;
     ctx.instruments.push_back(MakeSemanticCheckInstrument(&diag));
-    absl::StatusOr<ir::IRModule> out = RunPipeline(*MakeSequential({flatten}), ParseOrDie(two_d), ctx);
+    absl::StatusOr<ir::IRModule> out =
+        RunPipeline(*MakeSequential({flatten}), ParseOrDie(two_d), ctx);
     if (after == flat) {
       EXPECT_TRUE(out.ok()) << out.status();
     } else {
@@ -171,7 +176,7 @@ TEST(EstimateWork, CountsStatementsFromConstantExtents) {
       "func @c(A: i32[4], n: i32) {\n  if n > 0 {\n    for i in range(0, 4) {\n      A[i] = 0\n"
       "    }\n  } else {\n    A[0] = 0\n  }\n}\n");
   EXPECT_EQ(EstimateWork(m->Lookup("a")), 1 + 4 * (1 + 3 * 1) + 1);
-  EXPECT_EQ(EstimateWork(m->Lookup("b")), -1);  // Not constant: unknown.
+  EXPECT_EQ(EstimateWork(m->Lookup("b")), -1);           // Not constant: unknown.
   EXPECT_EQ(EstimateWork(m->Lookup("c")), 1 + (1 + 4));  // The longer branch.
 }
 

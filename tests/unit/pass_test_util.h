@@ -22,7 +22,8 @@ namespace tessel::passes::testing {
 inline ir::IRModule ParseOrDie(const std::string& text) {
   absl::StatusOr<ir::IRModule> m = ir::ParseModule(text, "<test>");
   if (!m.ok()) {
-    std::fprintf(stderr, "test input does not parse: %s\n", std::string(m.status().message()).c_str());
+    std::fprintf(stderr, "test input does not parse: %s\n",
+                 std::string(m.status().message()).c_str());
     std::abort();
   }
   return *m;

@@ -79,8 +79,8 @@ TEST(ArithFold, FloatsFoldOnlyWhereRoundingOnceIsExact) {
   Expr half = ir::Add(ir::FloatImm(f16, 1.5), ir::FloatImm(f16, 2.25));
   EXPECT_TRUE(FoldExpr(half).same_as(half));
   EXPECT_EQ(Folded(ir::LT(ir::FloatImm(f16, 1.5), ir::FloatImm(f16, 2.25))), "true");
-  Expr nan_min = ir::Min(ir::FloatImm(f32, std::numeric_limits<double>::quiet_NaN()),
-                         ir::FloatImm(f32, 1.0));
+  Expr nan_min =
+      ir::Min(ir::FloatImm(f32, std::numeric_limits<double>::quiet_NaN()), ir::FloatImm(f32, 1.0));
   EXPECT_TRUE(FoldExpr(nan_min).same_as(nan_min));
   Expr zero_max = ir::Max(ir::FloatImm(f32, -0.0), ir::FloatImm(f32, 0.0));
   EXPECT_TRUE(FoldExpr(zero_max).same_as(zero_max));
@@ -125,7 +125,8 @@ TEST(ArithFold, IndexArithmetic) {
 TEST(ArithFold, CountsEachRule) {
   ir::Var x = ir::MakeVar("x", DataType::Int(32));
   FoldCounts counts;
-  FoldExpr(ir::Add(ir::Add(x, ir::Mul(ir::IntImm32(2), ir::IntImm32(3))), ir::IntImm32(0)), &counts);
+  FoldExpr(ir::Add(ir::Add(x, ir::Mul(ir::IntImm32(2), ir::IntImm32(3))), ir::IntImm32(0)),
+           &counts);
   EXPECT_EQ(counts, (FoldCounts{{"fold-constant", 1}, {"identity", 1}}));
 }
 
@@ -138,16 +139,26 @@ class TreeGen {
   Expr Gen(int depth) {
     if (depth == 0 || Pick(4) == 0) return Leaf();
     switch (Pick(t_.is_float() ? 6 : 10)) {
-      case 0: return ir::Add(Gen(depth - 1), Gen(depth - 1));
-      case 1: return ir::Sub(Gen(depth - 1), Gen(depth - 1));
-      case 2: return ir::Mul(Gen(depth - 1), Gen(depth - 1));
-      case 3: return ir::Min(Gen(depth - 1), Gen(depth - 1));
-      case 4: return ir::Max(Gen(depth - 1), Gen(depth - 1));
-      case 5: return ir::Select(ir::LT(Gen(depth - 1), Gen(depth - 1)), Gen(depth - 1), Gen(depth - 1));
-      case 6: return ir::Div(Gen(depth - 1), NonZero());
-      case 7: return ir::Mod(Gen(depth - 1), NonZero());
-      case 8: return ir::FloorDiv(Gen(depth - 1), NonZero());
-      default: return ir::FloorMod(Gen(depth - 1), NonZero());
+      case 0:
+        return ir::Add(Gen(depth - 1), Gen(depth - 1));
+      case 1:
+        return ir::Sub(Gen(depth - 1), Gen(depth - 1));
+      case 2:
+        return ir::Mul(Gen(depth - 1), Gen(depth - 1));
+      case 3:
+        return ir::Min(Gen(depth - 1), Gen(depth - 1));
+      case 4:
+        return ir::Max(Gen(depth - 1), Gen(depth - 1));
+      case 5:
+        return ir::Select(ir::LT(Gen(depth - 1), Gen(depth - 1)), Gen(depth - 1), Gen(depth - 1));
+      case 6:
+        return ir::Div(Gen(depth - 1), NonZero());
+      case 7:
+        return ir::Mod(Gen(depth - 1), NonZero());
+      case 8:
+        return ir::FloorDiv(Gen(depth - 1), NonZero());
+      default:
+        return ir::FloorMod(Gen(depth - 1), NonZero());
     }
   }
 
@@ -180,8 +191,8 @@ class TreeGen {
 };
 
 TEST(ArithFold, RandomTreesComputeWhatTheInterpreterComputes) {
-  const DataType types[] = {DataType::Int(8), DataType::Int(32), DataType::Int(64),
-                            DataType::UInt(8), DataType::UInt(32), DataType::Float(32),
+  const DataType types[] = {DataType::Int(8),   DataType::Int(32),  DataType::Int(64),
+                            DataType::UInt(8),  DataType::UInt(32), DataType::Float(32),
                             DataType::Float(64)};
   int folded = 0;
   for (uint32_t seed = 0; seed < 60; ++seed) {
@@ -191,7 +202,8 @@ TEST(ArithFold, RandomTreesComputeWhatTheInterpreterComputes) {
     TreeGen gen(seed, t, a);
     std::vector<ir::Stmt> stores;
     for (int k = 0; k < 16; ++k) stores.push_back(ir::Store(b, gen.Gen(4), {ir::IntImm32(k)}));
-    ir::PrimFunc f = ir::MakePrimFunc({ir::Param::OfBuffer(a), ir::Param::OfBuffer(b)}, ir::Seq(stores));
+    ir::PrimFunc f =
+        ir::MakePrimFunc({ir::Param::OfBuffer(a), ir::Param::OfBuffer(b)}, ir::Seq(stores));
     ir::IRModule mod = ir::MakeIRModule({{"f", f}});
     ASSERT_TRUE(ir::VerifyModule(mod).ok());
     PassContext ctx;
@@ -212,8 +224,8 @@ TEST(StandardPasses, NothingToDoMeansTheSameModule) {
       "func @f(A: i32[4], B: i32[4]) {\n  for i in range(0, 4) {\n"
       "    block b(vi: spatial[0, 4] = i) {\n      reads(A[vi])\n      writes(B[vi])\n"
       "      B[vi] = A[vi] + 1\n    }\n  }\n}\n");
-  for (const char* pipeline : {"simplify", "remove-no-op", "canonicalize-names",
-                               "canonicalize-names{renumber=true}"}) {
+  for (const char* pipeline :
+       {"simplify", "remove-no-op", "canonicalize-names", "canonicalize-names{renumber=true}"}) {
     PassContext ctx;
     absl::StatusOr<ir::IRModule> out = RunPipeline(pipeline, m, ctx);
     ASSERT_TRUE(out.ok()) << pipeline;
@@ -261,7 +273,8 @@ TEST(StandardPasses, CanonicalizeNamesNumbersDuplicateBuffers) {
   EXPECT_EQ(first->buffer->name, "tmp");
   EXPECT_EQ(second->buffer->name, "tmp_2");
   // Every use refers to the renamed buffer object.
-  const auto* store = ir::cast<ir::BufferStoreNode>(ir::cast<ir::SeqStmtNode>(second->body)->seq[0]);
+  const auto* store =
+      ir::cast<ir::BufferStoreNode>(ir::cast<ir::SeqStmtNode>(second->body)->seq[0]);
   EXPECT_TRUE(store->buffer.same_as(second->buffer));
   const auto* copy = ir::cast<ir::BufferStoreNode>(ir::cast<ir::SeqStmtNode>(second->body)->seq[1]);
   EXPECT_TRUE(ir::cast<ir::BufferLoadNode>(copy->value)->buffer.same_as(second->buffer));

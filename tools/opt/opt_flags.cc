@@ -14,7 +14,7 @@ namespace tessel::opt {
 namespace {
 
 struct Flag {
-  const char* name;  // Without the leading "--".
+  const char* name;   // Without the leading "--".
   const char* value;  // Placeholder for a value flag ("FILE"), null for a switch.
   bool run_arg;       // Recorded in reproducers.
   const char* help;
@@ -28,155 +28,169 @@ std::vector<std::string> SplitList(const std::string& v) {
 }
 
 const std::vector<Flag>& Flags() {
-  static const std::vector<Flag>* flags = new std::vector<Flag>{
-      {"pipeline", "TEXT", false, "Passes to run, e.g. 'simplify,remove-no-op' (default: none)",
-       [](OptFlags* f, const std::string& v) {
-         f->has_pipeline = true;
-         f->pipeline = v;
-         return absl::OkStatus();
-       }},
-      {"print-pipeline", nullptr, false,
-       "Print the --pipeline back in canonical form (no input is read) and exit",
-       [](OptFlags* f, const std::string&) {
-         f->print_pipeline = true;
-         return absl::OkStatus();
-       }},
-      {"output", "FILE", false, "Write the result to FILE instead of stdout (also -o FILE)",
-       [](OptFlags* f, const std::string& v) {
-         f->output = v;
-         return absl::OkStatus();
-       }},
-      {"split-input-file", nullptr, false,
-       "Treat each chunk between '// -----' lines as its own module",
-       [](OptFlags* f, const std::string&) {
-         f->split_input_file = true;
-         return absl::OkStatus();
-       }},
-      {"no-verify", nullptr, false, "Do not verify the input after parsing",
-       [](OptFlags* f, const std::string&) {
-         f->verify = false;
-         return absl::OkStatus();
-       }},
-      {"verify-each", nullptr, true, "Run the verifier after every pass",
-       [](OptFlags* f, const std::string&) {
-         f->verify_each = true;
-         return absl::OkStatus();
-       }},
-      {"check-semantics", nullptr, true,
-       "Compare interpreter results after every pass with those before the pipeline",
-       [](OptFlags* f, const std::string&) {
-         f->check_semantics = true;
-         return absl::OkStatus();
-       }},
-      {"print-ir-before", "PASSES", false, "Print the IR before the named passes",
-       [](OptFlags* f, const std::string& v) {
-         f->print_before = SplitList(v);
-         return absl::OkStatus();
-       }},
-      {"print-ir-before-all", nullptr, false, "Print the IR before every pass",
-       [](OptFlags* f, const std::string&) {
-         f->print_before_all = true;
-         return absl::OkStatus();
-       }},
-      {"print-ir-after", "PASSES", false, "Print the IR after the named passes",
-       [](OptFlags* f, const std::string& v) {
-         f->print_after = SplitList(v);
-         return absl::OkStatus();
-       }},
-      {"print-ir-after-all", nullptr, false, "Print the IR after every pass",
-       [](OptFlags* f, const std::string&) {
-         f->print_after_all = true;
-         return absl::OkStatus();
-       }},
-      {"print-ir-after-change", nullptr, false,
-       "Print the IR after a pass only if it changed the module",
-       [](OptFlags* f, const std::string&) {
-         f->print_after_change = true;
-         return absl::OkStatus();
-       }},
-      {"timing", nullptr, false, "Print the wall time of every pass as a tree at the end",
-       [](OptFlags* f, const std::string&) {
-         f->timing = true;
-         return absl::OkStatus();
-       }},
-      {"print-pass-log", nullptr, false,
-       "Print which passes ran, what they changed and which rules applied",
-       [](OptFlags* f, const std::string&) {
-         f->print_pass_log = true;
-         return absl::OkStatus();
-       }},
-      {"dump-dir", "DIR", false, "Write the module after every pass to DIR/NNN_<pass>.tsl",
-       [](OptFlags* f, const std::string& v) {
-         f->dump_dir = v;
-         return absl::OkStatus();
-       }},
-      {"reproducer", "FILE", false, "On failure, write a reproducer to FILE",
-       [](OptFlags* f, const std::string& v) {
-         f->reproducer = v;
-         return absl::OkStatus();
-       }},
-      {"reproducer-full", nullptr, false,
-       "Reproducers hold the whole pipeline and its input, not just the failing pass",
-       [](OptFlags* f, const std::string&) {
-         f->reproducer_full = true;
-         return absl::OkStatus();
-       }},
-      {"run-reproducer", "FILE", false, "Re-run a reproducer written by --reproducer",
-       [](OptFlags* f, const std::string& v) {
-         f->run_reproducer = v;
-         return absl::OkStatus();
-       }},
-      {"opt-level", "N", true, "Skip passes whose opt level is above N (default 2)",
-       [](OptFlags* f, const std::string& v) {
-         int n = 0;
-         if (!absl::SimpleAtoi(v, &n) || n < 0) {
-           return absl::InvalidArgumentError(
-               absl::StrCat("--opt-level expects a non-negative integer, got '", v, "'"));
-         }
-         f->opt_level = n;
-         return absl::OkStatus();
-       }},
-      {"disable-pass", "PASSES", true, "Never run the named passes",
-       [](OptFlags* f, const std::string& v) {
-         for (std::string& s : SplitList(v)) f->disabled.push_back(std::move(s));
-         return absl::OkStatus();
-       }},
-      {"require-pass", "PASSES", true, "Run the named passes whatever their opt level",
-       [](OptFlags* f, const std::string& v) {
-         for (std::string& s : SplitList(v)) f->required.push_back(std::move(s));
-         return absl::OkStatus();
-       }},
-      {"config", "KEY=VALUE", true, "Set a PassContext config (repeatable; see --list-configs)",
-       [](OptFlags* f, const std::string& v) {
-         size_t eq = v.find('=');
-         if (eq == std::string::npos || eq == 0) {
-           return absl::InvalidArgumentError(
-               absl::StrCat("--config expects KEY=VALUE, got '", v, "'"));
-         }
-         f->configs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
-         return absl::OkStatus();
-       }},
-      {"list-passes", nullptr, false, "List the registered passes with their options",
-       [](OptFlags* f, const std::string&) {
-         f->list_passes = true;
-         return absl::OkStatus();
-       }},
-      {"list-configs", nullptr, false, "List the PassContext config keys",
-       [](OptFlags* f, const std::string&) {
-         f->list_configs = true;
-         return absl::OkStatus();
-       }},
-      {"load-test-passes", nullptr, true, "Register the test-only passes (test-*)",
-       [](OptFlags* f, const std::string&) {
-         f->load_test_passes = true;
-         return absl::OkStatus();
-       }},
-      {"help", nullptr, false, "Show this help",
-       [](OptFlags* f, const std::string&) {
-         f->help = true;
-         return absl::OkStatus();
-       }},
-  };
+  static const std::
+      vector<Flag>*
+          flags =
+              new std::
+                  vector<Flag>{
+                      {"pipeline", "TEXT", false,
+                       "Passes to run, e.g. 'simplify,remove-no-op' (default: none)",
+                       [](OptFlags* f, const std::string& v) {
+                         f->has_pipeline = true;
+                         f->pipeline = v;
+                         return absl::OkStatus();
+                       }},
+                      {"print-pipeline", nullptr, false,
+                       "Print the --pipeline back in canonical form (no input is read) and exit",
+                       [](OptFlags* f, const std::string&) {
+                         f->print_pipeline = true;
+                         return absl::OkStatus();
+                       }},
+                      {"output", "FILE", false,
+                       "Write the result to FILE instead of stdout (also -o FILE)",
+                       [](OptFlags* f, const std::string& v) {
+                         f->output = v;
+                         return absl::OkStatus();
+                       }},
+                      {"split-input-file", nullptr, false,
+                       "Treat each chunk between '// -----' lines as its own module",
+                       [](OptFlags* f, const std::string&) {
+                         f->split_input_file = true;
+                         return absl::OkStatus();
+                       }},
+                      {"no-verify", nullptr, false, "Do not verify the input after parsing",
+                       [](OptFlags* f, const std::string&) {
+                         f->verify = false;
+                         return absl::OkStatus();
+                       }},
+                      {"verify-each", nullptr, true, "Run the verifier after every pass",
+                       [](OptFlags* f, const std::string&) {
+                         f->verify_each = true;
+                         return absl::OkStatus();
+                       }},
+                      {"check-semantics", nullptr, true,
+                       "Compare interpreter results after every pass with those before the "
+                       "pipeline",
+                       [](OptFlags* f, const std::string&) {
+                         f->check_semantics = true;
+                         return absl::OkStatus();
+                       }},
+                      {"print-ir-before", "PASSES", false, "Print the IR before the named passes",
+                       [](OptFlags* f, const std::string& v) {
+                         f->print_before = SplitList(v);
+                         return absl::OkStatus();
+                       }},
+                      {"print-ir-before-all", nullptr, false, "Print the IR before every pass",
+                       [](OptFlags* f, const std::string&) {
+                         f->print_before_all = true;
+                         return absl::OkStatus();
+                       }},
+                      {"print-ir-after", "PASSES", false, "Print the IR after the named passes",
+                       [](OptFlags* f, const std::string& v) {
+                         f->print_after = SplitList(v);
+                         return absl::OkStatus();
+                       }},
+                      {"print-ir-after-all", nullptr, false, "Print the IR after every pass",
+                       [](OptFlags* f, const std::string&) {
+                         f->print_after_all = true;
+                         return absl::OkStatus();
+                       }},
+                      {"print-ir-after-change", nullptr, false,
+                       "Print the IR after a pass only if it changed the module",
+                       [](OptFlags* f, const std::string&) {
+                         f->print_after_change = true;
+                         return absl::OkStatus();
+                       }},
+                      {"timing", nullptr, false,
+                       "Print the wall time of every pass as a tree at the end",
+                       [](OptFlags* f, const std::string&) {
+                         f->timing = true;
+                         return absl::OkStatus();
+                       }},
+                      {"print-pass-log", nullptr, false,
+                       "Print which passes ran, what they changed and which rules applied",
+                       [](OptFlags* f, const std::string&) {
+                         f->print_pass_log = true;
+                         return absl::OkStatus();
+                       }},
+                      {"dump-dir", "DIR", false,
+                       "Write the module after every pass to DIR/NNN_<pass>.tsl",
+                       [](OptFlags* f, const std::string& v) {
+                         f->dump_dir = v;
+                         return absl::OkStatus();
+                       }},
+                      {"reproducer", "FILE", false, "On failure, write a reproducer to FILE",
+                       [](OptFlags* f, const std::string& v) {
+                         f->reproducer = v;
+                         return absl::OkStatus();
+                       }},
+                      {"reproducer-full", nullptr, false,
+                       "Reproducers hold the whole pipeline and its input, not just the failing "
+                       "pass",
+                       [](OptFlags* f, const std::string&) {
+                         f->reproducer_full = true;
+                         return absl::OkStatus();
+                       }},
+                      {"run-reproducer", "FILE", false,
+                       "Re-run a reproducer written by --reproducer",
+                       [](OptFlags* f, const std::string& v) {
+                         f->run_reproducer = v;
+                         return absl::OkStatus();
+                       }},
+                      {"opt-level", "N", true, "Skip passes whose opt level is above N (default 2)",
+                       [](OptFlags* f, const std::string& v) {
+                         int n = 0;
+                         if (!absl::SimpleAtoi(v, &n) || n < 0) {
+                           return absl::InvalidArgumentError(absl::StrCat(
+                               "--opt-level expects a non-negative integer, got '", v, "'"));
+                         }
+                         f->opt_level = n;
+                         return absl::OkStatus();
+                       }},
+                      {"disable-pass", "PASSES", true, "Never run the named passes",
+                       [](OptFlags* f, const std::string& v) {
+                         for (std::string& s : SplitList(v)) f->disabled.push_back(std::move(s));
+                         return absl::OkStatus();
+                       }},
+                      {"require-pass", "PASSES",
+                       true, "Run the named passes whatever their opt level",
+                       [](OptFlags* f, const std::string& v) {
+                         for (std::string& s : SplitList(v)) f->required.push_back(std::move(s));
+                         return absl::OkStatus();
+                       }},
+                      {"config", "KEY=VALUE", true,
+                       "Set a PassContext config (repeatable; see --list-configs)",
+                       [](OptFlags* f, const std::string& v) {
+                         size_t eq = v.find('=');
+                         if (eq == std::string::npos || eq == 0) {
+                           return absl::InvalidArgumentError(
+                               absl::StrCat("--config expects KEY=VALUE, got '", v, "'"));
+                         }
+                         f->configs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+                         return absl::OkStatus();
+                       }},
+                      {"list-passes", nullptr,
+                       false, "List the registered passes with their options",
+                       [](OptFlags* f, const std::string&) {
+                         f->list_passes = true;
+                         return absl::OkStatus();
+                       }},
+                      {"list-configs", nullptr, false, "List the PassContext config keys",
+                       [](OptFlags* f, const std::string&) {
+                         f->list_configs = true;
+                         return absl::OkStatus();
+                       }},
+                      {"load-test-passes", nullptr, true, "Register the test-only passes (test-*)",
+                       [](OptFlags* f, const std::string&) {
+                         f->load_test_passes = true;
+                         return absl::OkStatus();
+                       }},
+                      {"help", nullptr, false, "Show this help",
+                       [](OptFlags* f, const std::string&) {
+                         f->help = true;
+                         return absl::OkStatus();
+                       }},
+                  };
   return *flags;
 }
 

@@ -17,7 +17,7 @@
 namespace tessel::opt {
 
 struct OptFlags {
-  std::string input;  // Path or "-" (stdin); "-" when not given.
+  std::string input;   // Path or "-" (stdin); "-" when not given.
   std::string output;  // "" is stdout.
   bool has_pipeline = false;
   std::string pipeline;

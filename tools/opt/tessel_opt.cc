@@ -65,8 +65,8 @@ absl::StatusOr<std::string> ReadInput(const std::string& path) {
 absl::Status CheckPassNames(const std::vector<std::string>& names, const char* flag) {
   for (const std::string& n : names) {
     if (passes::PassRegistry::Global().Lookup(n) == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          flag, ": ", passes::PassRegistry::Global().UnknownNameMessage(n)));
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": ", passes::PassRegistry::Global().UnknownNameMessage(n)));
     }
   }
   return absl::OkStatus();
