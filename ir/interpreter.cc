@@ -89,6 +89,13 @@ absl::Status Compiler::Error(const StmtNode* where, const std::string& what) con
   return absl::InvalidArgumentError(msg);
 }
 
+absl::Status Compiler::TooDeep(const StmtNode* where) const {
+  // No statement text: printing IR this deep would recurse as deeply.
+  return absl::InvalidArgumentError(
+      absl::StrCat("interpreter: function '", func_name_, "': the IR is nested deeper than ",
+                   kMaxNesting, " levels", where ? absl::StrCat(" (at a ", NodeKindName(where->kind()), ")") : ""));
+}
+
 Machine::Machine(const Compiler& comp)
     : frame(static_cast<size_t>(comp.frame_size()), IntLane(0)), bufs(comp.buffer_nodes().size()) {
   ctx.frame = frame.data();

@@ -10,6 +10,7 @@
 // here are the nodes that feed it: leaves, operators, calls and loads, with a
 // scalar fast path that reads variables and constants without a virtual call.
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 
@@ -289,141 +290,213 @@ class LoadExpr : public CExpr {
   std::vector<int64_t> cur_;
 };
 
+// ---- Compiling -------------------------------------------------------------------
+
+// Compiles `children` into `out` (same order); the first error wins.
+absl::Status CompileChildren(Compiler& comp, std::initializer_list<const Expr*> children,
+                             const StmtNode* where, std::initializer_list<CExprPtr*> out) {
+  auto dst = out.begin();
+  for (const Expr* child : children) {
+    absl::StatusOr<CExprPtr> c = comp.CompileExpr(*child, where);
+    if (!c.ok()) return c.status();
+    **dst++ = *std::move(c);
+  }
+  return absl::OkStatus();
+}
+
+#define TESSEL_NOINLINE __attribute__((noinline))
+
+TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileMalformed(Compiler& comp, const Expr& e,
+                                                          const StmtNode* where) {
+  if (!e) return comp.Error(where, "an expression is missing");
+  if (e->dtype.lanes() < 1) {
+    return comp.Error(where,
+                      absl::StrCat("expression of type ", e->dtype.ToString(), " has no value"));
+  }
+  return comp.Error(where, absl::StrCat("unsupported expression kind ", NodeKindName(e->kind())));
+}
+
+TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileLeaf(Compiler& comp, const Expr& e,
+                                                     const StmtNode* where) {
+  int lanes = e->dtype.lanes();
+  if (const auto* v = dyn_cast<VarNode>(e)) {
+    std::optional<int> slot = comp.SlotOf(v);
+    if (!slot) {
+      return comp.Error(where, absl::StrCat("variable '", v->name, "' is used but not bound here"));
+    }
+    return CExprPtr(new VarExpr(lanes, *slot));
+  }
+  if (const auto* imm = dyn_cast<IntImmNode>(e)) {
+    return CExprPtr(new ConstExpr(lanes, IntLane(IntWrap::For(e->dtype)(imm->value))));
+  }
+  const auto* imm = cast<FloatImmNode>(e);
+  return CExprPtr(new ConstExpr(lanes, FloatLane(RoundToDtype(imm->value, e->dtype))));
+}
+
+TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileNot(Compiler& comp, const Expr& e,
+                                                    const StmtNode* where) {
+  CExprPtr a;
+  if (absl::Status st = CompileChildren(comp, {&static_cast<const NotNode*>(e.get())->a}, where, {&a});
+      !st.ok()) {
+    return st;
+  }
+  return CExprPtr(new NotExpr(std::move(a)));
+}
+
+TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileSelect(Compiler& comp, const Expr& e,
+                                                       const StmtNode* where) {
+  const auto* s = static_cast<const SelectNode*>(e.get());
+  CExprPtr c, t, f;
+  if (absl::Status st = CompileChildren(comp, {&s->condition, &s->true_value, &s->false_value},
+                                        where, {&c, &t, &f});
+      !st.ok()) {
+    return st;
+  }
+  if (t->lanes != f->lanes || (c->lanes != 1 && c->lanes != t->lanes)) {
+    return comp.Error(where, "Select with mismatched lanes: " + PrintExpr(e));
+  }
+  return CExprPtr(new SelectExpr(std::move(c), std::move(t), std::move(f)));
+}
+
+TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileCast(Compiler& comp, const Expr& e,
+                                                     const StmtNode* where) {
+  const auto* c = static_cast<const CastNode*>(e.get());
+  CExprPtr v;
+  if (absl::Status st = CompileChildren(comp, {&c->value}, where, {&v}); !st.ok()) return st;
+  if (v->lanes != e->dtype.lanes()) {
+    return comp.Error(where, "Cast changes the lane count: " + PrintExpr(e));
+  }
+  if (c->value->dtype.is_handle() || e->dtype.is_handle()) {
+    return comp.Error(where, "cannot cast handles: " + PrintExpr(e));
+  }
+  return CExprPtr(new CastExpr(c->value->dtype, e->dtype, std::move(v)));
+}
+
+TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileRamp(Compiler& comp, const Expr& e,
+                                                     const StmtNode* where) {
+  const auto* r = static_cast<const RampNode*>(e.get());
+  CExprPtr b, s;
+  if (absl::Status st = CompileChildren(comp, {&r->base, &r->stride}, where, {&b, &s}); !st.ok()) {
+    return st;
+  }
+  if (b->lanes != 1 || s->lanes != 1 || !r->base->dtype.is_integer() ||
+      e->dtype.lanes() != r->lanes) {
+    return comp.Error(where, "malformed Ramp: " + PrintExpr(e));
+  }
+  return CExprPtr(new RampExpr(r->lanes, r->base->dtype, std::move(b), std::move(s)));
+}
+
+TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileBroadcast(Compiler& comp, const Expr& e,
+                                                          const StmtNode* where) {
+  const auto* b = static_cast<const BroadcastNode*>(e.get());
+  CExprPtr v;
+  if (absl::Status st = CompileChildren(comp, {&b->value}, where, {&v}); !st.ok()) return st;
+  if (v->lanes != 1 || e->dtype.lanes() != b->lanes) {
+    return comp.Error(where, "malformed Broadcast: " + PrintExpr(e));
+  }
+  return CExprPtr(new BroadcastExpr(b->lanes, std::move(v)));
+}
+
+TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileCall(Compiler& comp, const Expr& e,
+                                                     const StmtNode* where) {
+  const auto* call = static_cast<const CallNode*>(e.get());
+  int lanes = e->dtype.lanes();
+  std::vector<CExprPtr> args;
+  for (const Expr& a : call->args) {
+    absl::StatusOr<CExprPtr> ca = comp.CompileExpr(a, where);
+    if (!ca.ok()) return ca.status();
+    args.push_back(*std::move(ca));
+  }
+  if (call->callee == CallNode::Callee::kExtern) {
+    return CExprPtr(new ExternCallExpr(lanes, call, where));
+  }
+  std::optional<Intr> id = IntrinsicId(call->name);
+  const IntrinsicInfo* info = LookupIntrinsic(call->name);
+  if (!id || !info || static_cast<int>(args.size()) != info->arity) {
+    return comp.Error(where, "unknown intrinsic or wrong arity: " + PrintExpr(e));
+  }
+  for (const CExprPtr& a : args) {
+    if (a->lanes != lanes) return comp.Error(where, "intrinsic lanes differ: " + PrintExpr(e));
+  }
+  bool ok = e->dtype.is_float() || (*id == Intr::kFabs && e->dtype.is_integer());
+  if (!ok) return comp.Error(where, "intrinsic on a non-float type: " + PrintExpr(e));
+  return CExprPtr(new IntrinsicExpr(*id, e->dtype, std::move(args)));
+}
+
+TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileLoad(Compiler& comp, const Expr& e,
+                                                     const StmtNode* where) {
+  const auto* ld = static_cast<const BufferLoadNode*>(e.get());
+  if (!ld->buffer) return comp.Error(where, "a BufferLoad has no buffer");
+  std::optional<int> slot = comp.BufferSlotOf(ld->buffer.get());
+  if (!slot) {
+    return comp.Error(where, absl::StrCat("buffer '", ld->buffer->name,
+                                          "' is used but not bound here"));
+  }
+  if (static_cast<int>(ld->indices.size()) != ld->buffer->ndim()) {
+    return comp.Error(where, absl::StrCat("BufferLoad from '", ld->buffer->name, "' has ",
+                                          ld->indices.size(), " indices for rank ",
+                                          ld->buffer->ndim()));
+  }
+  std::vector<CExprPtr> idx;
+  for (const Expr& i : ld->indices) {
+    absl::StatusOr<CExprPtr> ci = comp.CompileExpr(i, where);
+    if (!ci.ok()) return ci.status();
+    if (!i->dtype.is_integer() || ((*ci)->lanes != 1 && (*ci)->lanes != e->dtype.lanes())) {
+      return comp.Error(where, "malformed index in " + PrintExpr(e));
+    }
+    idx.push_back(*std::move(ci));
+  }
+  return CExprPtr(new LoadExpr(ld, *slot, where, std::move(idx)));
+}
+
+TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileBinary(Compiler& comp, const Expr& e,
+                                                       const StmtNode* where) {
+  const auto* bin = static_cast<const BinaryNode*>(e.get());
+  if (!bin->a || !bin->b) return comp.Error(where, "a binary operand is missing");
+  CExprPtr a, b;
+  if (absl::Status st = CompileChildren(comp, {&bin->a, &bin->b}, where, {&a, &b}); !st.ok()) {
+    return st;
+  }
+  BinFn fn = SelectBinFn(e->kind(), ReprOf(bin->a->dtype));
+  if (fn == nullptr || bin->a->dtype != bin->b->dtype || a->lanes != e->dtype.lanes()) {
+    return comp.Error(where, absl::StrCat("operator ", NodeKindName(e->kind()), " on ",
+                                          bin->a->dtype.ToString(), " is not supported: ",
+                                          PrintExpr(e)));
+  }
+  return CExprPtr(new BinaryExpr(bin, where, fn, std::move(a), std::move(b)));
+}
+
+#undef TESSEL_NOINLINE
+
 }  // namespace
 
 absl::StatusOr<CExprPtr> Compiler::CompileExpr(const Expr& e, const StmtNode* where) {
-  if (!e) return Error(where, "an expression is missing");
-  const ExprNode* n = e.get();
-  int lanes = n->dtype.lanes();
-  if (lanes < 1) return Error(where, absl::StrCat("expression of type ", n->dtype.ToString(),
-                                                  " has no value"));
-  auto sub = [&](const Expr& x) { return CompileExpr(x, where); };
-  switch (n->kind()) {
-    case NodeKind::kVar: {
-      const auto* v = static_cast<const VarNode*>(n);
-      std::optional<int> slot = SlotOf(v);
-      if (!slot) {
-        return Error(where, absl::StrCat("variable '", v->name, "' is used but not bound here"));
-      }
-      return CExprPtr(new VarExpr(lanes, *slot));
-    }
-    case NodeKind::kIntImm: {
-      const auto* imm = static_cast<const IntImmNode*>(n);
-      return CExprPtr(new ConstExpr(lanes, IntLane(IntWrap::For(n->dtype)(imm->value))));
-    }
-    case NodeKind::kFloatImm: {
-      const auto* imm = static_cast<const FloatImmNode*>(n);
-      return CExprPtr(new ConstExpr(lanes, FloatLane(RoundToDtype(imm->value, n->dtype))));
-    }
-    case NodeKind::kNot: {
-      absl::StatusOr<CExprPtr> a = sub(static_cast<const NotNode*>(n)->a);
-      if (!a.ok()) return a.status();
-      return CExprPtr(new NotExpr(*std::move(a)));
-    }
-    case NodeKind::kSelect: {
-      const auto* s = static_cast<const SelectNode*>(n);
-      absl::StatusOr<CExprPtr> c = sub(s->condition), t = sub(s->true_value),
-                               f = sub(s->false_value);
-      if (!c.ok()) return c.status();
-      if (!t.ok()) return t.status();
-      if (!f.ok()) return f.status();
-      if ((*t)->lanes != (*f)->lanes || ((*c)->lanes != 1 && (*c)->lanes != (*t)->lanes)) {
-        return Error(where, absl::StrCat("Select with mismatched lanes: ", PrintExpr(e)));
-      }
-      return CExprPtr(new SelectExpr(*std::move(c), *std::move(t), *std::move(f)));
-    }
-    case NodeKind::kCast: {
-      const auto* c = static_cast<const CastNode*>(n);
-      absl::StatusOr<CExprPtr> v = sub(c->value);
-      if (!v.ok()) return v.status();
-      if ((*v)->lanes != lanes) return Error(where, "Cast changes the lane count: " + PrintExpr(e));
-      if (c->value->dtype.is_handle() || n->dtype.is_handle()) {
-        return Error(where, "cannot cast handles: " + PrintExpr(e));
-      }
-      return CExprPtr(new CastExpr(c->value->dtype, n->dtype, *std::move(v)));
-    }
-    case NodeKind::kRamp: {
-      const auto* r = static_cast<const RampNode*>(n);
-      absl::StatusOr<CExprPtr> b = sub(r->base), s = sub(r->stride);
-      if (!b.ok()) return b.status();
-      if (!s.ok()) return s.status();
-      if ((*b)->lanes != 1 || (*s)->lanes != 1 || !r->base->dtype.is_integer() || lanes != r->lanes) {
-        return Error(where, "malformed Ramp: " + PrintExpr(e));
-      }
-      return CExprPtr(new RampExpr(lanes, r->base->dtype, *std::move(b), *std::move(s)));
-    }
-    case NodeKind::kBroadcast: {
-      const auto* b = static_cast<const BroadcastNode*>(n);
-      absl::StatusOr<CExprPtr> v = sub(b->value);
-      if (!v.ok()) return v.status();
-      if ((*v)->lanes != 1 || lanes != b->lanes) {
-        return Error(where, "malformed Broadcast: " + PrintExpr(e));
-      }
-      return CExprPtr(new BroadcastExpr(lanes, *std::move(v)));
-    }
-    case NodeKind::kCall: {
-      const auto* call = static_cast<const CallNode*>(n);
-      std::vector<CExprPtr> args;
-      for (const Expr& a : call->args) {
-        absl::StatusOr<CExprPtr> ca = sub(a);
-        if (!ca.ok()) return ca.status();
-        args.push_back(*std::move(ca));
-      }
-      if (call->callee == CallNode::Callee::kExtern) {
-        return CExprPtr(new ExternCallExpr(lanes, call, where));
-      }
-      std::optional<Intr> id = IntrinsicId(call->name);
-      const IntrinsicInfo* info = LookupIntrinsic(call->name);
-      if (!id || !info || static_cast<int>(args.size()) != info->arity) {
-        return Error(where, absl::StrCat("unknown intrinsic or wrong arity: ", PrintExpr(e)));
-      }
-      for (const CExprPtr& a : args) {
-        if (a->lanes != lanes) return Error(where, "intrinsic lanes differ: " + PrintExpr(e));
-      }
-      bool ok = n->dtype.is_float() || (*id == Intr::kFabs && n->dtype.is_integer());
-      if (!ok) return Error(where, "intrinsic on a non-float type: " + PrintExpr(e));
-      return CExprPtr(new IntrinsicExpr(*id, n->dtype, std::move(args)));
-    }
-    case NodeKind::kBufferLoad: {
-      const auto* ld = static_cast<const BufferLoadNode*>(n);
-      if (!ld->buffer) return Error(where, "a BufferLoad has no buffer");
-      std::optional<int> slot = BufferSlotOf(ld->buffer.get());
-      if (!slot) {
-        return Error(where, absl::StrCat("buffer '", ld->buffer->name, "' is used but not bound here"));
-      }
-      if (static_cast<int>(ld->indices.size()) != ld->buffer->ndim()) {
-        return Error(where, absl::StrCat("BufferLoad from '", ld->buffer->name, "' has ",
-                                         ld->indices.size(), " indices for rank ",
-                                         ld->buffer->ndim()));
-      }
-      std::vector<CExprPtr> idx;
-      for (const Expr& i : ld->indices) {
-        absl::StatusOr<CExprPtr> ci = sub(i);
-        if (!ci.ok()) return ci.status();
-        if (!i->dtype.is_integer() || ((*ci)->lanes != 1 && (*ci)->lanes != lanes)) {
-          return Error(where, "malformed index in " + PrintExpr(e));
-        }
-        idx.push_back(*std::move(ci));
-      }
-      return CExprPtr(new LoadExpr(ld, *slot, where, std::move(idx)));
-    }
-    default:
-      break;
+  if (depth_ >= kMaxNesting) return TooDeep(where);
+  ++depth_;
+  absl::StatusOr<CExprPtr> r = CompileExprNode(e, where);
+  --depth_;
+  return r;
+}
+
+absl::StatusOr<CExprPtr> Compiler::CompileExprNode(const Expr& e, const StmtNode* where) {
+  // Each kind compiles in its own (not inlined) function, so that the recursion
+  // through deep expressions carries only the frame of the kind at hand.
+  if (!e || e->dtype.lanes() < 1) return CompileMalformed(*this, e, where);
+  switch (e->kind()) {
+    case NodeKind::kVar:
+    case NodeKind::kIntImm:
+    case NodeKind::kFloatImm: return CompileLeaf(*this, e, where);
+    case NodeKind::kNot: return CompileNot(*this, e, where);
+    case NodeKind::kSelect: return CompileSelect(*this, e, where);
+    case NodeKind::kCast: return CompileCast(*this, e, where);
+    case NodeKind::kRamp: return CompileRamp(*this, e, where);
+    case NodeKind::kBroadcast: return CompileBroadcast(*this, e, where);
+    case NodeKind::kCall: return CompileCall(*this, e, where);
+    case NodeKind::kBufferLoad: return CompileLoad(*this, e, where);
+    default: break;
   }
-  if (const auto* bin = dyn_cast<BinaryNode>(n)) {
-    if (!bin->a || !bin->b) return Error(where, "a binary operand is missing");
-    absl::StatusOr<CExprPtr> a = sub(bin->a), b = sub(bin->b);
-    if (!a.ok()) return a.status();
-    if (!b.ok()) return b.status();
-    BinFn fn = SelectBinFn(n->kind(), ReprOf(bin->a->dtype));
-    if (fn == nullptr || bin->a->dtype != bin->b->dtype || (*a)->lanes != lanes) {
-      return Error(where, absl::StrCat("operator ", NodeKindName(n->kind()), " on ",
-                                       bin->a->dtype.ToString(), " is not supported: ",
-                                       PrintExpr(e)));
-    }
-    return CExprPtr(new BinaryExpr(bin, where, fn, *std::move(a), *std::move(b)));
-  }
-  return Error(where, absl::StrCat("unsupported expression kind ", NodeKindName(n->kind())));
+  if (isa<BinaryNode>(e)) return CompileBinary(*this, e, where);
+  return CompileMalformed(*this, e, where);
 }
 
 }  // namespace tessel::ir::interp

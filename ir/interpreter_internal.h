@@ -214,7 +214,17 @@ class Compiler {
   // "interpreter: function 'f': <what>[ in: <statement>]".
   absl::Status Error(const StmtNode* where, const std::string& what) const;
 
+  // Expressions and statements nested deeper than this are refused: compiling and
+  // running recurse once per level, and the host stack is finite. (Chains of
+  // LetStmts and the statements of a SeqStmt do not count as nesting.)
+  static constexpr int kMaxNesting = 1024;
+
  private:
+  absl::StatusOr<CExprPtr> CompileExprNode(const Expr& e, const StmtNode* where);
+  absl::StatusOr<CStmtPtr> CompileStmtNode(const Stmt& s);
+  absl::Status TooDeep(const StmtNode* where) const;
+
+  int depth_ = 0;
   std::string func_name_;
   absl::flat_hash_map<const VarNode*, std::vector<int>> var_slots_;
   absl::flat_hash_map<const BufferNode*, std::vector<int>> buf_slots_;

@@ -138,20 +138,29 @@ class IfStmt : public CStmt {
   CStmtPtr then_, else_;
 };
 
-class LetStmtC : public CStmt {
+struct CLet {
+  const StmtNode* node;
+  int slot;
+  CExprPtr value;
+};
+
+// A chain of directly nested LetStmts, run in a loop: lowered code can hold
+// thousands of lets in a row, which must not cost a stack frame each.
+class LetChain : public CStmt {
  public:
-  LetStmtC(const StmtNode* op, int slot, CExprPtr value, CStmtPtr body)
-      : CStmt(op), slot_(slot), value_(std::move(value)), body_(std::move(body)) {}
+  LetChain(std::vector<CLet> lets, CStmtPtr body)
+      : CStmt(lets.front().node), lets_(std::move(lets)), body_(std::move(body)) {}
   void Exec(Ctx& c) override {
-    if (!c.Step(node)) return;
-    value_->Eval(c, c.frame + slot_);
-    if (c.failed) return;
+    for (CLet& let : lets_) {
+      if (!c.Step(let.node)) return;
+      let.value->Eval(c, c.frame + let.slot);
+      if (c.failed) return;
+    }
     body_->Exec(c);
   }
 
  private:
-  int slot_;
-  CExprPtr value_;
+  std::vector<CLet> lets_;
   CStmtPtr body_;
 };
 
@@ -298,6 +307,14 @@ class BlockStmt : public CStmt {
 }  // namespace
 
 absl::StatusOr<CStmtPtr> Compiler::CompileStmt(const Stmt& s) {
+  if (depth_ >= kMaxNesting) return TooDeep(s.get());
+  ++depth_;
+  absl::StatusOr<CStmtPtr> r = CompileStmtNode(s);
+  --depth_;
+  return r;
+}
+
+absl::StatusOr<CStmtPtr> Compiler::CompileStmtNode(const Stmt& s) {
   if (!s) return Error(nullptr, "a statement is missing");
   const StmtNode* n = s.get();
   switch (n->kind()) {
@@ -356,16 +373,38 @@ absl::StatusOr<CStmtPtr> Compiler::CompileStmt(const Stmt& s) {
       return CStmtPtr(new IfStmt(n, *std::move(cond), *std::move(then_case), std::move(else_case)));
     }
     case NodeKind::kLetStmt: {
-      const auto* op = static_cast<const LetStmtNode*>(n);
-      if (!op->var) return Error(n, "a LetStmt has no variable");
-      absl::StatusOr<CExprPtr> value = CompileExpr(op->value, n);
-      if (!value.ok()) return value.status();
-      if ((*value)->lanes != op->var->dtype.lanes()) return Error(n, "LetStmt lanes differ");
-      int slot = BindVar(op->var.get());
-      absl::StatusOr<CStmtPtr> body = CompileStmt(op->body);
-      UnbindVar(op->var.get());
-      if (!body.ok()) return body.status();
-      return CStmtPtr(new LetStmtC(n, slot, *std::move(value), *std::move(body)));
+      std::vector<CLet> lets;
+      absl::Status status;
+      const StmtNode* cur = n;
+      for (; cur && cur->kind() == NodeKind::kLetStmt;
+           cur = static_cast<const LetStmtNode*>(cur)->body.get()) {
+        const auto* op = static_cast<const LetStmtNode*>(cur);
+        if (!op->var) {
+          status = Error(cur, "a LetStmt has no variable");
+          break;
+        }
+        absl::StatusOr<CExprPtr> value = CompileExpr(op->value, cur);
+        if (!value.ok()) {
+          status = value.status();
+          break;
+        }
+        if ((*value)->lanes != op->var->dtype.lanes()) {
+          status = Error(cur, "LetStmt lanes differ");
+          break;
+        }
+        lets.push_back(CLet{cur, BindVar(op->var.get()), *std::move(value)});
+      }
+      CStmtPtr body;
+      if (status.ok()) {
+        absl::StatusOr<CStmtPtr> b = CompileStmt(cur ? GetRef(cur) : Stmt());
+        if (b.ok()) body = *std::move(b);
+        else status = b.status();
+      }
+      for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+        UnbindVar(static_cast<const LetStmtNode*>(it->node)->var.get());
+      }
+      if (!status.ok()) return status;
+      return CStmtPtr(new LetChain(std::move(lets), std::move(body)));
     }
     case NodeKind::kSeqStmt: {
       std::vector<CStmtPtr> seq;

@@ -242,6 +242,35 @@ TEST(InterpProgramTest, LetIfThenElseAndSelect) {
   for (int64_t v = 0; v < 6; ++v) EXPECT_EQ(hb.GetFloat(v), expect[v]) << v;
 }
 
+TEST(InterpProgramTest, LongLetChainsRunWithoutDeepRecursion) {
+  // let x0 = 1; let x1 = x0 + 1; ... let x9999 = x9998 + 1; A[0] = x9999
+  const int kLets = 10000;
+  Buffer a = Buf("A", kI32, {1});
+  std::vector<Var> xs;
+  for (int k = 0; k < kLets; ++k) xs.push_back(IVar("x" + std::to_string(k)));
+  Stmt body = Store(a, xs.back(), {IntImm32(0)});
+  for (int k = kLets - 1; k >= 0; --k) {
+    Expr value = k == 0 ? IntImm32(1) : Add(xs[k - 1], IntImm32(1));
+    body = ValueOrDie(MakeLetStmt(xs[k], value, body));
+  }
+  HostBuffer ha = HostBuffer::Zeros(kI32, {1});
+  ASSERT_TRUE(ir::Run(Fn({a}, body), {Arg(ha)}).ok());
+  EXPECT_EQ(ha.GetInt(0), kLets);
+}
+
+TEST(InterpErrorTest, NestingDeeperThanTheLimitIsAnErrorNotAStackOverflow) {
+  Buffer a = Buf("A", kI32, {1});
+  Expr e = IntImm32(0);
+  for (int k = 0; k < 5000; ++k) e = Add(e, IntImm32(1));
+  HostBuffer ha = HostBuffer::Zeros(kI32, {1});
+  EXPECT_THAT(Msg(ir::Run(Fn({a}, Store(a, e, {IntImm32(0)})), {Arg(ha)})),
+              HasSubstr("the IR is nested deeper than 1024 levels"));
+  Expr ok = IntImm32(0);
+  for (int k = 0; k < 1000; ++k) ok = Add(ok, IntImm32(1));
+  ASSERT_TRUE(ir::Run(Fn({a}, Store(a, ok, {IntImm32(0)})), {Arg(ha)}).ok());
+  EXPECT_EQ(ha.GetInt(0), 1000);
+}
+
 TEST(InterpProgramTest, EveryLoopKindRunsSequentially) {
   // Each iteration reads the previous one's result: only a sequential order gives 2^i.
   Buffer a = Buf("A", kI64, {8});
