@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/buffer.h"
 #include "ir/intrinsics.h"
+#include "ir/scalar_value.h"
 
 namespace tessel::ir {
 
@@ -128,49 +129,14 @@ absl::StatusOr<Expr> MakeIntImm(DataType dtype, int64_t value) {
   return Expr(MakeNode<IntImmNode>(dtype, value));
 }
 
-namespace {
-
-// Rounds a double to the nearest value of a 16-bit float format (round to nearest even),
-// keeping NaN payload quietness and infinities.
-double RoundToHalf(double v) {
-  if (std::isnan(v) || std::isinf(v)) return v;
-  float f = static_cast<float>(v);
-  // IEEE half: 10 explicit mantissa bits, exponent range [-14, 15].
-  int exp;
-  std::frexp(f, &exp);
-  int shift = std::max(exp - 11, -24);  // ulp exponent (subnormals below 2^-14).
-  double ulp = std::ldexp(1.0, shift);
-  double r = std::nearbyint(static_cast<double>(f) / ulp) * ulp;
-  if (std::fabs(r) > 65504.0) r = std::copysign(std::numeric_limits<double>::infinity(), r);
-  return r;
-}
-
-double RoundToBFloat16(double v) {
-  if (std::isnan(v) || std::isinf(v)) return v;
-  float f = static_cast<float>(v);
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  uint32_t lsb = (bits >> 16) & 1;
-  bits = (bits + 0x7fff + lsb) & 0xffff0000u;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-}  // namespace
 
 absl::StatusOr<Expr> MakeFloatImm(DataType dtype, double value) {
   if (!dtype.is_float() || !dtype.is_scalar()) {
     return absl::InvalidArgumentError(
         absl::StrCat("FloatImm: type ", dtype.ToString(), " is not a scalar float type"));
   }
-  double v = value;
-  if (dtype.is_bfloat()) {
-    v = RoundToBFloat16(value);
-  } else if (dtype.bits() == 16) {
-    v = RoundToHalf(value);
-  } else if (dtype.bits() == 32 && !std::isnan(value)) {
-    v = static_cast<float>(value);
-  }
+  // Rounded once, from the exact value (no detour through f32 for f16/bf16).
+  double v = std::isnan(value) ? value : RoundToDtype(value, dtype);
   return Expr(MakeNode<FloatImmNode>(dtype, v));
 }
 

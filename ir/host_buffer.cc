@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/expr.h"
-#include "ir/interpreter.h"
+#include "ir/host_buffer.h"
 #include "ir/scalar_value.h"
 
 namespace tessel::ir {
@@ -55,7 +55,7 @@ HostBuffer HostBuffer::Zeros(DataType dtype, std::vector<int64_t> shape) {
   HostBuffer b;
   b.dtype_ = dtype;
   b.shape_ = std::move(shape);
-  b.data_ = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(bytes), 0);
+  b.data_ = std::make_shared<HostStorage>(static_cast<size_t>(bytes), 0);
   return b;
 }
 
@@ -68,7 +68,7 @@ int64_t HostBuffer::size() const {
 
 HostBuffer HostBuffer::Clone() const {
   HostBuffer b = *this;
-  if (data_) b.data_ = std::make_shared<std::vector<uint8_t>>(*data_);
+  if (data_) b.data_ = std::make_shared<HostStorage>(*data_);
   return b;
 }
 

@@ -15,7 +15,6 @@
 #define TESSEL_IR_INTERPRETER_H_
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -23,34 +22,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ir/function.h"
+#include "ir/host_buffer.h"
 
 namespace tessel::ir {
-
-// A dense, row-major host array of one scalar dtype. Copies share storage (like
-// a tensor handle); use Clone() for a deep copy.
-class HostBuffer {
- public:
-  HostBuffer() = default;
-  static HostBuffer Zeros(DataType dtype, std::vector<int64_t> shape);
-
-  DataType dtype() const { return dtype_; }
-  const std::vector<int64_t>& shape() const { return shape_; }
-  int64_t size() const;  // Number of elements.
-  void* data() const { return data_ ? data_->data() : nullptr; }
-  HostBuffer Clone() const;
-
-  // Element access converting through double / int64 (bool as 0/1; f16 and bf16
-  // converted exactly).
-  double GetFloat(int64_t flat_index) const;
-  void SetFloat(int64_t flat_index, double v);
-  int64_t GetInt(int64_t flat_index) const;
-  void SetInt(int64_t flat_index, int64_t v);
-
- private:
-  DataType dtype_;
-  std::vector<int64_t> shape_;
-  std::shared_ptr<std::vector<uint8_t>> data_;
-};
 
 // An argument: a buffer for a buffer parameter, an integer or float for a scalar one.
 using Arg = std::variant<HostBuffer, int64_t, double>;
@@ -67,10 +41,12 @@ struct RunOptions {
 absl::Status Run(const PrimFunc& func, const std::vector<Arg>& args, RunOptions opts = {},
                  const std::string& name = "main");
 
-// Allocates one argument per parameter of `func`: buffers of their (constant)
-// shapes filled with seeded random values (floats uniform in [-1, 1], integers
-// in [-8, 8], bools 0/1); scalar parameters get `scalar_value`. Fails when a
-// buffer's shape is symbolic and not fixed by `symbolic_values` (name -> value).
+// Allocates one argument per parameter of `func`: buffers of their shapes
+// filled with seeded random values (floats uniform in [-1, 1), integers in
+// [-8, 8], bools 0/1). A scalar parameter or symbolic shape variable named in
+// `symbolic_values` (name -> value) takes that value; other integer scalars are
+// random in [1, 8] and float scalars in [-1, 1). Fails when a buffer's shape
+// depends on a variable that is neither given nor a parameter.
 absl::StatusOr<std::vector<Arg>> RandomArgs(const PrimFunc& func, uint64_t seed,
                                             const std::vector<std::pair<std::string, int64_t>>&
                                                 symbolic_values = {});

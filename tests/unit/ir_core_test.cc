@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/function.h"
+#include "ir/host_buffer.h"
 #include "ir/mutator.h"
 #include "ir/visitor.h"
 
@@ -245,6 +246,27 @@ TEST(FactoryTest, SelectNamesTheConditionItNeeds) {
   absl::StatusOr<Expr> s = MakeSelect(IntImm32(1), x, x);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.status().message()), HasSubstr("condition must be a scalar bool, not i32"));
+}
+
+}  // namespace
+}  // namespace tessel::ir
+
+namespace tessel::ir {
+namespace {
+
+TEST(FactoryTest, HalfConstantsRoundOnceFromTheExactValue) {
+  // 1 + 2^-11 + 2^-40 is just above the midpoint between 1 and 1 + 2^-10: it rounds up.
+  // Going through f32 first would drop 2^-40, land on the tie, and round to even (1.0).
+  double v = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+  EXPECT_EQ(cast<FloatImmNode>(FloatImm(DataType::Float(16), v))->value, 1.0 + std::ldexp(1.0, -10));
+}
+
+TEST(HostBufferTest, StorageIsAlignedForGeneratedCode) {
+  for (int64_t n : {1, 3, 17, 1000}) {
+    HostBuffer b = HostBuffer::Zeros(DataType::Float(32), {n});
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % kHostBufferAlignment, 0u) << n;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.Clone().data()) % kHostBufferAlignment, 0u) << n;
+  }
 }
 
 }  // namespace
