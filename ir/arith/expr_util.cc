@@ -1,0 +1,201 @@
+// Expression helpers for the arithmetic analyses; see expr_util.h.
+#include "ir/arith/expr_util.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "ir/buffer.h"
+#include "ir/mutator.h"
+#include "ir/visitor.h"
+
+namespace tessel::ir::arith {
+
+std::optional<int64_t> AsConstInt(const Expr& e) {
+  const auto* i = dyn_cast<IntImmNode>(e);
+  if (i == nullptr || i->dtype.is_bool()) return std::nullopt;
+  return i->value;
+}
+
+std::optional<bool> AsConstBool(const Expr& e) {
+  const auto* i = dyn_cast<IntImmNode>(e);
+  if (i == nullptr || !i->dtype.is_bool()) return std::nullopt;
+  return i->value != 0;
+}
+
+std::optional<Expr> TryMakeConst(DataType t, int64_t v) {
+  absl::StatusOr<Expr> e = MakeIntImm(t, v);
+  if (!e.ok()) return std::nullopt;
+  return *e;
+}
+
+namespace {
+
+bool DeepEqual(const Expr& a, const Expr& b, bool calls_equal);
+
+bool DeepEqual(const Expr& a, const Expr& b, bool calls_equal) {
+  if (a.same_as(b)) return a == nullptr || calls_equal || IsPure(a);
+  if (a == nullptr || b == nullptr) return false;
+  if (a->kind() != b->kind() || a->dtype != b->dtype) return false;
+  switch (a->kind()) {
+    case NodeKind::kVar: return false;  // Distinct objects are distinct variables.
+    case NodeKind::kIntImm: return cast<IntImmNode>(a)->value == cast<IntImmNode>(b)->value;
+    case NodeKind::kFloatImm: {
+      // Bit-exact: 0.0 and -0.0 differ, NaN equals the same NaN.
+      double x = cast<FloatImmNode>(a)->value, y = cast<FloatImmNode>(b)->value;
+      return __builtin_memcmp(&x, &y, sizeof(double)) == 0;
+    }
+    case NodeKind::kNot: return DeepEqual(cast<NotNode>(a)->a, cast<NotNode>(b)->a, calls_equal);
+    case NodeKind::kSelect: {
+      const auto* x = cast<SelectNode>(a);
+      const auto* y = cast<SelectNode>(b);
+      return DeepEqual(x->condition, y->condition, calls_equal) &&
+             DeepEqual(x->true_value, y->true_value, calls_equal) &&
+             DeepEqual(x->false_value, y->false_value, calls_equal);
+    }
+    case NodeKind::kCast:
+      return DeepEqual(cast<CastNode>(a)->value, cast<CastNode>(b)->value, calls_equal);
+    case NodeKind::kBufferLoad: {
+      const auto* x = cast<BufferLoadNode>(a);
+      const auto* y = cast<BufferLoadNode>(b);
+      if (!x->buffer.same_as(y->buffer) || x->indices.size() != y->indices.size()) return false;
+      for (size_t i = 0; i < x->indices.size(); ++i) {
+        if (!DeepEqual(x->indices[i], y->indices[i], calls_equal)) return false;
+      }
+      return true;
+    }
+    case NodeKind::kRamp: {
+      const auto* x = cast<RampNode>(a);
+      const auto* y = cast<RampNode>(b);
+      return x->lanes == y->lanes && DeepEqual(x->base, y->base, calls_equal) &&
+             DeepEqual(x->stride, y->stride, calls_equal);
+    }
+    case NodeKind::kBroadcast: {
+      const auto* x = cast<BroadcastNode>(a);
+      const auto* y = cast<BroadcastNode>(b);
+      return x->lanes == y->lanes && DeepEqual(x->value, y->value, calls_equal);
+    }
+    case NodeKind::kCall: {
+      const auto* x = cast<CallNode>(a);
+      const auto* y = cast<CallNode>(b);
+      bool intrinsics =
+          x->callee == CallNode::Callee::kIntrinsic && y->callee == CallNode::Callee::kIntrinsic;
+      if (!(intrinsics || (calls_equal && x->callee == y->callee)) || x->name != y->name ||
+          x->args.size() != y->args.size()) {
+        return false;
+      }
+      for (size_t i = 0; i < x->args.size(); ++i) {
+        if (!DeepEqual(x->args[i], y->args[i], calls_equal)) return false;
+      }
+      return true;
+    }
+    default: {
+      const auto* x = dyn_cast<BinaryNode>(a);
+      const auto* y = dyn_cast<BinaryNode>(b);
+      return x != nullptr && y != nullptr && DeepEqual(x->a, y->a, calls_equal) &&
+             DeepEqual(x->b, y->b, calls_equal);
+    }
+  }
+}
+
+}  // namespace
+
+bool ExprEqual(const Expr& a, const Expr& b) { return DeepEqual(a, b, false); }
+bool ExprIdentical(const Expr& a, const Expr& b) { return DeepEqual(a, b, true); }
+
+namespace {
+
+template <typename T>
+int Cmp(const T& a, const T& b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+}  // namespace
+
+int CompareExpr(const Expr& a, const Expr& b) {
+  if (a.same_as(b)) return 0;
+  if (a == nullptr || b == nullptr) return a == nullptr ? -1 : 1;
+  if (int c = Cmp(static_cast<int>(a->kind()), static_cast<int>(b->kind()))) return c;
+  switch (a->kind()) {
+    case NodeKind::kVar: return Cmp(cast<VarNode>(a)->name, cast<VarNode>(b)->name);
+    case NodeKind::kIntImm: return Cmp(cast<IntImmNode>(a)->value, cast<IntImmNode>(b)->value);
+    case NodeKind::kFloatImm:
+      return Cmp(cast<FloatImmNode>(a)->value, cast<FloatImmNode>(b)->value);
+    case NodeKind::kNot: return CompareExpr(cast<NotNode>(a)->a, cast<NotNode>(b)->a);
+    case NodeKind::kCast: return CompareExpr(cast<CastNode>(a)->value, cast<CastNode>(b)->value);
+    case NodeKind::kBufferLoad: {
+      const auto* x = cast<BufferLoadNode>(a);
+      const auto* y = cast<BufferLoadNode>(b);
+      if (int c = Cmp(x->buffer->name, y->buffer->name)) return c;
+      if (int c = Cmp(x->indices.size(), y->indices.size())) return c;
+      for (size_t i = 0; i < x->indices.size(); ++i) {
+        if (int c = CompareExpr(x->indices[i], y->indices[i])) return c;
+      }
+      return 0;
+    }
+    default: {
+      const auto* x = dyn_cast<BinaryNode>(a);
+      const auto* y = dyn_cast<BinaryNode>(b);
+      if (x == nullptr || y == nullptr) return 0;
+      if (int c = CompareExpr(x->a, y->a)) return c;
+      return CompareExpr(x->b, y->b);
+    }
+  }
+}
+
+namespace {
+
+class PurityCheck : public IRVisitor {
+ public:
+  bool pure = true;
+  void VisitCall(const CallNode* op) override {
+    if (op->callee == CallNode::Callee::kExtern) pure = false;
+    if (pure) IRVisitor::VisitCall(op);
+  }
+};
+
+class VarSubstituter : public IRMutator {
+ public:
+  explicit VarSubstituter(const VarMap& map) : map_(map) {}
+  Expr VisitVar(const VarNode* op) override {
+    auto it = map_.find(op);
+    return it == map_.end() ? GetRef(op) : it->second;
+  }
+
+ private:
+  const VarMap& map_;
+};
+
+class VarCollector : public IRVisitor {
+ public:
+  std::vector<Var> vars;
+  absl::flat_hash_set<const VarNode*> seen;
+  void VisitVar(const VarNode* op) override {
+    if (seen.insert(op).second) vars.push_back(GetRef(op));
+  }
+};
+
+}  // namespace
+
+bool IsPure(const Expr& e) {
+  // Most index expressions are tiny; skip the visitor for the common leaves.
+  if (e == nullptr || isa<VarNode>(e) || isa<IntImmNode>(e) || isa<FloatImmNode>(e)) return true;
+  PurityCheck check;
+  check.VisitExpr(e);
+  return check.pure;
+}
+
+Expr Substitute(const Expr& e, const VarMap& map) {
+  if (map.empty()) return e;
+  VarSubstituter s(map);
+  return s.VisitExpr(e);
+}
+
+std::vector<Var> CollectVars(const Expr& e) {
+  VarCollector c;
+  c.VisitExpr(e);
+  return std::move(c.vars);
+}
+
+bool UsesVar(const Expr& e, const VarNode* v) {
+  return AnyVar(e, [v](const VarNode* u) { return u == v; });
+}
+
+}  // namespace tessel::ir::arith

@@ -1,0 +1,79 @@
+// Small expression helpers the arithmetic analyses share.
+//
+//   AsConstInt(IntImm32(16)) == 16;   AsConstInt(x) == std::nullopt
+//   ExprEqual(Add(x, IntImm32(1)), Add(x, IntImm32(1)))  -> true  (same x)
+//   ExprEqual(f(), f())                                  -> false (an extern call
+//                                                           may return two values)
+//   Substitute(Add(x, y), {{x.get(), IntImm32(3)}})      -> 3 + y
+//
+// ExprEqual is deliberately simpler than StructuralEqual: inside one expression
+// every variable is free, so variables compare by identity, and it runs in the
+// inner loop of rule matching.
+#ifndef TESSEL_IR_ARITH_EXPR_UTIL_H_
+#define TESSEL_IR_ARITH_EXPR_UTIL_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/expr.h"
+
+namespace tessel::ir::arith {
+
+using VarMap = absl::flat_hash_map<const VarNode*, Expr>;
+
+// The value of an integer (not bool) constant.
+std::optional<int64_t> AsConstInt(const Expr& e);
+inline bool IsConstInt(const Expr& e, int64_t v) {
+  std::optional<int64_t> c = AsConstInt(e);
+  return c && *c == v;
+}
+// The value of a bool constant.
+std::optional<bool> AsConstBool(const Expr& e);
+
+// Scalar signed integers: the types whose arithmetic the simplifier reasons about
+// (unsigned types get constant folding only).
+inline bool IsIndexType(DataType t) { return t.is_int() && t.is_scalar(); }
+
+// `v` as a constant of `t`, or nothing when `t` cannot hold it.
+std::optional<Expr> TryMakeConst(DataType t, int64_t v);
+
+// Deep equality with variables and buffers by identity; extern calls are never
+// equal to anything (they may have side effects or differ between calls).
+bool ExprEqual(const Expr& a, const Expr& b);
+// The same text: like ExprEqual, but calls compare by name and arguments. For
+// "did the simplifier change anything", never for merging.
+bool ExprIdentical(const Expr& a, const Expr& b);
+
+// A deterministic order for commutative operands: by kind, then constant value
+// or variable name, then children. 0 when it cannot tell (e.g. two variables of
+// one name), in which case callers keep the given order.
+int CompareExpr(const Expr& a, const Expr& b);
+
+// False when `e` calls an external function: such an expression must be neither
+// dropped nor duplicated.
+bool IsPure(const Expr& e);
+
+// Replaces the variables named in `map`; unchanged subtrees are the same objects.
+Expr Substitute(const Expr& e, const VarMap& map);
+
+// True when a variable of `e` satisfies `pred`.
+template <typename Pred>
+bool AnyVar(const Expr& e, Pred pred);
+// The distinct variables of `e`, in order of first use.
+std::vector<Var> CollectVars(const Expr& e);
+bool UsesVar(const Expr& e, const VarNode* v);
+
+// ---- implementation ----
+template <typename Pred>
+bool AnyVar(const Expr& e, Pred pred) {
+  for (const Var& v : CollectVars(e)) {
+    if (pred(v.get())) return true;
+  }
+  return false;
+}
+
+}  // namespace tessel::ir::arith
+
+#endif  // TESSEL_IR_ARITH_EXPR_UTIL_H_
