@@ -1,0 +1,67 @@
+// Small IR rewrites and builders the schedule primitives share.
+//
+//   // for i in range(0, 64) { block C(vi = i) ... }   with i -> i_0 * 16 + i_1:
+//   Stmt body = SubstituteInStmt(loop->body, {{i.get(), Add(Mul(i_0, 16), i_1)}});
+//   //   block C(vi = i_0 * 16 + i_1) ...
+//   PrimFunc g = ReplaceStmts(f, {{old_loop, new_loop}});   // path copy, rest shared
+//
+// The builders (AddE, MulE, ...) fold the constant cases a primitive creates
+// itself (x * 1, x + 0, 4 * 16), so a split of a constant loop prints
+// `i_0 * 16 + i_1`, not `(i_0 * 16) * 1 + i_1 + 0`; the full simplifier
+// (ir/arith/) is applied on top where it is available.
+#ifndef TESSEL_IR_SCHEDULE_IR_UTIL_H_
+#define TESSEL_IR_SCHEDULE_IR_UTIL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/function.h"
+
+namespace tessel::ir::schedule {
+
+using VarMap = absl::flat_hash_map<const VarNode*, Expr>;
+
+// Replaces uses of the variables in `map` everywhere in `s` (loop bounds, block
+// bindings and predicates, indices, values). Unchanged subtrees stay shared.
+Stmt SubstituteInStmt(const Stmt& s, const VarMap& map);
+Expr SubstituteInExpr(const Expr& e, const VarMap& map);
+
+// `func` with each statement named in `repl` (by identity) replaced; the path
+// from the body to each replaced statement is copied, everything else shared.
+PrimFunc ReplaceStmts(const PrimFunc& func,
+                      const absl::flat_hash_map<const StmtNode*, Stmt>& repl);
+
+// The value of an integer constant.
+std::optional<int64_t> ConstInt(const Expr& e);
+// A constant of an integer dtype.
+Expr ConstOf(DataType t, int64_t v);
+// Arithmetic that folds constants and the unit cases (for index expressions of
+// one scalar integer dtype; both operands must have it).
+Expr AddE(const Expr& a, const Expr& b);
+Expr MulE(const Expr& a, const Expr& b);
+Expr FloorDivE(const Expr& a, const Expr& b);
+Expr FloorModE(const Expr& a, const Expr& b);
+// a && b, dropping a constant-true side.
+Expr AndE(const Expr& a, const Expr& b);
+bool IsConstTrue(const Expr& e);
+
+// True when `e` uses a variable of `vars`.
+bool UsesAnyVar(const Expr& e, const absl::flat_hash_map<const VarNode*, int>& vars);
+bool UsesVarIn(const Expr& e, const VarNode* v);
+
+// True when `s` holds a store or an evaluate that is not inside a block: code
+// the schedule cannot reason about through block iter kinds.
+bool HasStmtOutsideBlocks(const Stmt& s);
+// `s` with `cond` added (by &&) to the predicate of every block realize that is
+// not inside another block.
+Stmt AddPredicateToBlocks(const Stmt& s, const Expr& cond);
+
+// "a, b, c" of names.
+std::string JoinNames(const std::vector<std::string>& names);
+
+}  // namespace tessel::ir::schedule
+
+#endif  // TESSEL_IR_SCHEDULE_IR_UTIL_H_
