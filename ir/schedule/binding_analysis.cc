@@ -205,7 +205,10 @@ std::string CheckAffineBindings(const BlockRealizeNode* realize,
     if (!sum) return absl::StrCat(where, " is not an affine binding of the loops");
     for (const IterTerm& t : sum->terms) {
       if (!loops.contains(t.var)) continue;
-      if (t.scale <= 0) return absl::StrCat(where, " decreases as loop ", t.var->name, " grows");
+      // A reduction must meet its init first: its bindings may not run backwards.
+      if (t.scale <= 0 && iv.kind == IterKind::kReduce) {
+        return absl::StrCat(where, " decreases as loop ", t.var->name, " grows");
+      }
       per_loop[t.var].push_back(t);
     }
   }

@@ -54,9 +54,9 @@ LoopRanges RangesAbove(const StmtIndex& index, int sref);
 std::optional<IterSum> ReadIterSum(const Expr& e, const LoopRanges& ranges);
 
 // For the iter vars of `realize` whose bindings use a variable of `loops`:
-// each binding is quasi-affine with positive scales, each iter var is spatial
-// or reduce, and the splits of one loop variable across the bindings do not
-// overlap. Returns "" when the rules hold, else the reason.
+// each binding is quasi-affine, each iter var is spatial or reduce, reduce
+// bindings grow with the loops (so the init instance still comes first), and
+// the splits of one loop variable across the bindings do not overlap. Returns "" when the rules hold, else the reason.
 std::string CheckAffineBindings(const BlockRealizeNode* realize,
                                 const absl::flat_hash_map<const VarNode*, int>& loops,
                                 const LoopRanges& ranges);

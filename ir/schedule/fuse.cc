@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/schedule/ir_util.h"
+#include "ir/schedule/simplify_nest.h"
 
 namespace tessel::ir::schedule {
 
@@ -68,7 +69,8 @@ absl::StatusOr<Var> Fuse(ScheduleState* state, const std::vector<Var>& loops) {
   Stmt body = SubstituteInStmt(nest.back()->body, map);
   absl::StatusOr<Stmt> loop = MakeFor(fused, ConstOf(t, 0), stride, ForKind::kSerial, body);
   if (!loop.ok()) return loop.status();
-  state->Replace(ReplaceStmts(state->func(), {{nest[0], *loop}}));
+  Stmt simplified = SimplifyNest(index, index.at(index.FindStmt(nest[0])).parent, *loop);
+  state->Replace(ReplaceStmts(state->func(), {{nest[0], simplified}}));
   return fused;
 }
 

@@ -160,7 +160,11 @@ void Schedule::MarkConsumed(const std::string& primitive) {
 }
 
 void Schedule::Commit(const std::string& primitive) {
-  mod_ = WithFunction(mod_, state_.func_name(), state_.func());
+  // A primitive that changed nothing (a reorder into the present order) keeps
+  // the very same module, so "did this change" stays a pointer test.
+  if (!mod_->Lookup(state_.func_name()).same_as(state_.func())) {
+    mod_ = WithFunction(mod_, state_.func_name(), state_.func());
+  }
   MarkConsumed(primitive);
 }
 

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
+#include "ir/schedule/simplify_nest.h"
 
 namespace tessel::ir::schedule {
 
@@ -102,6 +103,7 @@ absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
     if (!next.ok()) return next.status();
     body = *next;
   }
+  body = SimplifyNest(state->index(), state->index().at(*sref).parent, body);
   state->Replace(ReplaceStmts(state->func(), {{f, body}}));
   return vars;
 }

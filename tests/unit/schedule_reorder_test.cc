@@ -1,0 +1,270 @@
+// reorder and tile: before/after IR, the interpreter on random inputs, and one
+// negative test per rule (the message, and the schedule left unchanged).
+#include "tests/unit/schedule_test_util.h"
+
+namespace tessel::ir::schedule::testing {
+namespace {
+
+constexpr const char* kMatmul = R"(
+func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
+  for i in range(0, 16) {
+    for j in range(0, 16) {
+      for k in range(0, 16) {
+        block C(vi: spatial[0, 16] = i, vj: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
+          reads(A[vi, vk], B[vk, vj])
+          writes(C[vi, vj])
+          init {
+            C[vi, vj] = 0.0f32
+          }
+          C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+        }
+      }
+    }
+  }
+})";
+
+// The matmul block with loops `l0`, `l1`, `l2` (outermost first) bound to
+// `vi`, `vj`, `vk`.
+std::string MatmulIn(const std::string& l0, const std::string& l1, const std::string& l2,
+                     const std::string& vi, const std::string& vj, const std::string& vk) {
+  return absl::StrCat(R"(
+func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
+  for )", l0, R"( {
+    for )", l1, R"( {
+      for )", l2, R"( {
+        block C(vi: spatial[0, 16] = )", vi, ", vj: spatial[0, 16] = ", vj,
+                      ", vk: reduce[0, 16] = ", vk, R"() {
+          reads(A[vi, vk], B[vk, vj])
+          writes(C[vi, vj])
+          init {
+            C[vi, vj] = 0.0f32
+          }
+          C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+        }
+      }
+    }
+  }
+})");
+}
+
+TEST(ScheduleReorder, GivenLoopsTakeTheirPositionsOthersStay) {
+  Schedule sch = MustSchedule(kMatmul);
+  PrimFunc original = sch.func();
+  std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("C"))));
+  Must(sch.Reorder({l[2], l[0]}));
+  ExpectFunc(sch, MatmulIn("k in range(0, 16)", "j in range(0, 16)", "i in range(0, 16)", "i",
+                           "j", "k"));
+  ExpectSameResults(original, sch);
+  // Handles follow their loops.
+  EXPECT_EQ(Must(sch.Get(l[0]))->loop_var->name, "i");
+  Must(sch.Reorder({l[0], l[1], l[2]}));
+  ExpectFunc(sch, kMatmul);
+  // Already in this order: nothing changes, not even the module object.
+  IRModule before = sch.mod();
+  Must(sch.Reorder({l[1], l[2]}));
+  EXPECT_TRUE(sch.mod().same_as(before));
+}
+
+TEST(ScheduleReorder, AfterSplits) {
+  Schedule sch = MustSchedule(kMatmul);
+  PrimFunc original = sch.func();
+  std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("C"))));
+  std::vector<LoopRV> i = Must(sch.Split(l[0], {std::nullopt, 4}));
+  std::vector<LoopRV> k = Must(sch.Split(l[2], {std::nullopt, 8}));
+  Must(sch.Reorder({i[0], k[0], l[1], k[1], i[1]}));
+  ExpectFunc(sch, R"(
+func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
+  for i_0 in range(0, 4) {
+    for k_0 in range(0, 2) {
+      for j in range(0, 16) {
+        for k_1 in range(0, 8) {
+          for i_1 in range(0, 4) {
+            block C(vi: spatial[0, 16] = i_0 * 4 + i_1, vj: spatial[0, 16] = j, vk: reduce[0, 16] = k_0 * 8 + k_1) {
+              reads(A[vi, vk], B[vk, vj])
+              writes(C[vi, vj])
+              init {
+                C[vi, vj] = 0.0f32
+              }
+              C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+            }
+          }
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(original, sch);
+}
+
+TEST(ScheduleTile, SplitsAndReordersLevelByLevel) {
+  Schedule sch = MustSchedule(kMatmul);
+  PrimFunc original = sch.func();
+  std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("C"))));
+  std::vector<LoopRV> t = Must(sch.Tile({l[0], l[1]}, {{std::nullopt, 4}, {std::nullopt, 8}}));
+  ASSERT_EQ(t.size(), 4u);
+  ExpectFunc(sch, R"(
+func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
+  for i_0 in range(0, 4) {
+    for j_0 in range(0, 2) {
+      for i_1 in range(0, 4) {
+        for j_1 in range(0, 8) {
+          for k in range(0, 16) {
+            block C(vi: spatial[0, 16] = i_0 * 4 + i_1, vj: spatial[0, 16] = j_0 * 8 + j_1, vk: reduce[0, 16] = k) {
+              reads(A[vi, vk], B[vk, vj])
+              writes(C[vi, vj])
+              init {
+                C[vi, vj] = 0.0f32
+              }
+              C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+            }
+          }
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(original, sch);
+  // Traced as its parts.
+  EXPECT_EQ(sch.trace().AsPython(),
+            "b0 = sch.get_block(name=\"C\")\n"
+            "l1, l2, l3 = sch.get_loops(block=b0)\n"
+            "l4, l5 = sch.split(loop=l1, factors=[None, 4])\n"
+            "l6, l7 = sch.split(loop=l2, factors=[None, 8])\n"
+            "sch.reorder(l4, l6, l5, l7)\n");
+}
+
+TEST(ScheduleTile, FailureUndoesEveryPart) {
+  Schedule sch = MustSchedule(kMatmul);
+  std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("C"))));
+  // The first split would succeed; the second fails: nothing may remain.
+  ExpectFailsUnchanged(
+      sch, [&] { return StatusOf(sch.Tile({l[0], l[1]}, {{std::nullopt, 4}, {0, std::nullopt}})); },
+      {"sch.tile(loops=[l1, l2], factors=[[None, 4], [0, None]])", "factor 0 is 0"});
+  EXPECT_EQ(Must(sch.Get(l[0]))->loop_var->name, "i");  // Not consumed after all.
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Tile({l[0]}, {})); },
+                       {"tile needs one factor list per loop"});
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Tile({l[0], l[1]}, {{4, 4}, {16}})); },
+                       {"tile needs factor lists of one length, at least 2"});
+}
+
+TEST(ScheduleReorder, RulePathAndPerfectNest) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8, 8], B: f32[8, 8]) {
+  for i in range(0, 8) {
+    for j in range(0, 8) {
+      block B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
+        reads(A[vi, vj])
+        writes(B[vi, vj])
+        B[vi, vj] = A[vi, vj]
+      }
+    }
+    for j2 in range(0, 8) {
+      block C(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j2) {
+        reads(B[vi, vj])
+        writes(A[vi, vj])
+        A[vi, vj] = B[vi, vj] + 1.0f32
+      }
+    }
+  }
+})");
+  std::vector<LoopRV> b = Must(sch.GetLoops(Must(sch.GetBlock("B"))));
+  std::vector<LoopRV> c = Must(sch.GetLoops(Must(sch.GetBlock("C"))));
+  ExpectFailsUnchanged(sch, [&] { return sch.Reorder({b[1], c[1]}); },
+                       {"sch.reorder(l", "loop j2 is not inside loop j", "reorder needs loops on one path"});
+  ExpectFailsUnchanged(sch, [&] { return sch.Reorder({b[1], b[0]}); },
+                       {"the body of loop i is not a single loop",
+                        "reorder needs perfectly nested loops", ">>   for i in range(0, 8) {"});
+  ExpectFailsUnchanged(sch, [&] { return sch.Reorder({b[1], b[1]}); }, {"loop j is given twice"});
+  std::vector<LoopRV> parts = Must(sch.Split(b[1], {2, 4}));
+  ExpectFailsUnchanged(sch, [&] { return sch.Reorder({b[1], parts[0]}); },
+                       {"loop handle l", "was consumed by split"});
+}
+
+TEST(ScheduleReorder, RuleBlockBindings) {
+  // Opaque iter var bound to the loops.
+  Schedule opaque = MustSchedule(R"(
+func @f(A: f32[8, 8]) {
+  for i in range(0, 8) {
+    for j in range(0, 8) {
+      block B(vi: opaque[0, 8] = i, vj: spatial[0, 8] = j) {
+        reads(A[vi, vj])
+        writes(A[vi, vj])
+        A[vi, vj] = A[vi, vj] + 1.0f32
+      }
+    }
+  }
+})");
+  std::vector<LoopRV> o = Must(opaque.GetLoops(Must(opaque.GetBlock("B"))));
+  ExpectFailsUnchanged(opaque, [&] { return opaque.Reorder({o[1], o[0]}); },
+                       {"iter var vi of block B (bound to i) is opaque", ">>       block B("});
+  // A binding that is not affine in the loops.
+  Schedule nonaffine = MustSchedule(R"(
+func @f(A: f32[64]) {
+  for i in range(0, 8) {
+    for j in range(0, 8) {
+      block B(vi: spatial[0, 64] = i * j) {
+        reads(A[vi])
+        writes(A[vi])
+        A[vi] = A[vi] + 1.0f32
+      }
+    }
+  }
+})");
+  std::vector<LoopRV> n = Must(nonaffine.GetLoops(Must(nonaffine.GetBlock("B"))));
+  ExpectFailsUnchanged(nonaffine, [&] { return nonaffine.Reorder({n[1], n[0]}); },
+                       {"iter var vi of block B (bound to i * j) is not an affine binding"});
+  // A reduction running backwards: reordering could run its init last.
+  Schedule backwards = MustSchedule(R"(
+func @f(A: f32[8, 8], S: f32[8]) {
+  for i in range(0, 8) {
+    for k in range(0, 8) {
+      block S(vi: spatial[0, 8] = i, vk: reduce[0, 8] = 7 - k) {
+        reads(A[vi, vk])
+        writes(S[vi])
+        init {
+          S[vi] = 0.0f32
+        }
+        S[vi] = S[vi] + A[vi, vk]
+      }
+    }
+  }
+})");
+  std::vector<LoopRV> r = Must(backwards.GetLoops(Must(backwards.GetBlock("S"))));
+  ExpectFailsUnchanged(backwards, [&] { return backwards.Reorder({r[1], r[0]}); },
+                       {"iter var vk of block S (bound to 7 - k) decreases as loop k grows"});
+  // One loop feeding one iter var twice (overlapping digits).
+  Schedule twice = MustSchedule(R"(
+func @f(A: f32[8, 8]) {
+  for i in range(0, 8) {
+    for j in range(0, 8) {
+      block B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = i %% 4 + j // 2) {
+        reads(A[vi, vj])
+        writes(A[vi, vj])
+        A[vi, vj] = A[vi, vj] + 1.0f32
+      }
+    }
+  }
+})");
+  std::vector<LoopRV> w = Must(twice.GetLoops(Must(twice.GetBlock("B"))));
+  ExpectFailsUnchanged(twice, [&] { return twice.Reorder({w[1], w[0]}); },
+                       {"loop i feeds overlapping parts of block B's bindings"});
+  // Loop bounds that depend on another loop of the nest.
+  Schedule tri = MustSchedule(R"(
+func @f(A: f32[8, 8]) {
+  for i in range(0, 8) {
+    for j in range(0, i + 1) {
+      block B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
+        reads(A[vi, vj])
+        writes(A[vi, vj])
+        A[vi, vj] = A[vi, vj] + 1.0f32
+      }
+    }
+  }
+})");
+  std::vector<LoopRV> t = Must(tri.GetLoops(Must(tri.GetBlock("B"))));
+  ExpectFailsUnchanged(tri, [&] { return tri.Reorder({t[1], t[0]}); },
+                       {"the bounds of loop j use a loop of the nest being reordered"});
+}
+
+}  // namespace
+}  // namespace tessel::ir::schedule::testing

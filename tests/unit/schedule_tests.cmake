@@ -1,0 +1,11 @@
+# The schedule units (ir/schedule/): every primitive before/after, against the
+# interpreter on random inputs, one negative test per legality rule, traces
+# (Python, JSON, replay) and the manual-schedule pass.
+add_executable(tessel_schedule_tests
+  schedule_reorder_test.cc
+  schedule_split_fuse_test.cc
+)
+target_compile_definitions(tessel_schedule_tests PRIVATE TESSEL_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+target_link_libraries(tessel_schedule_tests PRIVATE tessel_passes tessel_schedule tessel_te tessel_ir
+                      GTest::gtest GTest::gmock GTest::gtest_main)
+gtest_discover_tests(tessel_schedule_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
