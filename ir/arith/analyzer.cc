@@ -57,6 +57,10 @@ void Analyzer::Bind(const Var& v, const Expr& value) {
   }
 }
 
+void Analyzer::Bind(const Var& v, const ConstIntBound& bound) {
+  bounds_.Update(v, bound, /*replace=*/true);
+}
+
 void Analyzer::EnterConstraint(const Expr& condition) {
   if (!condition || !condition->dtype.is_bool() || !condition->dtype.is_scalar()) return;
   Expr c = Simplify(condition);

@@ -76,6 +76,8 @@ class Analyzer {
   void Bind(const Var& v, const Range& range);
   // `v` equals `value` (a let binding).
   void Bind(const Var& v, const Expr& value);
+  // `v` lies in `bound` (replacing what was known of its bound).
+  void Bind(const Var& v, const ConstIntBound& bound);
   // `condition` holds from now until the enclosing Scope ends (an `if` branch, a
   // block predicate). Conjunctions are split; comparisons narrow variable bounds.
   void EnterConstraint(const Expr& condition);

@@ -43,6 +43,8 @@ const RuleTable& IndexRules() {
       // ---- division that is not linear ---------------------------------------------
       {"floordiv-cancel", "(x * y) // y => x  if y != 0"},
       {"floormod-cancel", "(x * y) %% y => 0  if y != 0"},
+      {"floordiv-of-zero", "0 // x => 0  if x != 0"},
+      {"floormod-of-zero", "0 %% x => 0  if x != 0"},
       {"floordiv-lt", "x // c1 < c2 => x < c1 * c2  if c1 > 0"},
       {"lt-floordiv", "c2 < x // c1 => c1 * c2 + c1 <= x  if c1 > 0"},
 

@@ -2,7 +2,9 @@
 # with seeded property tests against the reference interpreter. A binary of
 # their own, like the te units.
 add_executable(tessel_arith_tests
+  arith_iter_map_test.cc
   arith_property_test.cc
+  arith_region_test.cc
   arith_simplify_test.cc
   arith_test_util.cc
 )
