@@ -1,0 +1,267 @@
+// parallel, vectorize, unroll and bind: before/after IR, the interpreter on
+// random inputs, and one negative test per rule (the message, and the
+// schedule left unchanged).
+#include "tests/unit/schedule_test_util.h"
+
+namespace tessel::ir::schedule::testing {
+namespace {
+
+constexpr const char* kMatmul = R"(
+func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
+  for i in range(0, 16) {
+    for j in range(0, 16) {
+      for k in range(0, 16) {
+        block C(vi: spatial[0, 16] = i, vj: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
+          reads(A[vi, vk], B[vk, vj])
+          writes(C[vi, vj])
+          init {
+            C[vi, vj] = 0.0f32
+          }
+          C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+        }
+      }
+    }
+  }
+})";
+
+struct Mm {
+  Mm() : sch(MustSchedule(kMatmul)), original(sch.func()) {
+    l = Must(sch.GetLoops(Must(sch.GetBlock("C"))));
+  }
+  Schedule sch;
+  PrimFunc original;
+  std::vector<LoopRV> l;
+};
+
+TEST(ScheduleLoopKind, ParallelVectorizeUnroll) {
+  Mm t;
+  Must(t.sch.Parallel(t.l[0]));
+  Must(t.sch.Vectorize(t.l[1]));
+  Must(t.sch.Unroll(t.l[2]));  // Unrolling a reduction keeps its order.
+  ExpectFunc(t.sch, R"(
+func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
+  for i in parallel(0, 16) {
+    for j in vectorized(0, 16) {
+      for k in unrolled(0, 16) {
+        block C(vi: spatial[0, 16] = i, vj: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
+          reads(A[vi, vk], B[vk, vj])
+          writes(C[vi, vj])
+          init {
+            C[vi, vj] = 0.0f32
+          }
+          C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(t.original, t.sch);
+  EXPECT_EQ(t.sch.trace().AsPython(),
+            "b0 = sch.get_block(name=\"C\")\n"
+            "l1, l2, l3 = sch.get_loops(block=b0)\n"
+            "sch.parallel(loop=l1)\n"
+            "sch.vectorize(loop=l2)\n"
+            "sch.unroll(loop=l3)\n");
+}
+
+TEST(ScheduleLoopKind, ParallelOverAFusedLoop) {
+  // The fused loop determines vi and vj together (digits 16 and 1).
+  Mm t;
+  LoopRV f = Must(t.sch.Fuse({t.l[0], t.l[1]}));
+  Must(t.sch.Parallel(f));
+  ExpectSameResults(t.original, t.sch);
+  // And its split parts, each a digit of it.
+  Mm u;
+  LoopRV g = Must(u.sch.Fuse({u.l[0], u.l[1]}));
+  std::vector<LoopRV> parts = Must(u.sch.Split(g, {std::nullopt, 16}));
+  Must(u.sch.Parallel(parts[0]));
+  Must(u.sch.Vectorize(parts[1]));
+  ExpectSameResults(u.original, u.sch);
+}
+
+TEST(ScheduleLoopKind, Bind) {
+  Mm t;
+  Must(t.sch.Bind(t.l[0], "blockIdx.x"));
+  Must(t.sch.Bind(t.l[1], "threadIdx.x"));
+  ExpectFunc(t.sch, R"(
+func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
+  for i in thread_binding(0, 16, "blockIdx.x") {
+    for j in thread_binding(0, 16, "threadIdx.x") {
+      for k in range(0, 16) {
+        block C(vi: spatial[0, 16] = i, vj: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
+          reads(A[vi, vk], B[vk, vj])
+          writes(C[vi, vj])
+          init {
+            C[vi, vj] = 0.0f32
+          }
+          C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(t.original, t.sch);
+  EXPECT_THAT(t.sch.trace().AsPython(),
+              ::testing::HasSubstr("sch.bind(loop=l1, thread_axis=\"blockIdx.x\")\n"));
+}
+
+TEST(ScheduleLoopKind, BindSameAxisOnSiblingLoops) {
+  // Two loop nests one after the other may both use threadIdx.x.
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[32], B: f32[32]) {
+  for i in range(0, 32) {
+    block B(vi: spatial[0, 32] = i) {
+      reads(A[vi])
+      writes(B[vi])
+      B[vi] = A[vi] + 1.0f32
+    }
+  }
+  for i2 in range(0, 32) {
+    block C(vi: spatial[0, 32] = i2) {
+      reads(B[vi])
+      writes(A[vi])
+      A[vi] = B[vi] * 2.0f32
+    }
+  }
+})");
+  PrimFunc original = sch.func();
+  Must(sch.Bind(Must(sch.GetLoops(Must(sch.GetBlock("B"))))[0], "threadIdx.x"));
+  Must(sch.Bind(Must(sch.GetLoops(Must(sch.GetBlock("C"))))[0], "threadIdx.x"));
+  ExpectSameResults(original, sch);
+}
+
+TEST(ScheduleLoopKind, RuleReduceAndOpaqueLoops) {
+  Mm t;
+  for (auto step : std::vector<std::function<absl::Status()>>{
+           [&] { return t.sch.Parallel(t.l[2]); }, [&] { return t.sch.Vectorize(t.l[2]); },
+           [&] { return t.sch.Bind(t.l[2], "threadIdx.x"); }}) {
+    ExpectFailsUnchanged(t.sch, step,
+                         {"(loop=l3", "iter var vk of block C is reduce and bound to loop k",
+                          "combine into the same output", ">>         block C("});
+  }
+  Schedule opaque = MustSchedule(R"(
+func @f(A: f32[8]) {
+  for i in range(0, 8) {
+    block B(vi: opaque[0, 8] = i) {
+      reads(A[vi])
+      writes(A[vi])
+      A[vi] = A[vi] + 1.0f32
+    }
+  }
+})");
+  LoopRV i = Must(opaque.GetLoops(Must(opaque.GetBlock("B"))))[0];
+  ExpectFailsUnchanged(opaque, [&] { return opaque.Parallel(i); },
+                       {"iter var vi of block B is opaque and bound to loop i",
+                        "no known independence"});
+}
+
+TEST(ScheduleLoopKind, RuleDistinctInstancePerIteration) {
+  // Every iteration of r runs the same instance of B: a race when parallel.
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8], B: f32[8]) {
+  for r in range(0, 4) {
+    for j in range(0, 8) {
+      block B(vj: spatial[0, 8] = j) {
+        reads(A[vj])
+        writes(B[vj])
+        B[vj] = A[vj] * 2.0f32
+      }
+    }
+  }
+})");
+  std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("B"))));
+  ExpectFailsUnchanged(sch, [&] { return sch.Parallel(l[0]); },
+                       {"block B does not run a distinct instance in each iteration of loop r"});
+  Must(sch.Parallel(l[1]));  // j is fine.
+  Must(sch.Unroll(l[0]));    // Unroll has no independence rule.
+}
+
+TEST(ScheduleLoopKind, RuleStatementsOutsideBlocksAndDataFlow) {
+  Schedule outside = MustSchedule(R"(
+func @f(A: f32[8], B: f32[8]) {
+  for i in range(0, 8) {
+    A[0] = A[0] + 1.0f32
+    block B(vi: spatial[0, 8] = i) {
+      reads(A[vi])
+      writes(B[vi])
+      B[vi] = A[vi]
+    }
+  }
+})");
+  LoopRV i = Must(outside.GetLoops(Must(outside.GetBlock("B"))))[0];
+  ExpectFailsUnchanged(outside, [&] { return outside.Parallel(i); },
+                       {"loop i holds statements outside blocks"});
+  // Q reads all of T, which P writes one element per iteration.
+  Schedule flow = MustSchedule(R"(
+func @f(A: f32[8], T: f32[8], B: f32[8]) {
+  for i in range(0, 8) {
+    block P(vi: spatial[0, 8] = i) {
+      reads(A[vi])
+      writes(T[vi])
+      T[vi] = A[vi] + 1.0f32
+    }
+    block Q(vi: spatial[0, 8] = i) {
+      reads(T[0 +: 8])
+      writes(B[vi])
+      B[vi] = T[0] + T[7]
+    }
+  }
+})");
+  LoopRV fi = Must(flow.GetLoops(Must(flow.GetBlock("P"))))[0];
+  ExpectFailsUnchanged(flow, [&] { return flow.Parallel(fi); },
+                       {"block Q reads buffer T that block P writes, at a place that may belong "
+                        "to another iteration of loop i"});
+  // The same pipeline where Q reads only what P wrote in this iteration.
+  Schedule local = MustSchedule(R"(
+func @f(A: f32[8], T: f32[8], B: f32[8]) {
+  for i in range(0, 8) {
+    block P(vi: spatial[0, 8] = i) {
+      reads(A[vi])
+      writes(T[vi])
+      T[vi] = A[vi] + 1.0f32
+    }
+    block Q(vi: spatial[0, 8] = i) {
+      reads(T[vi])
+      writes(B[vi])
+      B[vi] = T[vi] * 3.0f32
+    }
+  }
+})");
+  PrimFunc original = local.func();
+  Must(local.Parallel(Must(local.GetLoops(Must(local.GetBlock("P"))))[0]));
+  ExpectSameResults(original, local);
+}
+
+TEST(ScheduleLoopKind, RuleOnlySerialLoops) {
+  Mm t;
+  Must(t.sch.Parallel(t.l[0]));
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Parallel(t.l[0]); },
+                       {"sch.parallel(loop=l1)", "loop i is already parallel",
+                        "only a serial loop can be made parallel"});
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Vectorize(t.l[0]); },
+                       {"loop i is already parallel; only a serial loop can be made vectorized"});
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Unroll(t.l[0]); },
+                       {"only a serial loop can be made unrolled"});
+  Must(t.sch.Bind(t.l[1], "threadIdx.y"));
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Bind(t.l[1], "threadIdx.x"); },
+                       {"loop j is already bound to threadIdx.y"});
+}
+
+TEST(ScheduleLoopKind, RuleThreadAxes) {
+  Mm t;
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Bind(t.l[0], "threadIdx.w"); },
+                       {"sch.bind(loop=l1, thread_axis=\"threadIdx.w\")",
+                        "unknown thread axis 'threadIdx.w'"});
+  Must(t.sch.Bind(t.l[0], "threadIdx.x"));
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Bind(t.l[1], "threadIdx.x"); },
+                       {"loop i around loop j is already bound to threadIdx.x",
+                        "an axis can be bound only once on a path", ">>   for i in thread_binding"});
+  Mm u;
+  Must(u.sch.Bind(u.l[1], "vthread"));
+  ExpectFailsUnchanged(u.sch, [&] { return u.sch.Bind(u.l[0], "vthread"); },
+                       {"loop j inside loop i is already bound to vthread"});
+  Must(u.sch.Bind(u.l[0], "blockIdx.y"));
+}
+
+}  // namespace
+}  // namespace tessel::ir::schedule::testing
