@@ -68,7 +68,6 @@ absl::Status CheckIndependent(const ScheduleState& state, int sref, const std::s
                                        kind));
   }
   const VarNode* v = f->loop_var.get();
-  absl::flat_hash_map<const VarNode*, int> loop_set{{v, 0}};
   std::vector<int> blocks = index.ChildBlocks(sref);
   for (int b : blocks) {
     const BlockRealizeNode* r = index.realize(b);
@@ -84,14 +83,9 @@ absl::Status CheckIndependent(const ScheduleState& state, int sref, const std::s
                                                  : "have no known independence",
                                              ", so the loop cannot be ", kind));
     }
-    LoopRanges ranges = RangesAbove(index, b);
-    std::string why = CheckAffineBindings(r, loop_set, ranges);
-    if (!why.empty()) return state.Error(block, absl::StrCat(why, "; cannot make ", what, " ", kind));
-    if (!IsInjectiveIn(r, v, ConstInt(f->min), ConstInt(f->extent), ranges)) {
-      return state.Error(block, absl::StrCat("block ", block->name, " does not run a distinct "
-                                             "instance in each iteration of ", what,
-                                             " (its spatial bindings do not determine ",
-                                             v->name, "), so the loop cannot be ", kind));
+    std::string why = CheckDistinctInstances(index, b, sref);
+    if (!why.empty()) {
+      return state.Error(block, absl::StrCat(why, ", so the loop cannot be ", kind));
     }
   }
   // Data flow between blocks of different iterations.

@@ -54,16 +54,8 @@ absl::Status Reorder(ScheduleState* state, const std::vector<Var>& order) {
     }
   }
   // Blocks below: affine spatial/reduce bindings of the chain's loops.
-  int innermost = sorted.back();
-  LoopRanges ranges = RangesAbove(index, innermost);
-  for (int b : index.ChildBlocks(innermost)) {
-    LoopRanges block_ranges = ranges;
-    for (int p : index.LoopsAbove(b)) {
-      const ForNode* f = index.loop(p);
-      std::optional<int64_t> min = ConstInt(f->min), extent = ConstInt(f->extent);
-      if (min && extent) block_ranges[f->loop_var.get()] = {*min, *extent};
-    }
-    std::string why = CheckAffineBindings(index.realize(b), chain_vars, block_ranges);
+  for (int b : index.ChildBlocks(sorted.back())) {
+    std::string why = CheckReorderable(index, b, chain_vars);
     if (!why.empty()) return state->Error(index.block(b), why);
   }
   if (HasStmtOutsideBlocks(chain.back()->body)) {

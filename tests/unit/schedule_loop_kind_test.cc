@@ -73,7 +73,7 @@ TEST(ScheduleLoopKind, ParallelOverAFusedLoop) {
   // And its split parts, each a digit of it.
   Mm u;
   LoopRV g = Must(u.sch.Fuse({u.l[0], u.l[1]}));
-  std::vector<LoopRV> parts = Must(u.sch.Split(g, {std::nullopt, 16}));
+  std::vector<LoopRV> parts = Must(u.sch.Split(g, {std::nullopt, 8}));
   Must(u.sch.Parallel(parts[0]));
   Must(u.sch.Vectorize(parts[1]));
   ExpectSameResults(u.original, u.sch);
