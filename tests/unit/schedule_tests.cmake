@@ -2,6 +2,7 @@
 # interpreter on random inputs, one negative test per legality rule, traces
 # (Python, JSON, replay) and the manual-schedule pass.
 add_executable(tessel_schedule_tests
+  schedule_annotate_test.cc
   schedule_loop_kind_test.cc
   schedule_reorder_test.cc
   schedule_split_fuse_test.cc
