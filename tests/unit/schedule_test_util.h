@@ -11,7 +11,9 @@
 #ifndef TESSEL_TESTS_UNIT_SCHEDULE_TEST_UTIL_H_
 #define TESSEL_TESTS_UNIT_SCHEDULE_TEST_UTIL_H_
 
+#include <cmath>
 #include <functional>
+#include <set>
 #include <stdexcept>
 #include <string>
 

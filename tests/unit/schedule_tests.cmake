@@ -3,9 +3,11 @@
 # (Python, JSON, replay) and the manual-schedule pass.
 add_executable(tessel_schedule_tests
   schedule_annotate_test.cc
+  schedule_json_test.cc
   schedule_loop_kind_test.cc
   schedule_reorder_test.cc
   schedule_split_fuse_test.cc
+  schedule_trace_test.cc
 )
 target_compile_definitions(tessel_schedule_tests PRIVATE TESSEL_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 target_link_libraries(tessel_schedule_tests PRIVATE tessel_passes tessel_schedule tessel_te tessel_ir
