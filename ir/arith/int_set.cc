@@ -102,15 +102,17 @@ class SetEvaluator {
   IntSet Make(const Expr& lo, const Expr& hi) {
     return IntSet::Interval(lo ? ana_->Simplify(lo) : lo, hi ? ana_->Simplify(hi) : hi);
   }
-  std::optional<int> Sign(const Expr& c) {
+  // 1 for c > 0, -1 for c < 0, 0 for c == 0; with `weak`, 1 for c >= 0 and
+  // -1 for c <= 0 (enough to scale an interval).
+  std::optional<int> Sign(const Expr& c, bool weak = false) {
     ConstIntBound b = ana_->GetConstIntBound(c);
-    if (b.min_value > 0) return 1;
-    if (b.max_value < 0) return -1;
     if (b.is_const() && b.min_value == 0) return 0;
+    if (b.min_value > 0 || (weak && b.min_value >= 0)) return 1;
+    if (b.max_value < 0 || (weak && b.max_value <= 0)) return -1;
     return std::nullopt;
   }
   IntSet Scale(const IntSet& a, const Expr& c, const Expr& e) {
-    std::optional<int> s = Sign(c);
+    std::optional<int> s = Sign(c, /*weak=*/true);
     if (!s) return Fallback(e);
     if (*s == 0) return IntSet::Point(IntImm(c->dtype, 0));
     Expr lo = Bin(NodeKind::kMul, a.min(), c), hi = Bin(NodeKind::kMul, a.max(), c);

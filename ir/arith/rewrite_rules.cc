@@ -8,8 +8,9 @@
 //
 // Work done elsewhere (no rule needed): + - * and division by constants
 // (canonical_simplify.cc), comparisons decided by bounds or facts and common
-// factors (compare_simplify.cc), min/max with provably ordered operands and
-// `a && b` / `a || b` / select arms simplified under their conditions
+// factors (compare_simplify.cc), min/max with provably ordered operands (so
+// min(x, x) -> x), `a && b` / `a || b` / select arms simplified under their
+// conditions, which known facts decide (so x && x -> x, x || !x -> true)
 // (rewrite_simplify.cc), constants (const_fold.cc).
 //
 // Every rule makes the expression smaller or moves it toward the normal form, so
@@ -21,8 +22,6 @@ namespace tessel::ir::arith {
 const RuleTable& IndexRules() {
   static const RuleTable* table = new RuleTable({
       // ---- min / max -------------------------------------------------------------
-      {"min-self", "min(x, x) => x"},
-      {"max-self", "max(x, x) => x"},
       {"min-of-max", "min(max(x, y), x) => x"},
       {"max-of-min", "max(min(x, y), x) => x"},
       {"min-of-min", "min(min(x, y), x) => min(x, y)"},
@@ -34,9 +33,7 @@ const RuleTable& IndexRules() {
       {"min-common-sub", "min(x - y, x - z) => x - max(y, z)"},
       {"max-common-sub", "max(x - y, x - z) => x - min(y, z)"},
       {"min-scaled", "min(x * c1, y * c1) => min(x, y) * c1  if c1 > 0"},
-      {"min-scaled-neg", "min(x * c1, y * c1) => max(x, y) * c1  if c1 < 0"},
       {"max-scaled", "max(x * c1, y * c1) => max(x, y) * c1  if c1 > 0"},
-      {"max-scaled-neg", "max(x * c1, y * c1) => min(x, y) * c1  if c1 < 0"},
       {"min-floordiv", "min(x // c1, y // c1) => min(x, y) // c1  if c1 > 0"},
       {"max-floordiv", "max(x // c1, y // c1) => max(x, y) // c1  if c1 > 0"},
 
@@ -56,10 +53,6 @@ const RuleTable& IndexRules() {
       {"not-ge", "!(x >= y) => x < y"},
       {"not-eq", "!(x == y) => x != y"},
       {"not-ne", "!(x != y) => x == y"},
-      {"and-self", "x && x => x"},
-      {"or-self", "x || x => x"},
-      {"and-not-self", "x && !x => false"},
-      {"or-not-self", "x || !x => true"},
       {"and-true", "x && true => x"},
       {"and-false", "x && false => false"},
       {"or-true", "x || true => true"},

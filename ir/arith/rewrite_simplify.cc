@@ -47,6 +47,34 @@ Expr Simplifier::VisitBinary(const BinaryNode* op) {
   return SimplifyNode(e);
 }
 
+std::optional<Expr> Simplifier::KnownFact(const Expr& e) {
+  if (!e->dtype.is_bool() || !e->dtype.is_scalar()) return std::nullopt;
+  // A condition known in this context (an enclosing if, the left of &&).
+  for (const Expr& f : ana_->literal_facts()) {
+    if (ExprEqual(f, e)) {
+      ana_->CountRule("known-fact");
+      return Bool(true);
+    }
+    const auto* n = dyn_cast<NotNode>(e);
+    if ((n != nullptr && ExprEqual(f, n->a)) ||
+        (isa<NotNode>(f) && ExprEqual(cast<NotNode>(f)->a, e))) {
+      ana_->CountRule("known-fact");
+      return Bool(false);
+    }
+  }
+  return std::nullopt;
+}
+
+Expr Simplifier::VisitVar(const VarNode* op) {
+  Expr e = GetRef(op);
+  return KnownFact(e).value_or(e);
+}
+
+Expr Simplifier::VisitBufferLoad(const BufferLoadNode* op) {
+  Expr e = IRMutator::VisitBufferLoad(op);
+  return KnownFact(e).value_or(e);
+}
+
 Expr Simplifier::VisitNot(const NotNode* op) {
   Expr a = VisitExpr(op->a);
   return SimplifyNode(a.same_as(op->a) ? GetRef(op) : Not(a));
@@ -138,6 +166,7 @@ Expr Simplifier::SimplifyNode(const Expr& e) {
   } else if (!e->dtype.is_scalar() || !(IsIndexType(e->dtype) || e->dtype.is_bool())) {
     return e;
   }
+  if (std::optional<Expr> known = KnownFact(cur)) return *known;
   if (std::optional<std::pair<Expr, const RewriteRule*>> m = IndexRules().Apply(cur, *ana_)) {
     return Resimplify(m->first, m->second->name().c_str());
   }

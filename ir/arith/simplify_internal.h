@@ -22,6 +22,8 @@ class Simplifier : public IRMutator {
  public:
   explicit Simplifier(Analyzer* analyzer) : ana_(analyzer) {}
 
+  Expr VisitVar(const VarNode* op) override;
+  Expr VisitBufferLoad(const BufferLoadNode* op) override;
   Expr VisitBinary(const BinaryNode* op) override;
   Expr VisitNot(const NotNode* op) override;
   Expr VisitSelect(const SelectNode* op) override;
@@ -37,6 +39,8 @@ class Simplifier : public IRMutator {
  private:
   // The node `e` whose operands are simplified already.
   Expr SimplifyNode(const Expr& e);
+  // true or false when a bool `e` (or its negation) is a known fact.
+  std::optional<Expr> KnownFact(const Expr& e);
   std::optional<Expr> SimplifyMinMax(const BinaryNode* op);
   std::optional<Expr> SimplifyOtherTypes(const BinaryNode* op);
   // Simplifies an expression a rule produced, with a depth limit as the guard

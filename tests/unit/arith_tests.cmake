@@ -2,9 +2,13 @@
 # with seeded property tests against the reference interpreter. A binary of
 # their own, like the te units.
 add_executable(tessel_arith_tests
+  arith_analyzer_test.cc
+  arith_bound_test.cc
+  arith_int_set_test.cc
   arith_iter_map_test.cc
   arith_property_test.cc
   arith_region_test.cc
+  arith_rules_test.cc
   arith_simplify_test.cc
   arith_test_util.cc
 )
