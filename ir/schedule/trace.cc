@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ir/schedule/schedule.h"
 
@@ -92,8 +93,12 @@ absl::Status Trace::ApplyToSchedule(Schedule* sch) const {
     const Instruction& inst = insts_[k];
     auto fail = [&](const absl::Status& s) {
       *sch = backup;
-      return absl::Status(s.code(), absl::StrCat("replaying instruction ", k, " (",
-                                                 inst.ToPython(), "): ", s.message()));
+      // Failures of the facade already name the call; others get the line.
+      std::string where = absl::StartsWith(s.message(), "sch.")
+                              ? absl::StrCat("replaying instruction ", k, ": ")
+                              : absl::StrCat("replaying instruction ", k, " (", inst.ToPython(),
+                                             "): ");
+      return absl::Status(s.code(), absl::StrCat(where, s.message()));
     };
     const InstructionKind* kind = FindInstructionKind(inst.kind);
     if (kind == nullptr) return fail(absl::InvalidArgumentError("unknown instruction kind"));

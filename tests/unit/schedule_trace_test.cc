@@ -114,9 +114,8 @@ func @f(A: f32[8]) {
   absl::Status s = trace.ApplyToSchedule(&sch);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()),
-              ::testing::HasSubstr("replaying instruction 0 (b0 = sch.get_block(name=\"C\")): "
-                                   "sch.get_block(name=\"C\"): no block named 'C' in function "
-                                   "'f'; its blocks are D"));
+              ::testing::HasSubstr("replaying instruction 0: sch.get_block(name=\"C\"): no "
+                                   "block named 'C' in function 'f'; its blocks are D"));
   EXPECT_TRUE(sch.mod().same_as(before));
   EXPECT_TRUE(sch.trace().empty());
 }
@@ -290,7 +289,8 @@ TEST(ScheduleTrace, JsonErrors) {
   Trace wrong = Must(Trace::FromJson(head + "{\"kind\": \"parallel\", \"inputs\": [7]}]}"));
   Schedule sch = MustSchedule(kMatmul);
   EXPECT_THAT(std::string(wrong.ApplyToSchedule(&sch).message()),
-              ::testing::HasSubstr("parallel: input 0 must be a loop handle"));
+              ::testing::HasSubstr("replaying instruction 0 (sch.parallel(loop=7)): parallel: "
+                                   "input 0 must be a loop handle"));
   // Annotation values JSON cannot hold are refused when writing.
   Schedule nan = MustSchedule(kMatmul);
   Must(nan.Annotate(Must(nan.GetBlock("C")), "x", AttrValue(std::nan(""))));
