@@ -99,15 +99,15 @@ absl::StatusOr<Attrs> Parser::ParseAttrDict() {
   const Token& open = Peek();
   DepthGuard guard(this);
   if (guard.too_deep()) return TooDeep(open);
-  TSL_TRY(Expect("{"));
+  TESSEL_RETURN_IF_ERROR(Expect("{"));
   Attrs attrs;
   if (Accept("}")) return attrs;
   while (true) {
     const Token& key_tok = Peek();
-    TSL_ASSIGN(std::string key, ParseSymbolName("an attribute name"));
+    TESSEL_ASSIGN_OR_RETURN(std::string key, ParseSymbolName("an attribute name"));
     if (attrs.contains(key)) return ErrorAt(key_tok, absl::StrCat("duplicate attribute '", key, "'"));
-    TSL_TRY(Expect("="));
-    TSL_ASSIGN(AttrValue value, ParseAttrValue());
+    TESSEL_RETURN_IF_ERROR(Expect("="));
+    TESSEL_ASSIGN_OR_RETURN(AttrValue value, ParseAttrValue());
     attrs.emplace(std::move(key), std::move(value));
     if (Accept("}")) return attrs;
     if (!Peek().Is(",")) {
@@ -135,7 +135,7 @@ absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
     AttrValue::List list;
     if (Accept("]")) return AttrValue(std::move(list));
     while (true) {
-      TSL_ASSIGN(AttrValue v, ParseAttrValue());
+      TESSEL_ASSIGN_OR_RETURN(AttrValue v, ParseAttrValue());
       list.push_back(std::move(v));
       if (Accept("]")) return AttrValue(std::move(list));
       if (!Peek().Is(",")) {
@@ -147,8 +147,8 @@ absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
   if (t.Is("expr") && Peek(1).Is("(")) {
     Next();
     Next();
-    TSL_ASSIGN(Expr e, ParseExpr());
-    TSL_TRY(Expect(")"));
+    TESSEL_ASSIGN_OR_RETURN(Expr e, ParseExpr());
+    TESSEL_RETURN_IF_ERROR(Expect(")"));
     return AttrValue(std::move(e));
   }
   bool negative = Accept("-");
@@ -185,7 +185,7 @@ absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
     Next();
     uint64_t bits = n.Is("inf") ? 0x7ff0000000000000ull : 0x7ff8000000000000ull;
     if (n.Is("nan") && Accept("(")) {
-      TSL_ASSIGN(bits, ParseNaNBits());
+      TESSEL_ASSIGN_OR_RETURN(bits, ParseNaNBits());
     }
     if (negative) bits ^= uint64_t{1} << 63;
     double d;
@@ -200,15 +200,15 @@ absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
 // `scope "s"`, `align n`, each at most once.
 absl::StatusOr<Buffer> Parser::ParseBufferDef() {
   const Token& name_tok = Peek();
-  TSL_ASSIGN(std::string name, BindingName("a buffer"));
-  TSL_TRY(Expect(":"));
-  TSL_ASSIGN(DataType dtype, ParseDType());
+  TESSEL_ASSIGN_OR_RETURN(std::string name, BindingName("a buffer"));
+  TESSEL_RETURN_IF_ERROR(Expect(":"));
+  TESSEL_ASSIGN_OR_RETURN(DataType dtype, ParseDType());
   if (!Peek().Is("[")) {
     return ErrorAt(Peek(), absl::StrCat("expected '[' and the shape of buffer '", name, "' but found ",
                                         Describe(Peek())));
   }
   Next();
-  TSL_ASSIGN(std::vector<Expr> shape, ParseExprList("]"));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> shape, ParseExprList("]"));
   std::vector<Expr> strides;
   Expr offset;
   std::string scope = "global";
@@ -222,10 +222,10 @@ absl::StatusOr<Buffer> Parser::ParseBufferDef() {
     }
     Next();
     if (opt.text == "strides") {
-      TSL_TRY(Expect("["));
-      TSL_ASSIGN(strides, ParseExprList("]"));
+      TESSEL_RETURN_IF_ERROR(Expect("["));
+      TESSEL_ASSIGN_OR_RETURN(strides, ParseExprList("]"));
     } else if (opt.text == "offset") {
-      TSL_ASSIGN(offset, ParseExpr());
+      TESSEL_ASSIGN_OR_RETURN(offset, ParseExpr());
     } else if (opt.text == "scope") {
       const Token& s = Peek();
       if (s.kind != TokKind::kString) return ErrorAt(s, "expected a scope string such as \"local\"");
@@ -274,37 +274,37 @@ absl::Status Parser::DeclareScalarParams(std::vector<Var>* vars, std::vector<std
 
 absl::StatusOr<PrimFunc> Parser::ParseFunction(std::string* name) {
   const Token& func_tok = Next();  // `func`
-  TSL_TRY(Expect("@"));
-  TSL_ASSIGN(*name, ParseSymbolName("a function name"));
+  TESSEL_RETURN_IF_ERROR(Expect("@"));
+  TESSEL_ASSIGN_OR_RETURN(*name, ParseSymbolName("a function name"));
   size_t mark = ScopeMark();
   if (Accept("[")) {  // Symbolic shape variables.
     while (true) {
       const Token& t = Peek();
-      TSL_ASSIGN(std::string sym, BindingName("a shape variable"));
+      TESSEL_ASSIGN_OR_RETURN(std::string sym, BindingName("a shape variable"));
       DataType dt = DataType::Int(32);
       if (Accept(":")) {
-        TSL_ASSIGN(dt, ParseDType());
+        TESSEL_ASSIGN_OR_RETURN(dt, ParseDType());
       }
       if (Lookup(sym) != nullptr) return ErrorAt(t, absl::StrCat("duplicate shape variable '", sym, "'"));
       Bind(sym, MakeVar(sym, dt));
       if (Accept("]")) break;
-      TSL_TRY(Expect(","));
+      TESSEL_RETURN_IF_ERROR(Expect(","));
     }
   }
   if (!Peek().Is("(")) return ErrorAt(Peek(), absl::StrCat("expected '(' and the parameters but found ", Describe(Peek())));
   std::vector<Var> scalars;
   std::vector<std::string> scalar_names;
-  TSL_TRY(DeclareScalarParams(&scalars, &scalar_names));
+  TESSEL_RETURN_IF_ERROR(DeclareScalarParams(&scalars, &scalar_names));
   Next();  // `(`
   std::vector<Param> params;
   absl::flat_hash_set<std::string> param_names;
   while (!Peek().Is(")")) {
-    if (!params.empty()) TSL_TRY(Expect(","));
+    if (!params.empty()) TESSEL_RETURN_IF_ERROR(Expect(","));
     const Token& pt = Peek();
     if (pt.kind == TokKind::kIdent && Peek(1).Is(":") && Peek(2).kind == TokKind::kIdent && !Peek(3).Is("[")) {
-      TSL_ASSIGN(std::string pname, BindingName("a parameter"));
+      TESSEL_ASSIGN_OR_RETURN(std::string pname, BindingName("a parameter"));
       Next();  // `:`
-      TSL_ASSIGN(DataType dt, ParseDType());
+      TESSEL_ASSIGN_OR_RETURN(DataType dt, ParseDType());
       if (!Peek().Is(",") && !Peek().Is(")")) {
         return ErrorAt(Peek(), absl::StrCat("expected ',' or ')' after parameter '", pname, "' but found ",
                                             Describe(Peek())));
@@ -319,7 +319,7 @@ absl::StatusOr<PrimFunc> Parser::ParseFunction(std::string* name) {
       params.push_back(Param::OfVar(v));
       continue;
     }
-    TSL_ASSIGN(Buffer b, ParseBufferDef());
+    TESSEL_ASSIGN_OR_RETURN(Buffer b, ParseBufferDef());
     if (!param_names.insert(b->name).second || Lookup(b->name) != nullptr) {
       return ErrorAt(pt, absl::StrCat("duplicate parameter '", b->name, "'"));
     }
@@ -329,13 +329,13 @@ absl::StatusOr<PrimFunc> Parser::ParseFunction(std::string* name) {
   Next();  // `)`
   Attrs attrs;
   if (Accept("attrs")) {
-    TSL_ASSIGN(attrs, ParseAttrDict());
+    TESSEL_ASSIGN_OR_RETURN(attrs, ParseAttrDict());
   }
   if (!Peek().Is("{")) {
     return ErrorAt(Peek(), absl::StrCat("expected '{' and the body of function '", *name, "' but found ",
                                         Describe(Peek())));
   }
-  TSL_ASSIGN(Stmt body, ParseBraced());
+  TESSEL_ASSIGN_OR_RETURN(Stmt body, ParseBraced());
   PopScope(mark);
   absl::StatusOr<PrimFunc> f = MakePrimFuncChecked(std::move(params), std::move(body), std::move(attrs));
   if (!f.ok()) return ErrorAt(func_tok, f.status());
@@ -361,7 +361,7 @@ absl::StatusOr<IRModule> Parser::ParseModule() {
       if (!functions.empty()) return ErrorAt(t, "module_attrs must come before the functions");
       Next();
       have_attrs = true;
-      TSL_ASSIGN(attrs, ParseAttrDict());
+      TESSEL_ASSIGN_OR_RETURN(attrs, ParseAttrDict());
       continue;
     }
     if (!t.Is("func")) {
@@ -369,7 +369,7 @@ absl::StatusOr<IRModule> Parser::ParseModule() {
     }
     const Token& name_tok = Peek(2);
     std::string name;
-    TSL_ASSIGN(PrimFunc f, ParseFunction(&name));
+    TESSEL_ASSIGN_OR_RETURN(PrimFunc f, ParseFunction(&name));
     if (!names.insert(name).second) return ErrorAt(name_tok, absl::StrCat("function '", name, "' is defined twice"));
     functions.emplace_back(std::move(name), std::move(f));
   }

@@ -113,7 +113,7 @@ absl::StatusOr<std::vector<Expr>> Parser::ParseExprList(absl::string_view close)
   expr_depth_ = 0;
   if (Accept(close)) return list;
   while (true) {
-    TSL_ASSIGN(Expr e, ParseExpr());
+    TESSEL_ASSIGN_OR_RETURN(Expr e, ParseExpr());
     deepest = std::max(deepest, expr_depth_);
     expr_depth_ = deepest;
     list.push_back(std::move(e));
@@ -127,7 +127,7 @@ absl::StatusOr<std::vector<Expr>> Parser::ParseExprList(absl::string_view close)
 
 // Precedence climbing: left-associative within a level.
 absl::StatusOr<Expr> Parser::ParseBinary(int min_prec) {
-  TSL_ASSIGN(Expr lhs, ParseUnary());
+  TESSEL_ASSIGN_OR_RETURN(Expr lhs, ParseUnary());
   int lhs_depth = expr_depth_;
   int last = 0;
   while (true) {
@@ -166,7 +166,7 @@ absl::StatusOr<Expr> Parser::ParseUnary() {
   if (guard.too_deep()) return TooDeep(t);
   if (t.Is("!")) {
     Next();
-    TSL_ASSIGN(Expr a, ParseUnary());
+    TESSEL_ASSIGN_OR_RETURN(Expr a, ParseUnary());
     absl::StatusOr<Expr> e = MakeNot(std::move(a));
     if (!e.ok()) return ErrorAt(t, e.status());
     ++expr_depth_;
@@ -213,22 +213,22 @@ absl::StatusOr<Expr> Parser::ParsePrimary() {
     case TokKind::kPunct:
       if (t.Is("(")) {
         Next();
-        TSL_ASSIGN(Expr e, ParseExpr());
-        TSL_TRY(Expect(")"));
+        TESSEL_ASSIGN_OR_RETURN(Expr e, ParseExpr());
+        TESSEL_RETURN_IF_ERROR(Expect(")"));
         return e;
       }
       if (t.Is("@")) {
         Next();
-        TSL_ASSIGN(std::string name, ParseSymbolName("an extern symbol name"));
-        TSL_TRY(Expect("("));
-        TSL_ASSIGN(std::vector<Expr> args, ParseExprList(")"));
+        TESSEL_ASSIGN_OR_RETURN(std::string name, ParseSymbolName("an extern symbol name"));
+        TESSEL_RETURN_IF_ERROR(Expect("("));
+        TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> args, ParseExprList(")"));
         ++expr_depth_;
         if (!Peek().Is(":")) {
           return ErrorAt(Peek(), absl::StrCat("an extern call needs its result type, e.g. @", name,
                                               "(...): f32"));
         }
         Next();
-        TSL_ASSIGN(DataType dt, ParseDType());
+        TESSEL_ASSIGN_OR_RETURN(DataType dt, ParseDType());
         absl::StatusOr<Expr> e = MakeCall(dt, CallNode::Callee::kExtern, std::move(name), std::move(args));
         if (!e.ok()) return ErrorAt(t, e.status());
         return *e;
@@ -255,9 +255,9 @@ absl::StatusOr<Expr> Parser::ParsePrimary() {
   }
   Next();
   if (Peek().Is("[")) {
-    TSL_ASSIGN(Buffer b, LookupBuffer(t));
+    TESSEL_ASSIGN_OR_RETURN(Buffer b, LookupBuffer(t));
     Next();
-    TSL_ASSIGN(std::vector<Expr> indices, ParseExprList("]"));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> indices, ParseExprList("]"));
     ++expr_depth_;
     absl::StatusOr<Expr> e = MakeBufferLoad(std::move(b), std::move(indices));
     if (!e.ok()) return ErrorAt(t, e.status());
@@ -284,24 +284,24 @@ absl::StatusOr<Expr> Parser::ParseCallLike(const Token& name) {
   };
   absl::string_view n = name.text;
   if (n == "ramp" || n == "broadcast") {
-    TSL_ASSIGN(Expr first, ParseExpr());
+    TESSEL_ASSIGN_OR_RETURN(Expr first, ParseExpr());
     int depth = expr_depth_;
-    TSL_TRY(Expect(","));
+    TESSEL_RETURN_IF_ERROR(Expect(","));
     Expr stride;
     if (n == "ramp") {
-      TSL_ASSIGN(stride, ParseExpr());
+      TESSEL_ASSIGN_OR_RETURN(stride, ParseExpr());
       depth = std::max(depth, expr_depth_);
-      TSL_TRY(Expect(","));
+      TESSEL_RETURN_IF_ERROR(Expect(","));
     }
     expr_depth_ = depth + 1;
-    TSL_ASSIGN(int lanes, lanes_arg());
-    TSL_TRY(Expect(")"));
+    TESSEL_ASSIGN_OR_RETURN(int lanes, lanes_arg());
+    TESSEL_RETURN_IF_ERROR(Expect(")"));
     absl::StatusOr<Expr> e = n == "ramp" ? MakeRamp(std::move(first), std::move(stride), lanes)
                                          : MakeBroadcast(std::move(first), lanes);
     if (!e.ok()) return ErrorAt(name, e.status());
     return *e;
   }
-  TSL_ASSIGN(std::vector<Expr> args, ParseExprList(")"));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> args, ParseExprList(")"));
   ++expr_depth_;
   auto arity = [&](size_t want) -> absl::Status {
     if (args.size() == want) return absl::OkStatus();
@@ -310,16 +310,16 @@ absl::StatusOr<Expr> Parser::ParseCallLike(const Token& name) {
   };
   absl::StatusOr<Expr> e;
   if (n == "min" || n == "max") {
-    TSL_TRY(arity(2));
+    TESSEL_RETURN_IF_ERROR(arity(2));
     e = MakeBinary(n == "min" ? NodeKind::kMin : NodeKind::kMax, args[0], args[1]);
   } else if (n == "select") {
-    TSL_TRY(arity(3));
+    TESSEL_RETURN_IF_ERROR(arity(3));
     e = MakeSelect(args[0], args[1], args[2]);
   } else if (absl::StatusOr<DataType> dt = DataType::Parse(n); dt.ok()) {
-    TSL_TRY(arity(1));
+    TESSEL_RETURN_IF_ERROR(arity(1));
     e = MakeCast(*dt, args[0]);
   } else if (const IntrinsicInfo* info = LookupIntrinsic(n)) {
-    TSL_TRY(arity(static_cast<size_t>(info->arity)));
+    TESSEL_RETURN_IF_ERROR(arity(static_cast<size_t>(info->arity)));
     DataType t = args.empty() ? DataType::Float(32) : args[0]->dtype;
     e = MakeCall(t, CallNode::Callee::kIntrinsic, std::string(n), std::move(args));
   } else {
@@ -405,7 +405,7 @@ absl::StatusOr<uint64_t> Parser::ParseNaNBits() {
   for (char c : hex) bits = bits * 16 + static_cast<uint64_t>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
   if (!std::isnan(BitsDouble(bits))) return ErrorAt(h, absl::StrCat(h.text, " is not the bit pattern of a NaN"));
   Next();
-  TSL_TRY(Expect(")"));
+  TESSEL_RETURN_IF_ERROR(Expect(")"));
   return bits;
 }
 
@@ -418,7 +418,7 @@ absl::StatusOr<Expr> Parser::ParseFloatWord(const Token& t, bool negative) {
   } else {
     uint64_t bits = 0x7ff8000000000000ull;
     if (Accept("(")) {
-      TSL_ASSIGN(bits, ParseNaNBits());
+      TESSEL_ASSIGN_OR_RETURN(bits, ParseNaNBits());
     }
     v = BitsDouble(bits);
   }

@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "ir/function.h"
 #include "ir/lexer.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::tsl {
 
@@ -28,20 +29,6 @@ inline constexpr int kMaxDepth = 256;
 // freed and walked recursively, so the depth of what the parser builds is bounded
 // too: expression trees and chains of flat scopes, each to this many levels.
 inline constexpr int kMaxChainDepth = 10000;
-
-// Propagates an error: TSL_TRY(status-expr); TSL_ASSIGN(lhs, statusor-expr).
-#define TSL_CONCAT_INNER(a, b) a##b
-#define TSL_CONCAT(a, b) TSL_CONCAT_INNER(a, b)
-#define TSL_TRY(expr)                   \
-  do {                                  \
-    absl::Status tsl_s_ = (expr);       \
-    if (!tsl_s_.ok()) return tsl_s_;    \
-  } while (0)
-#define TSL_ASSIGN_IMPL(tmp, lhs, expr) \
-  auto tmp = (expr);                    \
-  if (!tmp.ok()) return tmp.status();   \
-  lhs = *std::move(tmp)
-#define TSL_ASSIGN(lhs, expr) TSL_ASSIGN_IMPL(TSL_CONCAT(tsl_v_, __LINE__), lhs, expr)
 
 // Digits only, no suffix; false on anything else or on overflow of 64 bits.
 bool ParseDecimalU64(absl::string_view digits, uint64_t* out);

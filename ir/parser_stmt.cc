@@ -36,8 +36,8 @@ absl::StatusOr<Stmt> Parser::ParseBraced() {
   const Token& open = Peek();
   DepthGuard guard(this);
   if (guard.too_deep()) return TooDeep(open);
-  TSL_TRY(Expect("{"));
-  TSL_ASSIGN(std::vector<Stmt> list, ParseStmtList(open));
+  TESSEL_RETURN_IF_ERROR(Expect("{"));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Stmt> list, ParseStmtList(open));
   Next();  // `}`, checked by ParseStmtList.
   return ListToStmt(std::move(list), open);
 }
@@ -61,7 +61,7 @@ absl::StatusOr<std::vector<Stmt>> Parser::ParseStmtList(const Token& open) {
                                      " is not closed before ", Describe(t)));
     }
     if (!IsScopingWord(t)) {
-      TSL_ASSIGN(Stmt s, ParseStmt());
+      TESSEL_ASSIGN_OR_RETURN(Stmt s, ParseStmt());
       cur.push_back(std::move(s));
       continue;
     }
@@ -69,30 +69,30 @@ absl::StatusOr<std::vector<Stmt>> Parser::ParseStmtList(const Token& open) {
     Next();
     Pending p{&t, nullptr, nullptr, nullptr, nullptr, {}, ScopeMark()};
     if (t.Is("let")) {
-      TSL_ASSIGN(std::string name, BindingName("a variable"));
+      TESSEL_ASSIGN_OR_RETURN(std::string name, BindingName("a variable"));
       bool annotated = false;
       DataType dt;
       if (Accept(":")) {
-        TSL_ASSIGN(dt, ParseDType());
+        TESSEL_ASSIGN_OR_RETURN(dt, ParseDType());
         annotated = true;
       }
-      TSL_TRY(Expect("="));
-      TSL_ASSIGN(p.value, ParseExpr());
+      TESSEL_RETURN_IF_ERROR(Expect("="));
+      TESSEL_ASSIGN_OR_RETURN(p.value, ParseExpr());
       p.var = MakeVar(name, annotated ? dt : p.value->dtype);
       if (absl::StatusOr<Stmt> check = MakeLetStmt(p.var, p.value, EmptySeq()); !check.ok()) {
         return ErrorAt(t, check.status());
       }
       Bind(name, p.var);
     } else {
-      TSL_ASSIGN(p.buffer, ParseBufferDef());
+      TESSEL_ASSIGN_OR_RETURN(p.buffer, ParseBufferDef());
       if (t.Is("decl_buffer")) {
-        TSL_TRY(Expect("="));
+        TESSEL_RETURN_IF_ERROR(Expect("="));
         const Token& src = Peek();
         if (src.kind != TokKind::kIdent) {
           return ErrorAt(src, absl::StrCat("expected the name of the source buffer but found ", Describe(src)));
         }
         Next();
-        TSL_ASSIGN(p.source, LookupBuffer(src));
+        TESSEL_ASSIGN_OR_RETURN(p.source, LookupBuffer(src));
         if (absl::StatusOr<Stmt> check = MakeDeclBuffer(p.buffer, p.source, EmptySeq()); !check.ok()) {
           return ErrorAt(t, check.status());
         }
@@ -109,7 +109,7 @@ absl::StatusOr<std::vector<Stmt>> Parser::ParseStmtList(const Token& open) {
       pending.push_back(std::move(p));
       continue;
     }
-    TSL_ASSIGN(Stmt body, ParseBraced());
+    TESSEL_ASSIGN_OR_RETURN(Stmt body, ParseBraced());
     PopScope(p.mark);
     absl::StatusOr<Stmt> s = p.var ? MakeLetStmt(p.var, p.value, body)
                              : p.source ? MakeDeclBuffer(p.buffer, p.source, body)
@@ -120,7 +120,7 @@ absl::StatusOr<std::vector<Stmt>> Parser::ParseStmtList(const Token& open) {
   // Close the rest-of-list scopes, innermost first.
   while (!pending.empty()) {
     Pending& p = pending.back();
-    TSL_ASSIGN(Stmt body, ListToStmt(std::move(cur), *p.at));
+    TESSEL_ASSIGN_OR_RETURN(Stmt body, ListToStmt(std::move(cur), *p.at));
     absl::StatusOr<Stmt> s = p.var ? MakeLetStmt(p.var, p.value, body)
                              : p.source ? MakeDeclBuffer(p.buffer, p.source, body)
                                         : MakeAllocate(p.buffer, body);
@@ -145,8 +145,8 @@ absl::StatusOr<Stmt> Parser::ParseStmt() {
   if (t.Is("seq")) {
     Next();
     const Token& open = Peek();
-    TSL_TRY(Expect("{"));
-    TSL_ASSIGN(std::vector<Stmt> list, ParseStmtList(open));
+    TESSEL_RETURN_IF_ERROR(Expect("{"));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<Stmt> list, ParseStmtList(open));
     Next();
     absl::StatusOr<Stmt> s = MakeSeqStmt(std::move(list));
     if (!s.ok()) return ErrorAt(t, s.status());
@@ -154,7 +154,7 @@ absl::StatusOr<Stmt> Parser::ParseStmt() {
   }
   if (t.Is("evaluate")) {
     Next();
-    TSL_ASSIGN(Expr e, ParseExpr());
+    TESSEL_ASSIGN_OR_RETURN(Expr e, ParseExpr());
     absl::StatusOr<Stmt> s = MakeEvaluate(std::move(e));
     if (!s.ok()) return ErrorAt(t, s.status());
     return *s;
@@ -176,12 +176,12 @@ absl::StatusOr<Stmt> Parser::ParseStmt() {
 
 absl::StatusOr<Stmt> Parser::ParseStore() {
   const Token& name = Next();
-  TSL_ASSIGN(Buffer b, LookupBuffer(name));
+  TESSEL_ASSIGN_OR_RETURN(Buffer b, LookupBuffer(name));
   Next();  // `[`
-  TSL_ASSIGN(std::vector<Expr> indices, ParseExprList("]"));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> indices, ParseExprList("]"));
   const Token& eq = Peek();
-  TSL_TRY(Expect("="));
-  TSL_ASSIGN(Expr value, ParseExpr());
+  TESSEL_RETURN_IF_ERROR(Expect("="));
+  TESSEL_ASSIGN_OR_RETURN(Expr value, ParseExpr());
   absl::StatusOr<Stmt> s = MakeBufferStore(std::move(b), std::move(value), std::move(indices));
   if (!s.ok()) return ErrorAt(eq, s.status());
   return *s;
@@ -189,14 +189,14 @@ absl::StatusOr<Stmt> Parser::ParseStore() {
 
 absl::StatusOr<Stmt> Parser::ParseFor() {
   const Token& kw = Next();
-  TSL_ASSIGN(std::string name, BindingName("a loop variable"));
+  TESSEL_ASSIGN_OR_RETURN(std::string name, BindingName("a loop variable"));
   bool annotated = false;
   DataType dt;
   if (Accept(":")) {
-    TSL_ASSIGN(dt, ParseDType());
+    TESSEL_ASSIGN_OR_RETURN(dt, ParseDType());
     annotated = true;
   }
-  TSL_TRY(Expect("in"));
+  TESSEL_RETURN_IF_ERROR(Expect("in"));
   const Token& kind_tok = Peek();
   static constexpr std::pair<const char*, ForKind> kKinds[] = {
       {"range", ForKind::kSerial},         {"parallel", ForKind::kParallel},
@@ -215,13 +215,13 @@ absl::StatusOr<Stmt> Parser::ParseFor() {
                                           "but found ", Describe(kind_tok)));
   }
   Next();
-  TSL_TRY(Expect("("));
-  TSL_ASSIGN(Expr min, ParseExpr());
-  TSL_TRY(Expect(","));
-  TSL_ASSIGN(Expr extent, ParseExpr());
+  TESSEL_RETURN_IF_ERROR(Expect("("));
+  TESSEL_ASSIGN_OR_RETURN(Expr min, ParseExpr());
+  TESSEL_RETURN_IF_ERROR(Expect(","));
+  TESSEL_ASSIGN_OR_RETURN(Expr extent, ParseExpr());
   std::string tag;
   if (kind == ForKind::kThreadBinding) {
-    TSL_TRY(Expect(","));
+    TESSEL_RETURN_IF_ERROR(Expect(","));
     const Token& s = Peek();
     if (s.kind != TokKind::kString) {
       return ErrorAt(s, absl::StrCat("expected a thread tag such as \"threadIdx.x\" but found ", Describe(s)));
@@ -229,7 +229,7 @@ absl::StatusOr<Stmt> Parser::ParseFor() {
     Next();
     tag = s.value;
   }
-  TSL_TRY(Expect(")"));
+  TESSEL_RETURN_IF_ERROR(Expect(")"));
   Var v = MakeVar(name, annotated ? dt : min->dtype);
   if (absl::StatusOr<Stmt> check = MakeFor(v, min, extent, kind, EmptySeq(), tag); !check.ok()) {
     return ErrorAt(kw, check.status());
@@ -238,10 +238,10 @@ absl::StatusOr<Stmt> Parser::ParseFor() {
   Bind(name, v);
   Attrs attrs;
   if (Accept("attrs")) {
-    TSL_ASSIGN(attrs, ParseAttrDict());
+    TESSEL_ASSIGN_OR_RETURN(attrs, ParseAttrDict());
   }
   if (!Peek().Is("{")) return ErrorAt(Peek(), absl::StrCat("expected '{' and the loop body but found ", Describe(Peek())));
-  TSL_ASSIGN(Stmt body, ParseBraced());
+  TESSEL_ASSIGN_OR_RETURN(Stmt body, ParseBraced());
   PopScope(mark);
   absl::StatusOr<Stmt> s = MakeFor(std::move(v), std::move(min), std::move(extent), kind, std::move(body),
                                    std::move(tag), std::move(attrs));
@@ -253,19 +253,19 @@ absl::StatusOr<Stmt> Parser::ParseIf() {
   const Token& kw = Next();
   DepthGuard guard(this);  // `else if` chains recurse.
   if (guard.too_deep()) return TooDeep(kw);
-  TSL_ASSIGN(Expr cond, ParseExpr());
+  TESSEL_ASSIGN_OR_RETURN(Expr cond, ParseExpr());
   if (absl::StatusOr<Stmt> check = MakeIfThenElse(cond, EmptySeq()); !check.ok()) {
     return ErrorAt(kw, check.status());
   }
   if (!Peek().Is("{")) return ErrorAt(Peek(), absl::StrCat("expected '{' after the condition but found ", Describe(Peek())));
-  TSL_ASSIGN(Stmt then_case, ParseBraced());
+  TESSEL_ASSIGN_OR_RETURN(Stmt then_case, ParseBraced());
   Stmt else_case;
   if (Accept("else")) {
     if (Peek().Is("if")) {
-      TSL_ASSIGN(else_case, ParseIf());
+      TESSEL_ASSIGN_OR_RETURN(else_case, ParseIf());
     } else {
       if (!Peek().Is("{")) return ErrorAt(Peek(), absl::StrCat("expected '{' or 'if' after else but found ", Describe(Peek())));
-      TSL_ASSIGN(else_case, ParseBraced());
+      TESSEL_ASSIGN_OR_RETURN(else_case, ParseBraced());
     }
   }
   absl::StatusOr<Stmt> s = MakeIfThenElse(std::move(cond), std::move(then_case), std::move(else_case));
@@ -277,16 +277,16 @@ absl::StatusOr<BufferRegion> Parser::ParseRegion() {
   const Token& name = Peek();
   if (name.kind != TokKind::kIdent) return ErrorAt(name, absl::StrCat("expected a buffer region but found ", Describe(name)));
   Next();
-  TSL_ASSIGN(Buffer b, LookupBuffer(name));
-  TSL_TRY(Expect("["));
+  TESSEL_ASSIGN_OR_RETURN(Buffer b, LookupBuffer(name));
+  TESSEL_RETURN_IF_ERROR(Expect("["));
   BufferRegion r{b, {}};
   if (!Accept("]")) {
     while (true) {
       const Token& at = Peek();
-      TSL_ASSIGN(Expr min, ParseExpr());
+      TESSEL_ASSIGN_OR_RETURN(Expr min, ParseExpr());
       Expr extent;
       if (Accept("+:")) {
-        TSL_ASSIGN(extent, ParseExpr());
+        TESSEL_ASSIGN_OR_RETURN(extent, ParseExpr());
       } else {
         if (!min->dtype.is_integer() || !min->dtype.is_scalar()) {
           return ErrorAt(at, absl::StrCat("a region index must be a scalar integer, not ", min->dtype.ToString()));
@@ -311,24 +311,24 @@ absl::StatusOr<BufferRegion> Parser::ParseRegion() {
 absl::StatusOr<Stmt> Parser::ParseBlock() {
   const Token& kw = Next();
   bool realize = kw.Is("block");
-  TSL_ASSIGN(std::string name, ParseSymbolName("a block name"));
-  TSL_TRY(Expect("("));
+  TESSEL_ASSIGN_OR_RETURN(std::string name, ParseSymbolName("a block name"));
+  TESSEL_RETURN_IF_ERROR(Expect("("));
   std::vector<IterVar> iter_vars;
   std::vector<Expr> values;
   std::vector<std::string> iv_names;
   while (!Accept(")")) {
-    if (!iter_vars.empty()) TSL_TRY(Expect(","));
+    if (!iter_vars.empty()) TESSEL_RETURN_IF_ERROR(Expect(","));
     const Token& nt = Peek();
-    TSL_ASSIGN(std::string iv_name, BindingName("an iter var"));
+    TESSEL_ASSIGN_OR_RETURN(std::string iv_name, BindingName("an iter var"));
     for (const std::string& n : iv_names) {
       if (n == iv_name) return ErrorAt(nt, absl::StrCat("duplicate iter var '", iv_name, "'"));
     }
-    TSL_TRY(Expect(":"));
+    TESSEL_RETURN_IF_ERROR(Expect(":"));
     bool annotated = false;
     DataType dt = DataType::Int(32);
     auto is_kind = [](const Token& k) { return k.Is("spatial") || k.Is("reduce") || k.Is("opaque"); };
     if (!is_kind(Peek())) {
-      TSL_ASSIGN(dt, ParseDType());
+      TESSEL_ASSIGN_OR_RETURN(dt, ParseDType());
       annotated = true;
     }
     const Token& kt = Peek();
@@ -337,18 +337,18 @@ absl::StatusOr<Stmt> Parser::ParseBlock() {
     }
     Next();
     IterKind kind = kt.Is("spatial") ? IterKind::kSpatial : kt.Is("reduce") ? IterKind::kReduce : IterKind::kOpaque;
-    TSL_TRY(Expect("["));
-    TSL_ASSIGN(Expr min, ParseExpr());
-    TSL_TRY(Expect(","));
-    TSL_ASSIGN(Expr extent, ParseExpr());
-    TSL_TRY(Expect("]"));
+    TESSEL_RETURN_IF_ERROR(Expect("["));
+    TESSEL_ASSIGN_OR_RETURN(Expr min, ParseExpr());
+    TESSEL_RETURN_IF_ERROR(Expect(","));
+    TESSEL_ASSIGN_OR_RETURN(Expr extent, ParseExpr());
+    TESSEL_RETURN_IF_ERROR(Expect("]"));
     if (realize) {
       if (!Peek().Is("=")) {
         return ErrorAt(Peek(), absl::StrCat("expected '=' and the value bound to iter var '", iv_name,
                                             "' but found ", Describe(Peek())));
       }
       Next();
-      TSL_ASSIGN(Expr value, ParseExpr());
+      TESSEL_ASSIGN_OR_RETURN(Expr value, ParseExpr());
       if (!annotated) dt = value->dtype;
       values.push_back(std::move(value));
     } else if (Peek().Is("=")) {
@@ -361,13 +361,13 @@ absl::StatusOr<Stmt> Parser::ParseBlock() {
   if (Peek().Is("where")) {
     if (!realize) return ErrorAt(Peek(), "a bare_block has no predicate; use block");
     Next();
-    TSL_ASSIGN(predicate, ParseExpr());
+    TESSEL_ASSIGN_OR_RETURN(predicate, ParseExpr());
   }
   size_t mark = ScopeMark();
   for (const IterVar& iv : iter_vars) Bind(iv.var->name, iv.var);
   Attrs attrs;
   if (Accept("attrs")) {
-    TSL_ASSIGN(attrs, ParseAttrDict());
+    TESSEL_ASSIGN_OR_RETURN(attrs, ParseAttrDict());
   }
   const Token& open = Peek();
   DepthGuard guard(this);
@@ -376,17 +376,17 @@ absl::StatusOr<Stmt> Parser::ParseBlock() {
   Next();
   std::vector<Buffer> allocs;
   while (Accept("alloc_buffer")) {
-    TSL_ASSIGN(Buffer b, ParseBufferDef());
+    TESSEL_ASSIGN_OR_RETURN(Buffer b, ParseBufferDef());
     Bind(b->name, b);
     allocs.push_back(std::move(b));
   }
   std::vector<BufferRegion> regions[2];
   for (int w = 0; w < 2; ++w) {
     if (!Accept(w == 0 ? "reads" : "writes")) continue;
-    TSL_TRY(Expect("("));
+    TESSEL_RETURN_IF_ERROR(Expect("("));
     if (Accept(")")) continue;
     while (true) {
-      TSL_ASSIGN(BufferRegion r, ParseRegion());
+      TESSEL_ASSIGN_OR_RETURN(BufferRegion r, ParseRegion());
       regions[w].push_back(std::move(r));
       if (Accept(")")) break;
       if (!Peek().Is(",")) return ErrorAt(Peek(), absl::StrCat("expected ',' or ')' but found ", Describe(Peek())));
@@ -396,11 +396,11 @@ absl::StatusOr<Stmt> Parser::ParseBlock() {
   Stmt init;
   if (Accept("init")) {
     if (!Peek().Is("{")) return ErrorAt(Peek(), absl::StrCat("expected '{' after init but found ", Describe(Peek())));
-    TSL_ASSIGN(init, ParseBraced());
+    TESSEL_ASSIGN_OR_RETURN(init, ParseBraced());
   }
-  TSL_ASSIGN(std::vector<Stmt> list, ParseStmtList(open));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Stmt> list, ParseStmtList(open));
   Next();  // `}`
-  TSL_ASSIGN(Stmt body, ListToStmt(std::move(list), open));
+  TESSEL_ASSIGN_OR_RETURN(Stmt body, ListToStmt(std::move(list), open));
   PopScope(mark);
   absl::StatusOr<Block> block = MakeBlock(std::move(name), std::move(iter_vars), std::move(regions[0]),
                                           std::move(regions[1]), std::move(body), std::move(init),

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/te/reducer.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::te {
@@ -232,9 +232,9 @@ absl::StatusOr<absl::flat_hash_set<const VarNode*>> CheckReduceAxes(
 
 absl::StatusOr<Operation> MakeCompute(const Shape& shape, const IndexedFCompute& fcompute,
                                       const std::string& name, ComputeOptions opts) {
-  TESSEL_TE_RETURN_IF_ERROR(CheckName("compute", name));
+  TESSEL_RETURN_IF_ERROR(CheckName("compute", name));
   const std::string what = absl::StrCat("compute '", name, "'");
-  TESSEL_TE_RETURN_IF_ERROR(CheckShape(what, shape.dims()));
+  TESSEL_RETURN_IF_ERROR(CheckShape(what, shape.dims()));
   const int rank = shape.size();
   if (fcompute.arity >= 0 && fcompute.arity != rank) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -253,7 +253,7 @@ absl::StatusOr<Operation> MakeCompute(const Shape& shape, const IndexedFCompute&
   std::vector<Var> vars;
   for (int d = 0; d < rank; ++d) {
     std::string an = opts.axis_names.empty() ? absl::StrCat("i", d) : opts.axis_names[d];
-    TESSEL_TE_RETURN_IF_ERROR(CheckName("axis", an));
+    TESSEL_RETURN_IF_ERROR(CheckName("axis", an));
     const Expr& extent = shape.dims()[d];
     vars.push_back(MakeIndexVar(std::move(an), extent->dtype, /*reduce=*/false, name));
     op->axis.push_back(IterVar{vars.back(), Range{IntImm(extent->dtype, 0), extent},
@@ -280,8 +280,8 @@ absl::StatusOr<Operation> MakeCompute(const Shape& shape, const IndexedFCompute&
   BodyChecker checker(name, op->axis);
   for (size_t i = 0; i < body.values().size(); ++i) {
     const Expr& v = body.values()[i];
-    TESSEL_TE_RETURN_IF_ERROR(checker.Check(v, reduce_vars));
-    TESSEL_TE_RETURN_IF_ERROR(CheckValueType(name, v));
+    TESSEL_RETURN_IF_ERROR(checker.Check(v, reduce_vars));
+    TESSEL_RETURN_IF_ERROR(CheckValueType(name, v));
     if (body.is_reduction() && v->dtype != body.reducer()->dtype(i)) {
       return absl::InvalidArgumentError(absl::StrCat(
           what, ": reducer '", body.reducer()->name, "' expects ",
@@ -300,11 +300,11 @@ absl::StatusOr<Operation> MakeCompute(const Shape& shape, const IndexedFCompute&
               "'; use a reduction condition instead"));
         }
         absl::flat_hash_set<const VarNode*> none;
-        TESSEL_TE_RETURN_IF_ERROR(checker.Check(e, none));
+        TESSEL_RETURN_IF_ERROR(checker.Check(e, none));
       }
     }
     if (const Expr& c = body.condition()) {
-      TESSEL_TE_RETURN_IF_ERROR(checker.Check(c, reduce_vars));
+      TESSEL_RETURN_IF_ERROR(checker.Check(c, reduce_vars));
       if (c->dtype != DataType::Bool()) {
         return absl::InvalidArgumentError(absl::StrCat(
             what, ": the reduction condition has type ", c->dtype.ToString(), ", expected bool"));
@@ -327,7 +327,7 @@ absl::StatusOr<Operation> MakeCompute(const Shape& shape, const IndexedFCompute&
     std::string out = n == 1 ? name
                       : opts.output_names.empty() ? absl::StrCat(name, "_", i)
                                                   : opts.output_names[i];
-    TESSEL_TE_RETURN_IF_ERROR(CheckName("output", out));
+    TESSEL_RETURN_IF_ERROR(CheckName("output", out));
     absl::StatusOr<Buffer> b = MakeBufferChecked(out, body.values()[i]->dtype, shape.dims());
     if (!b.ok()) return b.status();
     op->outputs.push_back(*std::move(b));
@@ -365,9 +365,9 @@ ComputeBody ComputeBody::Reduction(CommReducer reducer, std::vector<Expr> source
 }
 
 absl::StatusOr<Tensor> Placeholder(const Shape& shape, DataType dtype, std::string name) {
-  TESSEL_TE_RETURN_IF_ERROR(CheckName("placeholder", name));
+  TESSEL_RETURN_IF_ERROR(CheckName("placeholder", name));
   const std::string what = absl::StrCat("placeholder '", name, "'");
-  TESSEL_TE_RETURN_IF_ERROR(CheckShape(what, shape.dims()));
+  TESSEL_RETURN_IF_ERROR(CheckShape(what, shape.dims()));
   if (!dtype.is_scalar() || dtype.is_handle() || dtype.is_void()) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": element type ", dtype.ToString(), " is not a scalar value type"));

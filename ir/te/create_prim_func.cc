@@ -20,7 +20,7 @@
 #include "ir/te/block_regions.h"
 #include "ir/te/compute.h"
 #include "ir/te/reducer.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 #include "ir/te/substitute.h"
 #include "ir/visitor.h"
 
@@ -74,7 +74,7 @@ class FuncBuilder {
   explicit FuncBuilder(std::string name) : func_(std::move(name)) {}
 
   absl::StatusOr<PrimFunc> Build(const std::vector<FuncArg>& args) {
-    TESSEL_TE_RETURN_IF_ERROR(BindArgs(args));
+    TESSEL_RETURN_IF_ERROR(BindArgs(args));
     Graph g = TopoOrder(args);
     block_names_.insert("root");
     for (const Operation& op : g.order) {
@@ -85,18 +85,18 @@ class FuncBuilder {
                                    g.first_reader[op.get()],
                                    "' but is not an argument; pass it as a parameter"));
         }
-        TESSEL_TE_ASSIGN_OR_RETURN(Buffer b, FreshBuffer(op->outputs[i], /*is_param=*/false));
+        TESSEL_ASSIGN_OR_RETURN(Buffer b, FreshBuffer(op->outputs[i], /*is_param=*/false));
         allocs_.push_back(b);
       }
-      if (op->kind == OpKind::kCompute) TESSEL_TE_RETURN_IF_ERROR(AddNest(*op));
+      if (op->kind == OpKind::kCompute) TESSEL_RETURN_IF_ERROR(AddNest(*op));
     }
     if (nests_.empty()) {
       return Fail("computes nothing: no argument is the result of a compute");
     }
     Stmt body = nests_.size() == 1 ? nests_[0] : Seq(nests_);
     if (!allocs_.empty()) {
-      TESSEL_TE_ASSIGN_OR_RETURN(Block root, MakeBlock("root", {}, {}, {}, body, nullptr, allocs_));
-      TESSEL_TE_ASSIGN_OR_RETURN(body, MakeBlockRealize({}, Bool(true), root));
+      TESSEL_ASSIGN_OR_RETURN(Block root, MakeBlock("root", {}, {}, {}, body, nullptr, allocs_));
+      TESSEL_ASSIGN_OR_RETURN(body, MakeBlockRealize({}, Bool(true), root));
     }
     return MakePrimFuncChecked(params_, body);
   }
@@ -154,7 +154,7 @@ class FuncBuilder {
       if (a.var) {
         params_.push_back(Param::OfVar(cast_ref<VarNode>(vars_[a.var.get()])));
       } else {
-        TESSEL_TE_ASSIGN_OR_RETURN(Buffer b, FreshBuffer(a.tensor.buffer(), /*is_param=*/true));
+        TESSEL_ASSIGN_OR_RETURN(Buffer b, FreshBuffer(a.tensor.buffer(), /*is_param=*/true));
         params_.push_back(Param::OfBuffer(b));
       }
     }
@@ -177,10 +177,10 @@ class FuncBuilder {
     std::vector<Expr> shape;
     for (const Expr& d : b->shape) {
       Expr s = Substitute(d, vars_);
-      TESSEL_TE_RETURN_IF_ERROR(CheckBound(s, {}, absl::StrCat("the shape of tensor '", b->name, "'")));
+      TESSEL_RETURN_IF_ERROR(CheckBound(s, {}, absl::StrCat("the shape of tensor '", b->name, "'")));
       shape.push_back(std::move(s));
     }
-    TESSEL_TE_ASSIGN_OR_RETURN(Buffer f, MakeBufferChecked(Unique(buffer_names_, b->name), b->dtype,
+    TESSEL_ASSIGN_OR_RETURN(Buffer f, MakeBufferChecked(Unique(buffer_names_, b->name), b->dtype,
                                                            std::move(shape)));
     buffers_[b.get()] = f;
     return f;
@@ -194,8 +194,8 @@ class FuncBuilder {
     absl::flat_hash_set<const VarNode*> local;
     auto add_axis = [&](const IterVar& iv) -> absl::Status {
       Expr min = Substitute(iv.dom.min, vars_), extent = Substitute(iv.dom.extent, vars_);
-      TESSEL_TE_RETURN_IF_ERROR(CheckBound(min, {}, where));
-      TESSEL_TE_RETURN_IF_ERROR(CheckBound(extent, {}, where));
+      TESSEL_RETURN_IF_ERROR(CheckBound(min, {}, where));
+      TESSEL_RETURN_IF_ERROR(CheckBound(extent, {}, where));
       Var loop = MakeVar(iv.var->name, iv.var->dtype);
       Var v = FreshVar(iv.var, absl::StrCat("v", iv.var->name));
       local.insert(v.get());
@@ -203,12 +203,12 @@ class FuncBuilder {
       loops.push_back({loop, Range{min, extent}});
       return absl::OkStatus();
     };
-    for (const IterVar& iv : op.axis) TESSEL_TE_RETURN_IF_ERROR(add_axis(iv));
-    for (const IterVar& iv : op.reduce_axis) TESSEL_TE_RETURN_IF_ERROR(add_axis(iv));
+    for (const IterVar& iv : op.axis) TESSEL_RETURN_IF_ERROR(add_axis(iv));
+    for (const IterVar& iv : op.reduce_axis) TESSEL_RETURN_IF_ERROR(add_axis(iv));
 
     auto rewrite = [&](const Expr& e) -> absl::StatusOr<Expr> {
       Expr r = Substitute(e, vars_, buffers_);
-      TESSEL_TE_RETURN_IF_ERROR(CheckBound(r, local, where));
+      TESSEL_RETURN_IF_ERROR(CheckBound(r, local, where));
       return r;
     };
     std::vector<Expr> indices;
@@ -221,7 +221,7 @@ class FuncBuilder {
     }
     std::vector<Expr> values;  // What the block computes from, for its read regions.
     for (const Expr& e : op.is_reduction() ? op.source : op.body) {
-      TESSEL_TE_ASSIGN_OR_RETURN(Expr r, rewrite(e));
+      TESSEL_ASSIGN_OR_RETURN(Expr r, rewrite(e));
       values.push_back(std::move(r));
     }
     Stmt init, body;
@@ -230,26 +230,26 @@ class FuncBuilder {
       for (size_t i = 0; i < outs.size(); ++i) stores.push_back(Store(outs[i], values[i], indices));
       body = stores.size() == 1 ? stores[0] : Seq(stores);
     } else {
-      TESSEL_TE_ASSIGN_OR_RETURN(body, ReductionBody(op, outs, indices, values));
+      TESSEL_ASSIGN_OR_RETURN(body, ReductionBody(op, outs, indices, values));
       std::vector<Stmt> inits;
       for (size_t i = 0; i < outs.size(); ++i) {
         inits.push_back(Store(outs[i], op.reducer->identity[i], indices));
       }
       init = inits.size() == 1 ? inits[0] : Seq(inits);
       if (op.condition) {
-        TESSEL_TE_ASSIGN_OR_RETURN(Expr cond, rewrite(op.condition));
-        TESSEL_TE_ASSIGN_OR_RETURN(body, MakeIfThenElse(cond, body));
+        TESSEL_ASSIGN_OR_RETURN(Expr cond, rewrite(op.condition));
+        TESSEL_ASSIGN_OR_RETURN(body, MakeIfThenElse(cond, body));
         values.push_back(cond);
       }
     }
-    TESSEL_TE_ASSIGN_OR_RETURN(
+    TESSEL_ASSIGN_OR_RETURN(
         Block block, MakeBlock(Unique(block_names_, op.name), ivs, ReadRegions(values), writes,
                                body, init, {}, op.attrs));
     std::vector<Expr> bindings;
     for (const auto& [loop, range] : loops) bindings.push_back(loop);
-    TESSEL_TE_ASSIGN_OR_RETURN(Stmt nest, MakeBlockRealize(bindings, Bool(true), block));
+    TESSEL_ASSIGN_OR_RETURN(Stmt nest, MakeBlockRealize(bindings, Bool(true), block));
     for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
-      TESSEL_TE_ASSIGN_OR_RETURN(nest, MakeFor(it->first, it->second.min, it->second.extent,
+      TESSEL_ASSIGN_OR_RETURN(nest, MakeFor(it->first, it->second.min, it->second.extent,
                                                ForKind::kSerial, nest));
     }
     nests_.push_back(std::move(nest));
@@ -273,7 +273,7 @@ class FuncBuilder {
     }
     Stmt s = Seq(stores);
     for (size_t i = outs.size(); i-- > 0;) {
-      TESSEL_TE_ASSIGN_OR_RETURN(s, MakeLetStmt(lets[i], next[i], s));
+      TESSEL_ASSIGN_OR_RETURN(s, MakeLetStmt(lets[i], next[i], s));
     }
     return s;
   }
@@ -300,7 +300,7 @@ absl::StatusOr<PrimFunc> CreatePrimFunc(const std::vector<FuncArg>& args, const 
 }
 
 absl::StatusOr<IRModule> CreateModule(const std::vector<FuncArg>& args, const std::string& name) {
-  TESSEL_TE_ASSIGN_OR_RETURN(PrimFunc f, CreatePrimFunc(args, name));
+  TESSEL_ASSIGN_OR_RETURN(PrimFunc f, CreatePrimFunc(args, name));
   return MakeIRModuleChecked({{name, f}});
 }
 

@@ -10,7 +10,7 @@
 #include "ir/te/compute.h"
 #include "ir/te/create_prim_func.h"
 #include "ir/te/ops/ops.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::te {
 namespace {
@@ -23,7 +23,7 @@ Workload Make(std::string name, std::string description, double flops, double by
               ArgsBuilder args) {
   Workload w{name, std::move(description), flops, bytes, small, nullptr};
   w.build = [name, args = std::move(args)]() -> absl::StatusOr<IRModule> {
-    TESSEL_TE_ASSIGN_OR_RETURN(Args a, args());
+    TESSEL_ASSIGN_OR_RETURN(Args a, args());
     return CreateModule(a, name);
   };
   return w;
@@ -34,9 +34,9 @@ Workload Matmul(int64_t m, int64_t n, int64_t k, bool small) {
   return Make(absl::StrCat("matmul_", m, "x", n, "x", k, "_f32"),
               absl::StrCat("C[", m, ", ", n, "] = A[", m, ", ", k, "] @ B[", k, ", ", n, "], f32"),
               f, b, small, [=]() -> absl::StatusOr<Args> {
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor a, Placeholder({m, k}, kF32, "A"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor bt, Placeholder({k, n}, kF32, "B"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor c, ops::Matmul(a, bt, {.name = "C"}));
+                TESSEL_ASSIGN_OR_RETURN(Tensor a, Placeholder({m, k}, kF32, "A"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor bt, Placeholder({k, n}, kF32, "B"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor c, ops::Matmul(a, bt, {.name = "C"}));
                 return Args{a, bt, c};
               });
 }
@@ -45,9 +45,9 @@ Workload Gemv(int64_t m, int64_t k, bool small) {
   return Make(absl::StrCat("gemv_", m, "x", k),
               absl::StrCat("y[", m, "] = A[", m, ", ", k, "] @ x[", k, "], f32"), 2.0 * m * k,
               4.0 * (m * k + k + m), small, [=]() -> absl::StatusOr<Args> {
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor a, Placeholder({m, k}, kF32, "A"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor x, Placeholder({k}, kF32, "x"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor y, ops::Gemv(a, x, DataType::Void(), "y"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor a, Placeholder({m, k}, kF32, "A"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor x, Placeholder({k}, kF32, "x"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor y, ops::Gemv(a, x, DataType::Void(), "y"));
                 return Args{a, x, y};
               });
 }
@@ -57,8 +57,8 @@ Workload Softmax(int64_t r, int64_t c, bool small) {
   return Make(absl::StrCat("softmax_", r, "x", c),
               absl::StrCat("y = softmax(x[", r, ", ", c, "]) along the last axis, f32"),
               5.0 * r * c, 4.0 * 2 * r * c, small, [=]() -> absl::StatusOr<Args> {
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor x, Placeholder({r, c}, kF32, "x"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor y, ops::Softmax(x, -1, "y"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor x, Placeholder({r, c}, kF32, "x"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor y, ops::Softmax(x, -1, "y"));
                 return Args{x, y};
               });
 }
@@ -70,10 +70,10 @@ Workload LayerNorm(int64_t r, int64_t c, bool small) {
               absl::StrCat("y = layer_norm(x[", r, ", ", c, "]) * gamma[", c, "] + beta[", c,
                            "] over the last axis, eps 1e-5, f32"),
               7.0 * r * c, 4.0 * (2 * r * c + 2 * c), small, [=]() -> absl::StatusOr<Args> {
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor x, Placeholder({r, c}, kF32, "x"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor g, Placeholder({c}, kF32, "gamma"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor b, Placeholder({c}, kF32, "beta"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor y, ops::LayerNorm(x, g, b, {-1}, 1e-5, "y"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor x, Placeholder({r, c}, kF32, "x"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor g, Placeholder({c}, kF32, "gamma"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor b, Placeholder({c}, kF32, "beta"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor y, ops::LayerNorm(x, g, b, {-1}, 1e-5, "y"));
                 return Args{x, g, b, y};
               });
 }
@@ -97,9 +97,9 @@ Workload Conv(std::string name, const ConvShape& s, ops::Layout layout, bool sma
   return Make(std::move(name), std::move(desc), f, b, small, [=]() -> absl::StatusOr<Args> {
     Shape data_shape = nchw ? Shape{s.n, s.c, s.h, s.w} : Shape{s.n, s.h, s.w, s.c};
     Shape kernel_shape = nchw ? Shape{s.o, cg, s.k, s.k} : Shape{s.k, s.k, cg, s.o};
-    TESSEL_TE_ASSIGN_OR_RETURN(Tensor data, Placeholder(data_shape, kF32, "data"));
-    TESSEL_TE_ASSIGN_OR_RETURN(Tensor kernel, Placeholder(kernel_shape, kF32, "kernel"));
-    TESSEL_TE_ASSIGN_OR_RETURN(
+    TESSEL_ASSIGN_OR_RETURN(Tensor data, Placeholder(data_shape, kF32, "data"));
+    TESSEL_ASSIGN_OR_RETURN(Tensor kernel, Placeholder(kernel_shape, kF32, "kernel"));
+    TESSEL_ASSIGN_OR_RETURN(
         Tensor out, ops::Conv2D(data, kernel,
                                 {.strides = {static_cast<int>(s.stride)},
                                  .padding = {static_cast<int>(s.pad)},
@@ -117,14 +117,14 @@ Workload BertFfn(int64_t t, int64_t f, int64_t h, bool small) {
               absl::StrCat("Y[", t, ", ", h, "] = gelu(X W1ᵀ + b1) W2ᵀ + b2, W1 [", f, ", ", h,
                            "], W2 [", h, ", ", f, "], f32"),
               flops, bytes, small, [=]() -> absl::StatusOr<Args> {
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor x, Placeholder({t, h}, kF32, "X"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor w1, Placeholder({f, h}, kF32, "W1"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor b1, Placeholder({f}, kF32, "b1"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor w2, Placeholder({h, f}, kF32, "W2"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor b2, Placeholder({h}, kF32, "b2"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor up, ops::Dense(x, w1, b1, DataType::Void(), "up"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor act, ops::Gelu(up, ops::GeluForm::kErf, "gelu"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor y, ops::Dense(act, w2, b2, DataType::Void(), "down"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor x, Placeholder({t, h}, kF32, "X"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor w1, Placeholder({f, h}, kF32, "W1"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor b1, Placeholder({f}, kF32, "b1"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor w2, Placeholder({h, f}, kF32, "W2"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor b2, Placeholder({h}, kF32, "b2"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor up, ops::Dense(x, w1, b1, DataType::Void(), "up"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor act, ops::Gelu(up, ops::GeluForm::kErf, "gelu"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor y, ops::Dense(act, w2, b2, DataType::Void(), "down"));
                 return Args{x, w1, b1, w2, b2, y};
               });
 }
@@ -138,10 +138,10 @@ Workload Attention(int64_t b, int64_t h, int64_t s, int64_t d, bool small) {
               4.0 * scores * d + 6.0 * scores, 4.0 * 4 * b * h * s * d, small,
               [=]() -> absl::StatusOr<Args> {
                 Shape shape{b, h, s, d};
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor q, Placeholder(shape, kF32, "Q"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor k, Placeholder(shape, kF32, "K"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor v, Placeholder(shape, kF32, "V"));
-                TESSEL_TE_ASSIGN_OR_RETURN(Tensor o, ops::Attention(q, k, v, {.name = "O"}));
+                TESSEL_ASSIGN_OR_RETURN(Tensor q, Placeholder(shape, kF32, "Q"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor k, Placeholder(shape, kF32, "K"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor v, Placeholder(shape, kF32, "V"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor o, ops::Attention(q, k, v, {.name = "O"}));
                 return Args{q, k, v, o};
               });
 }

@@ -14,26 +14,26 @@
 #include "ir/te/ops/op_util.h"
 #include "ir/te/ops/softmax.h"
 #include "ir/te/reducer.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::te::ops {
 
 absl::StatusOr<Tensor> Attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                  const AttentionOptions& opts) {
   const std::string op = "attention";
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, q, "q"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, k, "k"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, v, "v"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckFloat(op, q));
-  TESSEL_TE_RETURN_IF_ERROR(CheckSameDtype(op, q, k));
-  TESSEL_TE_RETURN_IF_ERROR(CheckSameDtype(op, q, v));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, q, "q"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, k, "k"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, v, "v"));
+  TESSEL_RETURN_IF_ERROR(CheckFloat(op, q));
+  TESSEL_RETURN_IF_ERROR(CheckSameDtype(op, q, k));
+  TESSEL_RETURN_IF_ERROR(CheckSameDtype(op, q, v));
   const int r = q.ndim();
   if (r < 2) {
     return absl::InvalidArgumentError(
         absl::StrCat(op, ": q has rank ", r, "; expected [..., S, D] (rank >= 2)"));
   }
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, k, r));
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, v, r));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, k, r));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, v, r));
   auto mismatch = [&](const Tensor& a, const Tensor& b, const char* what) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": ", what, " differ: '", a.name(), "' is ",
                                                    ShapeString(a.shape()), ", '", b.name(),
@@ -67,7 +67,7 @@ absl::StatusOr<Tensor> Attention(const Tensor& q, const Tensor& k, const Tensor&
   out_names.insert(out_names.end(), {"s", "e"});
 
   IterVar kd = ReduceAxis(dq, "kd");
-  TESSEL_TE_ASSIGN_OR_RETURN(
+  TESSEL_ASSIGN_OR_RETURN(
       Tensor score, Compute(
                         score_shape,
                         [&](const std::vector<Var>& i) {
@@ -79,7 +79,7 @@ absl::StatusOr<Tensor> Attention(const Tensor& q, const Tensor& k, const Tensor&
                         },
                         absl::StrCat(opts.name, "_score"),
                         {.tag = "batch_matmul", .axis_names = score_names}));
-  TESSEL_TE_ASSIGN_OR_RETURN(
+  TESSEL_ASSIGN_OR_RETURN(
       Tensor scaled, Compute(
                          score_shape,
                          [&](const std::vector<Var>& i) {
@@ -89,7 +89,7 @@ absl::StatusOr<Tensor> Attention(const Tensor& q, const Tensor& k, const Tensor&
                          },
                          absl::StrCat(opts.name, "_scaled"),
                          {.tag = "elemwise", .axis_names = score_names}));
-  TESSEL_TE_ASSIGN_OR_RETURN(Tensor prob, Softmax(scaled, -1, absl::StrCat(opts.name, "_prob")));
+  TESSEL_ASSIGN_OR_RETURN(Tensor prob, Softmax(scaled, -1, absl::StrCat(opts.name, "_prob")));
   std::vector<Expr> out_shape(q.shape().begin(), q.shape().end() - 1);
   out_shape.push_back(v.shape()[r - 1]);
   IterVar kt = ReduceAxis(t_len, "kt");

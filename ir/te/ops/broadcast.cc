@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/te/compute.h"
 #include "ir/te/ops/op_util.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::te::ops {
 namespace {
@@ -57,7 +57,7 @@ absl::StatusOr<DataType> CommonType(const std::string& op, const std::vector<con
 absl::StatusOr<Resolved> Resolve(const std::string& op, const Operand& o, DataType t) {
   if (o.tensor().defined()) return Resolved{o.tensor(), nullptr};
   if (o.is_number()) {
-    TESSEL_TE_ASSIGN_OR_RETURN(Expr c, CheckedConst(op, t, o.number()));
+    TESSEL_ASSIGN_OR_RETURN(Expr c, CheckedConst(op, t, o.number()));
     return Resolved{Tensor(), c};
   }
   if (!o.scalar()->dtype.is_scalar()) {
@@ -71,15 +71,15 @@ using BinaryFn = std::function<Expr(const Expr&, const Expr&)>;
 
 absl::StatusOr<Tensor> Binary(const std::string& op, const Operand& a, const Operand& b,
                               const std::string& name, bool float_only, NodeKind kind) {
-  TESSEL_TE_ASSIGN_OR_RETURN(DataType t, CommonType(op, {&a, &b}));
+  TESSEL_ASSIGN_OR_RETURN(DataType t, CommonType(op, {&a, &b}));
   if (t.is_bool() || (float_only && !t.is_float())) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": operands of type ", t.ToString(),
                                                    float_only ? ", expected a float type"
                                                               : ", expected a number type"));
   }
-  TESSEL_TE_ASSIGN_OR_RETURN(Resolved x, Resolve(op, a, t));
-  TESSEL_TE_ASSIGN_OR_RETURN(Resolved y, Resolve(op, b, t));
-  TESSEL_TE_ASSIGN_OR_RETURN(std::vector<Expr> shape, BroadcastShapes(op, x.shape(), y.shape()));
+  TESSEL_ASSIGN_OR_RETURN(Resolved x, Resolve(op, a, t));
+  TESSEL_ASSIGN_OR_RETURN(Resolved y, Resolve(op, b, t));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> shape, BroadcastShapes(op, x.shape(), y.shape()));
   return Compute(
       shape,
       [&](const std::vector<Var>& i) {
@@ -154,20 +154,20 @@ absl::StatusOr<Tensor> Power(const Operand& a, const Operand& b, std::string nam
 absl::StatusOr<Tensor> Where(const Operand& condition, const Operand& a, const Operand& b,
                              std::string name) {
   const std::string op = "where";
-  TESSEL_TE_ASSIGN_OR_RETURN(DataType t, CommonType(op, {&a, &b}));
+  TESSEL_ASSIGN_OR_RETURN(DataType t, CommonType(op, {&a, &b}));
   if (condition.is_number()) {
     return absl::InvalidArgumentError("where: the condition must be a bool tensor or expression");
   }
-  TESSEL_TE_ASSIGN_OR_RETURN(DataType ct, CommonType(op, {&condition}));
+  TESSEL_ASSIGN_OR_RETURN(DataType ct, CommonType(op, {&condition}));
   if (ct != DataType::Bool()) {
     return absl::InvalidArgumentError(
         absl::StrCat("where: the condition has type ", ct.ToString(), ", expected bool"));
   }
-  TESSEL_TE_ASSIGN_OR_RETURN(Resolved c, Resolve(op, condition, ct));
-  TESSEL_TE_ASSIGN_OR_RETURN(Resolved x, Resolve(op, a, t));
-  TESSEL_TE_ASSIGN_OR_RETURN(Resolved y, Resolve(op, b, t));
-  TESSEL_TE_ASSIGN_OR_RETURN(std::vector<Expr> s1, BroadcastShapes(op, c.shape(), x.shape()));
-  TESSEL_TE_ASSIGN_OR_RETURN(std::vector<Expr> shape, BroadcastShapes(op, s1, y.shape()));
+  TESSEL_ASSIGN_OR_RETURN(Resolved c, Resolve(op, condition, ct));
+  TESSEL_ASSIGN_OR_RETURN(Resolved x, Resolve(op, a, t));
+  TESSEL_ASSIGN_OR_RETURN(Resolved y, Resolve(op, b, t));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> s1, BroadcastShapes(op, c.shape(), x.shape()));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> shape, BroadcastShapes(op, s1, y.shape()));
   return Compute(
       shape,
       [&](const std::vector<Var>& i) {
@@ -179,8 +179,8 @@ absl::StatusOr<Tensor> Where(const Operand& condition, const Operand& a, const O
 
 absl::StatusOr<Tensor> BroadcastTo(const Tensor& x, const std::vector<Expr>& shape,
                                    std::string name) {
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined("broadcast_to", x, "the input"));
-  TESSEL_TE_ASSIGN_OR_RETURN(std::vector<Expr> out, BroadcastShapes("broadcast_to", x.shape(), shape));
+  TESSEL_RETURN_IF_ERROR(CheckDefined("broadcast_to", x, "the input"));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> out, BroadcastShapes("broadcast_to", x.shape(), shape));
   if (out.size() != shape.size()) {
     return absl::InvalidArgumentError(absl::StrCat("broadcast_to: cannot broadcast shape ",
                                                    ShapeString(x.shape()), " to the lower rank ",

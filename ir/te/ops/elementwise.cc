@@ -10,7 +10,7 @@
 #include "ir/te/compute.h"
 #include "ir/te/expr_ops.h"
 #include "ir/te/ops/op_util.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::te::ops {
 namespace {
@@ -19,8 +19,8 @@ using ElemFn = std::function<Expr(const Expr&)>;
 
 absl::StatusOr<Tensor> Unary(const char* op, const Tensor& x, bool float_only,
                              const std::string& name, const ElemFn& f) {
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
-  if (float_only) TESSEL_TE_RETURN_IF_ERROR(CheckFloat(op, x));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  if (float_only) TESSEL_RETURN_IF_ERROR(CheckFloat(op, x));
   if (!float_only && !(x.dtype().is_float() || x.dtype().is_integer())) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": tensor '", x.name(), "' has type ",
                                                    x.dtype().ToString(),
@@ -82,7 +82,7 @@ absl::StatusOr<Tensor> Gelu(const Tensor& x, GeluForm form, std::string name) {
 }
 
 absl::StatusOr<Tensor> Cast(const Tensor& x, DataType dtype, std::string name) {
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined("cast", x, "the input"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined("cast", x, "the input"));
   if (!dtype.is_scalar() || dtype.is_handle() || dtype.is_void()) {
     return absl::InvalidArgumentError(
         absl::StrCat("cast: cannot cast to ", dtype.ToString(), ", expected a scalar value type"));

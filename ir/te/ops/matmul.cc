@@ -10,14 +10,14 @@
 #include "ir/te/ops/broadcast.h"
 #include "ir/te/ops/op_util.h"
 #include "ir/te/reducer.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::te::ops {
 namespace {
 
 absl::StatusOr<DataType> OutType(const std::string& op, const Tensor& a, const Tensor& b,
                                  DataType out) {
-  TESSEL_TE_RETURN_IF_ERROR(CheckSameDtype(op, a, b));
+  TESSEL_RETURN_IF_ERROR(CheckSameDtype(op, a, b));
   DataType t = out.is_void() ? a.dtype() : out;
   if (!t.is_scalar() || !(t.is_float() || t.is_integer()) || a.dtype().is_bool()) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": cannot multiply ", a.dtype().ToString(),
@@ -41,16 +41,16 @@ absl::Status CheckContracted(const std::string& op, const Tensor& a, const Expr&
 
 absl::StatusOr<Tensor> Matmul(const Tensor& a, const Tensor& b, const MatmulOptions& opts) {
   const std::string op = "matmul";
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, a, "operand a"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, b, "operand b"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, a, 2));
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, b, 2));
-  TESSEL_TE_ASSIGN_OR_RETURN(DataType t, OutType(op, a, b, opts.out_dtype));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, a, "operand a"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, b, "operand b"));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, a, 2));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, b, 2));
+  TESSEL_ASSIGN_OR_RETURN(DataType t, OutType(op, a, b, opts.out_dtype));
   const Expr& m = a.shape()[opts.transpose_a ? 1 : 0];
   const Expr& ka = a.shape()[opts.transpose_a ? 0 : 1];
   const Expr& kb = b.shape()[opts.transpose_b ? 1 : 0];
   const Expr& n = b.shape()[opts.transpose_b ? 0 : 1];
-  TESSEL_TE_RETURN_IF_ERROR(CheckContracted(op, a, ka, b, kb));
+  TESSEL_RETURN_IF_ERROR(CheckContracted(op, a, ka, b, kb));
   IterVar k = ReduceAxis(ka, "k");
   return Compute(
       {m, n},
@@ -64,18 +64,18 @@ absl::StatusOr<Tensor> Matmul(const Tensor& a, const Tensor& b, const MatmulOpti
 
 absl::StatusOr<Tensor> BatchMatmul(const Tensor& a, const Tensor& b, MatmulOptions opts) {
   const std::string op = "batch_matmul";
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, a, "operand a"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, b, "operand b"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, a, 3));
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, b, 3));
-  TESSEL_TE_ASSIGN_OR_RETURN(DataType t, OutType(op, a, b, opts.out_dtype));
-  TESSEL_TE_ASSIGN_OR_RETURN(std::vector<Expr> batch,
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, a, "operand a"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, b, "operand b"));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, a, 3));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, b, 3));
+  TESSEL_ASSIGN_OR_RETURN(DataType t, OutType(op, a, b, opts.out_dtype));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> batch,
                              BroadcastShapes(op, {a.shape()[0]}, {b.shape()[0]}));
   const Expr& m = a.shape()[opts.transpose_a ? 2 : 1];
   const Expr& ka = a.shape()[opts.transpose_a ? 1 : 2];
   const Expr& kb = b.shape()[opts.transpose_b ? 2 : 1];
   const Expr& n = b.shape()[opts.transpose_b ? 1 : 2];
-  TESSEL_TE_RETURN_IF_ERROR(CheckContracted(op, a, ka, b, kb));
+  TESSEL_RETURN_IF_ERROR(CheckContracted(op, a, ka, b, kb));
   IterVar k = ReduceAxis(ka, "k");
   std::vector<Expr> out_batch = batch;
   return Compute(
@@ -93,12 +93,12 @@ absl::StatusOr<Tensor> BatchMatmul(const Tensor& a, const Tensor& b, MatmulOptio
 absl::StatusOr<Tensor> Dense(const Tensor& x, const Tensor& weight, const Tensor& bias,
                              DataType out_dtype, std::string name) {
   const std::string op = "dense";
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, weight, "the weight"));
-  TESSEL_TE_ASSIGN_OR_RETURN(
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, weight, "the weight"));
+  TESSEL_ASSIGN_OR_RETURN(
       Tensor y, Matmul(x, weight, {.transpose_b = true, .out_dtype = out_dtype, .name = name}));
   if (!bias.defined()) return y;
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, bias, 1));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, bias, 1));
   if (bias.dtype() != y.dtype()) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": bias '", bias.name(), "' has type ",
                                                    bias.dtype().ToString(), ", expected ",
@@ -117,12 +117,12 @@ absl::StatusOr<Tensor> Dense(const Tensor& x, const Tensor& weight, const Tensor
 absl::StatusOr<Tensor> Gemv(const Tensor& a, const Tensor& x, DataType out_dtype,
                             std::string name) {
   const std::string op = "gemv";
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, a, "the matrix"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the vector"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, a, 2));
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, x, 1));
-  TESSEL_TE_ASSIGN_OR_RETURN(DataType t, OutType(op, a, x, out_dtype));
-  TESSEL_TE_RETURN_IF_ERROR(CheckContracted(op, a, a.shape()[1], x, x.shape()[0]));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, a, "the matrix"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the vector"));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, a, 2));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, x, 1));
+  TESSEL_ASSIGN_OR_RETURN(DataType t, OutType(op, a, x, out_dtype));
+  TESSEL_RETURN_IF_ERROR(CheckContracted(op, a, a.shape()[1], x, x.shape()[0]));
   IterVar k = ReduceAxis(a.shape()[1], "k");
   return Compute(
       {a.shape()[0]},

@@ -10,7 +10,7 @@
 #include "ir/te/expr_ops.h"
 #include "ir/te/ops/op_util.h"
 #include "ir/te/reducer.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::te::ops {
 namespace {
@@ -25,7 +25,7 @@ struct NormPlan {
 absl::Status CheckAffine(const std::string& op, const Tensor& x, const Tensor& p, int first,
                          const char* what) {
   if (!p.defined()) return absl::OkStatus();
-  TESSEL_TE_RETURN_IF_ERROR(CheckSameDtype(op, x, p));
+  TESSEL_RETURN_IF_ERROR(CheckSameDtype(op, x, p));
   std::vector<Expr> want(x.shape().begin() + first, x.shape().end());
   bool same = p.ndim() == static_cast<int>(want.size());
   for (int d = 0; same && d < p.ndim(); ++d) same = SameExtent(p.shape()[d], want[d]);
@@ -38,10 +38,10 @@ absl::Status CheckAffine(const std::string& op, const Tensor& x, const Tensor& p
 }
 
 absl::StatusOr<NormPlan> Plan(const std::string& op, const Tensor& x, const std::vector<int>& axes) {
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckFloat(op, x));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  TESSEL_RETURN_IF_ERROR(CheckFloat(op, x));
   if (axes.empty()) return absl::InvalidArgumentError(absl::StrCat(op, ": no axes to normalize"));
-  TESSEL_TE_ASSIGN_OR_RETURN(std::vector<int> a, NormalizeAxes(op, axes, x.ndim()));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int> a, NormalizeAxes(op, axes, x.ndim()));
   NormPlan p;
   p.first = x.ndim() - static_cast<int>(a.size());
   if (a.front() != p.first) {
@@ -79,9 +79,9 @@ Expr Affine(Expr y, const Tensor& scale, const Tensor& shift, const std::vector<
 absl::StatusOr<Tensor> LayerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                  const std::vector<int>& axes, double eps, std::string name) {
   const std::string op = "layer_norm";
-  TESSEL_TE_ASSIGN_OR_RETURN(NormPlan p, Plan(op, x, axes));
-  TESSEL_TE_RETURN_IF_ERROR(CheckAffine(op, x, gamma, p.first, "gamma"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckAffine(op, x, beta, p.first, "beta"));
+  TESSEL_ASSIGN_OR_RETURN(NormPlan p, Plan(op, x, axes));
+  TESSEL_RETURN_IF_ERROR(CheckAffine(op, x, gamma, p.first, "gamma"));
+  TESSEL_RETURN_IF_ERROR(CheckAffine(op, x, beta, p.first, "beta"));
   const DataType t = x.dtype();
   absl::StatusOr<CommReducer> sums = MakeCommReducer(
       "sum_and_squares", {t, t},
@@ -89,7 +89,7 @@ absl::StatusOr<Tensor> LayerNorm(const Tensor& x, const Tensor& gamma, const Ten
         return std::vector<Expr>{a[0] + b[0], a[1] + b[1]};
       },
       {Const(t, 0), Const(t, 0)});
-  TESSEL_TE_ASSIGN_OR_RETURN(
+  TESSEL_ASSIGN_OR_RETURN(
       std::vector<Tensor> red,
       ComputeMulti(
           p.kept,
@@ -116,9 +116,9 @@ absl::StatusOr<Tensor> LayerNorm(const Tensor& x, const Tensor& gamma, const Ten
 absl::StatusOr<Tensor> RmsNorm(const Tensor& x, const Tensor& weight, const std::vector<int>& axes,
                                double eps, std::string name) {
   const std::string op = "rms_norm";
-  TESSEL_TE_ASSIGN_OR_RETURN(NormPlan p, Plan(op, x, axes));
-  TESSEL_TE_RETURN_IF_ERROR(CheckAffine(op, x, weight, p.first, "weight"));
-  TESSEL_TE_ASSIGN_OR_RETURN(
+  TESSEL_ASSIGN_OR_RETURN(NormPlan p, Plan(op, x, axes));
+  TESSEL_RETURN_IF_ERROR(CheckAffine(op, x, weight, p.first, "weight"));
+  TESSEL_ASSIGN_OR_RETURN(
       Tensor sq, Compute(
                      p.kept,
                      [&](const std::vector<Var>& i) {
@@ -140,14 +140,14 @@ absl::StatusOr<Tensor> RmsNorm(const Tensor& x, const Tensor& weight, const std:
 absl::StatusOr<Tensor> L2Normalize(const Tensor& x, int axis, double eps, std::string name) {
   const std::string op = "l2_normalize";
   // 1. Check what the rules exclude; every failure names the op.
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckFloat(op, x));
-  TESSEL_TE_ASSIGN_OR_RETURN(int a, NormalizeAxis(op, axis, x.ndim()));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  TESSEL_RETURN_IF_ERROR(CheckFloat(op, x));
+  TESSEL_ASSIGN_OR_RETURN(int a, NormalizeAxis(op, axis, x.ndim()));
   // 2. The reduction: x's shape without `axis`, summing x^2 along it.
   std::vector<Expr> reduced = x.shape();
   reduced.erase(reduced.begin() + a);
   IterVar k = ReduceAxis(x.shape()[a], "k");
-  TESSEL_TE_ASSIGN_OR_RETURN(
+  TESSEL_ASSIGN_OR_RETURN(
       Tensor sumsq, Compute(
                         reduced,
                         [&](const std::vector<Var>& i) {

@@ -1,7 +1,7 @@
 // Shared checks and index helpers for the operator library.
 //
-//   TESSEL_TE_ASSIGN_OR_RETURN(int axis, NormalizeAxis("softmax", -1, x.ndim()));  // -> ndim-1
-//   TESSEL_TE_RETURN_IF_ERROR(CheckFloat("exp", x));
+//   TESSEL_ASSIGN_OR_RETURN(int axis, NormalizeAxis("softmax", -1, x.ndim()));  // -> ndim-1
+//   TESSEL_RETURN_IF_ERROR(CheckFloat("exp", x));
 //   Expr h = FoldAdd(FoldMul(oh, IntImm32(2)), r);   // constants folded as they meet
 //
 // Messages start with the op's name, so a failing model says which op refused.

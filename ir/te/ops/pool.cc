@@ -10,7 +10,7 @@
 #include "ir/te/compute.h"
 #include "ir/te/expr_ops.h"
 #include "ir/te/reducer.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::te::ops {
 namespace {
@@ -24,13 +24,13 @@ struct PoolPlan {
 };
 
 absl::StatusOr<PoolPlan> Plan(const std::string& op, const Tensor& x, const Pool2DOptions& o) {
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, x, 4));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, x, 4));
   PoolPlan p;
-  TESSEL_TE_ASSIGN_OR_RETURN(p.kernel, Pair2D(op, "kernel", o.kernel));
-  TESSEL_TE_ASSIGN_OR_RETURN(p.stride, Pair2D(op, "strides", o.strides));
-  TESSEL_TE_ASSIGN_OR_RETURN(p.dilation, Pair2D(op, "dilation", o.dilation));
-  TESSEL_TE_ASSIGN_OR_RETURN(p.pad, Padding2D(op, o.padding));
+  TESSEL_ASSIGN_OR_RETURN(p.kernel, Pair2D(op, "kernel", o.kernel));
+  TESSEL_ASSIGN_OR_RETURN(p.stride, Pair2D(op, "strides", o.strides));
+  TESSEL_ASSIGN_OR_RETURN(p.dilation, Pair2D(op, "dilation", o.dilation));
+  TESSEL_ASSIGN_OR_RETURN(p.pad, Padding2D(op, o.padding));
   p.h_axis = o.layout == Layout::kNCHW ? 2 : 1;
   p.w_axis = p.h_axis + 1;
   p.out_shape = x.shape();
@@ -43,7 +43,7 @@ absl::StatusOr<PoolPlan> Plan(const std::string& op, const Tensor& x, const Pool
                                                      " leaves windows with no input (a window reaches ",
                                                      reach, " past its first tap)"));
     }
-    TESSEL_TE_ASSIGN_OR_RETURN(
+    TESSEL_ASSIGN_OR_RETURN(
         p.out_shape[s == 0 ? p.h_axis : p.w_axis],
         WindowExtent(op, in, p.pad[s] + p.pad[s + 2], IntImm(in->dtype, p.kernel[s]), p.stride[s],
                      p.dilation[s]));
@@ -94,7 +94,7 @@ Expr TapCount(const PoolPlan& p, int s, const Expr& o, const Expr& extent) {
 
 absl::StatusOr<Tensor> MaxPool2D(const Tensor& x, const Pool2DOptions& opts) {
   const std::string op = "max_pool2d";
-  TESSEL_TE_ASSIGN_OR_RETURN(PoolPlan p, Plan(op, x, opts));
+  TESSEL_ASSIGN_OR_RETURN(PoolPlan p, Plan(op, x, opts));
   if (!(x.dtype().is_float() || x.dtype().is_integer())) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": tensor '", x.name(), "' has type ",
                                                    x.dtype().ToString(), ", expected numbers"));
@@ -110,10 +110,10 @@ absl::StatusOr<Tensor> MaxPool2D(const Tensor& x, const Pool2DOptions& opts) {
 
 absl::StatusOr<Tensor> AvgPool2D(const Tensor& x, const Pool2DOptions& opts) {
   const std::string op = "avg_pool2d";
-  TESSEL_TE_ASSIGN_OR_RETURN(PoolPlan p, Plan(op, x, opts));
-  TESSEL_TE_RETURN_IF_ERROR(CheckFloat(op, x));
+  TESSEL_ASSIGN_OR_RETURN(PoolPlan p, Plan(op, x, opts));
+  TESSEL_RETURN_IF_ERROR(CheckFloat(op, x));
   const std::string name = opts.name.empty() ? "T_avg_pool2d" : opts.name;
-  TESSEL_TE_ASSIGN_OR_RETURN(
+  TESSEL_ASSIGN_OR_RETURN(
       Tensor sum, Compute(
                       p.out_shape,
                       [&](const std::vector<Var>& i) {

@@ -12,7 +12,7 @@
 #include "ir/te/expr_ops.h"
 #include "ir/te/ops/op_util.h"
 #include "ir/te/reducer.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::te::ops {
 namespace {
@@ -27,9 +27,9 @@ struct ReducePlan {
 
 absl::StatusOr<ReducePlan> Plan(const std::string& op, const Tensor& x,
                                 const std::vector<int>& axes, bool keepdims) {
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
   ReducePlan p;
-  TESSEL_TE_ASSIGN_OR_RETURN(p.axes, NormalizeAxes(op, axes, x.ndim()));
+  TESSEL_ASSIGN_OR_RETURN(p.axes, NormalizeAxes(op, axes, x.ndim()));
   size_t next = 0;
   for (int d = 0; d < x.ndim(); ++d) {
     bool reduced = next < p.axes.size() && p.axes[next] == d;
@@ -68,7 +68,7 @@ using MakeBody = std::function<ComputeBody(Expr, std::vector<IterVar>)>;
 
 absl::StatusOr<Tensor> Builtin(const std::string& op, const Tensor& x, const std::vector<int>& axes,
                                bool keepdims, const std::string& name, const MakeBody& body) {
-  TESSEL_TE_ASSIGN_OR_RETURN(ReducePlan p, Plan(op, x, axes, keepdims));
+  TESSEL_ASSIGN_OR_RETURN(ReducePlan p, Plan(op, x, axes, keepdims));
   if (x.dtype().is_bool()) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": cannot reduce bool tensor '", x.name(), "'"));
   }
@@ -80,7 +80,7 @@ absl::StatusOr<Tensor> Builtin(const std::string& op, const Tensor& x, const std
 
 absl::StatusOr<Tensor> ArgReduce(const std::string& op, const Tensor& x, int axis, bool keepdims,
                                  const std::string& name, bool is_max) {
-  TESSEL_TE_ASSIGN_OR_RETURN(ReducePlan p, Plan(op, x, {axis}, keepdims));
+  TESSEL_ASSIGN_OR_RETURN(ReducePlan p, Plan(op, x, {axis}, keepdims));
   DataType t = x.dtype();
   if (!(t.is_float() || t.is_integer())) {
     return absl::InvalidArgumentError(
@@ -99,7 +99,7 @@ absl::StatusOr<Tensor> ArgReduce(const std::string& op, const Tensor& x, int axi
         return std::vector<Expr>{Select(take, v[0], acc[0]), Select(take, v[1], acc[1])};
       },
       {IntImm32(-1), is_max ? MinValue(t) : MaxValue(t)});
-  TESSEL_TE_ASSIGN_OR_RETURN(
+  TESSEL_ASSIGN_OR_RETURN(
       std::vector<Tensor> outs,
       ComputeMulti(
           p.out_shape,
@@ -139,10 +139,10 @@ absl::StatusOr<Tensor> Min(const Tensor& x, const std::vector<int>& axes, bool k
 absl::StatusOr<Tensor> Mean(const Tensor& x, const std::vector<int>& axes, bool keepdims,
                             std::string name) {
   const std::string op = "mean";
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckFloat(op, x));
-  TESSEL_TE_ASSIGN_OR_RETURN(ReducePlan p, Plan(op, x, axes, keepdims));
-  TESSEL_TE_ASSIGN_OR_RETURN(Tensor sum, Sum(x, axes, keepdims, absl::StrCat(name, "_sum")));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  TESSEL_RETURN_IF_ERROR(CheckFloat(op, x));
+  TESSEL_ASSIGN_OR_RETURN(ReducePlan p, Plan(op, x, axes, keepdims));
+  TESSEL_ASSIGN_OR_RETURN(Tensor sum, Sum(x, axes, keepdims, absl::StrCat(name, "_sum")));
   // The count as an expression of the extents (they may be symbolic).
   Expr count;
   for (int a : p.axes) count = count ? FoldMul(count, x.shape()[a]) : x.shape()[a];

@@ -12,7 +12,7 @@
 #include "ir/te/expr_ops.h"
 #include "ir/te/ops/op_util.h"
 #include "ir/te/reducer.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::te::ops {
 namespace {
@@ -40,7 +40,7 @@ absl::StatusOr<Stats> MaxAndExpSum(const std::string& op, const Tensor& x, int a
   const std::vector<Expr> reduced = DropAxis(x.shape(), axis);
   IterVar k = ReduceAxis(x.shape()[axis], "k");
   Stats s;
-  TESSEL_TE_ASSIGN_OR_RETURN(
+  TESSEL_ASSIGN_OR_RETURN(
       s.max, Compute(
                  reduced,
                  [&](const std::vector<Var>& i) { return ReduceMax(x(InsertAxis(i, axis, k.var)), {k}); },
@@ -49,14 +49,14 @@ absl::StatusOr<Stats> MaxAndExpSum(const std::string& op, const Tensor& x, int a
     return x(idx) - s.max(DropAxis(idx, axis));
   };
   if (keep_exp) {
-    TESSEL_TE_ASSIGN_OR_RETURN(
+    TESSEL_ASSIGN_OR_RETURN(
         s.exp, Compute(
                    x.shape(),
                    [&](const std::vector<Var>& i) { return Intrinsic("exp", {shifted(AsExprs(i))}); },
                    absl::StrCat(name, "_exp"), {.tag = "elemwise"}));
   }
   IterVar k2 = ReduceAxis(x.shape()[axis], "k");
-  TESSEL_TE_ASSIGN_OR_RETURN(
+  TESSEL_ASSIGN_OR_RETURN(
       s.sum, Compute(
                  reduced,
                  [&](const std::vector<Var>& i) {
@@ -69,16 +69,16 @@ absl::StatusOr<Stats> MaxAndExpSum(const std::string& op, const Tensor& x, int a
 }
 
 absl::StatusOr<int> CheckInput(const std::string& op, const Tensor& x, int axis) {
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckFloat(op, x));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  TESSEL_RETURN_IF_ERROR(CheckFloat(op, x));
   return NormalizeAxis(op, axis, x.ndim());
 }
 
 }  // namespace
 
 absl::StatusOr<Tensor> Softmax(const Tensor& x, int axis, std::string name) {
-  TESSEL_TE_ASSIGN_OR_RETURN(int a, CheckInput("softmax", x, axis));
-  TESSEL_TE_ASSIGN_OR_RETURN(Stats s, MaxAndExpSum("softmax", x, a, name, true));
+  TESSEL_ASSIGN_OR_RETURN(int a, CheckInput("softmax", x, axis));
+  TESSEL_ASSIGN_OR_RETURN(Stats s, MaxAndExpSum("softmax", x, a, name, true));
   return Compute(
       x.shape(),
       [&](const std::vector<Var>& i) {
@@ -89,8 +89,8 @@ absl::StatusOr<Tensor> Softmax(const Tensor& x, int axis, std::string name) {
 }
 
 absl::StatusOr<Tensor> LogSoftmax(const Tensor& x, int axis, std::string name) {
-  TESSEL_TE_ASSIGN_OR_RETURN(int a, CheckInput("log_softmax", x, axis));
-  TESSEL_TE_ASSIGN_OR_RETURN(Stats s, MaxAndExpSum("log_softmax", x, a, name, false));
+  TESSEL_ASSIGN_OR_RETURN(int a, CheckInput("log_softmax", x, axis));
+  TESSEL_ASSIGN_OR_RETURN(Stats s, MaxAndExpSum("log_softmax", x, a, name, false));
   return Compute(
       x.shape(),
       [&](const std::vector<Var>& i) {

@@ -13,7 +13,7 @@
 #include "ir/te/compute.h"
 #include "ir/te/expr_ops.h"
 #include "ir/te/ops/op_util.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::te::ops {
 
@@ -25,7 +25,7 @@ Expr ClampIndex(const Expr& i, const Expr& extent) {
 
 absl::StatusOr<Tensor> Transpose(const Tensor& x, const std::vector<int>& perm, std::string name) {
   const std::string op = "transpose";
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
   std::vector<int> p = perm;
   if (p.empty()) {
     for (int d = x.ndim() - 1; d >= 0; --d) p.push_back(d);
@@ -37,7 +37,7 @@ absl::StatusOr<Tensor> Transpose(const Tensor& x, const std::vector<int>& perm, 
   }
   std::vector<bool> seen(x.ndim(), false);
   for (int& a : p) {
-    TESSEL_TE_ASSIGN_OR_RETURN(a, NormalizeAxis(op, a, x.ndim()));
+    TESSEL_ASSIGN_OR_RETURN(a, NormalizeAxis(op, a, x.ndim()));
     if (seen[a]) {
       return absl::InvalidArgumentError(absl::StrCat(op, ": permutation [", absl::StrJoin(perm, ", "),
                                                      "] names axis ", a, " twice"));
@@ -59,7 +59,7 @@ absl::StatusOr<Tensor> Transpose(const Tensor& x, const std::vector<int>& perm, 
 absl::StatusOr<Tensor> Reshape(const Tensor& x, const std::vector<int64_t>& shape,
                                std::string name) {
   const std::string op = "reshape";
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
   std::optional<int64_t> total = ConstNumElements(x.shape());
   if (!total) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": the input shape ", ShapeString(x.shape()),
@@ -110,7 +110,7 @@ absl::StatusOr<Tensor> Reshape(const Tensor& x, const std::vector<int64_t>& shap
 absl::StatusOr<Tensor> Pad(const Tensor& x, const std::vector<int64_t>& before,
                            const std::vector<int64_t>& after, double value, std::string name) {
   const std::string op = "pad";
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "the input"));
   if (static_cast<int>(before.size()) != x.ndim() || static_cast<int>(after.size()) != x.ndim()) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": ", before.size(), " before and ",
                                                    after.size(), " after amounts for rank ",
@@ -121,7 +121,7 @@ absl::StatusOr<Tensor> Pad(const Tensor& x, const std::vector<int64_t>& before,
       return absl::InvalidArgumentError(absl::StrCat(op, ": negative padding in axis ", d));
     }
   }
-  TESSEL_TE_ASSIGN_OR_RETURN(Expr fill, CheckedConst(op, x.dtype(), value));
+  TESSEL_ASSIGN_OR_RETURN(Expr fill, CheckedConst(op, x.dtype(), value));
   std::vector<Expr> shape;
   for (int d = 0; d < x.ndim(); ++d) {
     const Expr& e = x.shape()[d];
@@ -152,13 +152,13 @@ absl::StatusOr<Tensor> Pad(const Tensor& x, const std::vector<int64_t>& before,
 absl::StatusOr<Tensor> Concat(const std::vector<Tensor>& xs, int axis, std::string name) {
   const std::string op = "concat";
   if (xs.empty()) return absl::InvalidArgumentError("concat: no inputs");
-  for (const Tensor& x : xs) TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, x, "an input"));
-  TESSEL_TE_ASSIGN_OR_RETURN(int a, NormalizeAxis(op, axis, xs[0].ndim()));
+  for (const Tensor& x : xs) TESSEL_RETURN_IF_ERROR(CheckDefined(op, x, "an input"));
+  TESSEL_ASSIGN_OR_RETURN(int a, NormalizeAxis(op, axis, xs[0].ndim()));
   std::vector<Expr> offsets = {IntImm(xs[0].shape()[a]->dtype, 0)};
   for (size_t n = 0; n < xs.size(); ++n) {
     const Tensor& x = xs[n];
-    TESSEL_TE_RETURN_IF_ERROR(CheckSameDtype(op, xs[0], x));
-    TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, x, xs[0].ndim()));
+    TESSEL_RETURN_IF_ERROR(CheckSameDtype(op, xs[0], x));
+    TESSEL_RETURN_IF_ERROR(CheckRank(op, x, xs[0].ndim()));
     for (int d = 0; d < x.ndim(); ++d) {
       if (d != a && !SameExtent(x.shape()[d], xs[0].shape()[d])) {
         return absl::InvalidArgumentError(absl::StrCat(

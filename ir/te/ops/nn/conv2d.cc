@@ -11,25 +11,25 @@
 #include "ir/te/expr_ops.h"
 #include "ir/te/ops/transform.h"
 #include "ir/te/reducer.h"
-#include "ir/te/status_macros.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::te::ops {
 
 absl::StatusOr<Tensor> Conv2D(const Tensor& data, const Tensor& kernel, const Conv2DOptions& opts) {
   const std::string op = "conv2d";
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, data, "the data"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckDefined(op, kernel, "the kernel"));
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, data, 4));
-  TESSEL_TE_RETURN_IF_ERROR(CheckRank(op, kernel, 4));
-  TESSEL_TE_RETURN_IF_ERROR(CheckSameDtype(op, data, kernel));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, data, "the data"));
+  TESSEL_RETURN_IF_ERROR(CheckDefined(op, kernel, "the kernel"));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, data, 4));
+  TESSEL_RETURN_IF_ERROR(CheckRank(op, kernel, 4));
+  TESSEL_RETURN_IF_ERROR(CheckSameDtype(op, data, kernel));
   const DataType t = opts.out_dtype.is_void() ? data.dtype() : opts.out_dtype;
   if (!(t.is_float() || t.is_integer()) || !t.is_scalar() || data.dtype().is_bool()) {
     return absl::InvalidArgumentError(absl::StrCat(op, ": cannot convolve ",
                                                    data.dtype().ToString(), " into ", t.ToString()));
   }
-  TESSEL_TE_ASSIGN_OR_RETURN(std::vector<int64_t> stride, Pair2D(op, "strides", opts.strides));
-  TESSEL_TE_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, Pair2D(op, "dilation", opts.dilation));
-  TESSEL_TE_ASSIGN_OR_RETURN(std::vector<int64_t> pad, Padding2D(op, opts.padding));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> stride, Pair2D(op, "strides", opts.strides));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, Pair2D(op, "dilation", opts.dilation));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> pad, Padding2D(op, opts.padding));
   const bool nchw = opts.layout == Layout::kNCHW;
   const int c_axis = nchw ? 1 : 3, h_axis = nchw ? 2 : 1;
   // Kernel axes: O, I, KH, KW positions for the layout (OIHW or HWIO).
@@ -62,7 +62,7 @@ absl::StatusOr<Tensor> Conv2D(const Tensor& data, const Tensor& kernel, const Co
   std::vector<Expr> out_shape = data.shape();
   out_shape[c_axis] = out_channels;
   for (int s = 0; s < 2; ++s) {
-    TESSEL_TE_ASSIGN_OR_RETURN(out_shape[h_axis + s],
+    TESSEL_ASSIGN_OR_RETURN(out_shape[h_axis + s],
                                WindowExtent(op, data.shape()[h_axis + s], pad[s] + pad[s + 2],
                                             kernel.shape()[kh + s], stride[s], dilation[s]));
   }
@@ -73,7 +73,7 @@ absl::StatusOr<Tensor> Conv2D(const Tensor& data, const Tensor& kernel, const Co
     before[h_axis + 1] = pad[1];
     after[h_axis] = pad[2];
     after[h_axis + 1] = pad[3];
-    TESSEL_TE_ASSIGN_OR_RETURN(input, Pad(data, before, after, 0.0, absl::StrCat(opts.name, "_pad")));
+    TESSEL_ASSIGN_OR_RETURN(input, Pad(data, before, after, 0.0, absl::StrCat(opts.name, "_pad")));
   }
   const DataType it = channels->dtype;
   IterVar rc = ReduceAxis(group_channels, "rc");
