@@ -100,13 +100,15 @@ std::string CheckDistinctInstances(const StmtIndex& index, int block, int loop) 
   if (extent && *extent <= 1) return "";
   bool uses_loop = false;
   for (const arith::IterMapInput& in : inputs) uses_loop |= in.var.get() == v;
-  std::string what = absl::StrCat("block ", b->name, " does not run a distinct instance in each "
-                                  "iteration of loop ", v->name);
+  std::string what = absl::StrCat("block ", b->name,
+                                  " does not run a distinct instance in each "
+                                  "iteration of loop ",
+                                  v->name);
   if (!uses_loop) return absl::StrCat(what, " (its spatial bindings do not use it)");
   arith::Analyzer ana;
   BindScope(index, block, &ana);
-  absl::StatusOr<std::vector<arith::IterSum>> map = arith::DetectIterMap(
-      spatial, inputs, r->predicate, arith::IterMapLevel::kBijective, &ana);
+  absl::StatusOr<std::vector<arith::IterSum>> map =
+      arith::DetectIterMap(spatial, inputs, r->predicate, arith::IterMapLevel::kBijective, &ana);
   if (!map.ok()) {
     return absl::StrCat(what, " (its spatial bindings are not a bijection of their loops: ",
                         map.status().message(), ")");

@@ -28,10 +28,10 @@ absl::StatusOr<Var> Fuse(ScheduleState* state, const std::vector<Var>& loops) {
     const ForNode* f = nest[k];
     names.push_back(f->loop_var->name);
     if (k > 0 && nest[k - 1]->body.get() != f) {
-      return state->Error(nest[k - 1],
-                          absl::StrCat(DescribeLoop(f), " is not the whole body of ",
-                                       DescribeLoop(nest[k - 1]),
-                                       "; fuse needs a perfect nest given outermost first"));
+      return state->Error(
+          nest[k - 1],
+          absl::StrCat(DescribeLoop(f), " is not the whole body of ", DescribeLoop(nest[k - 1]),
+                       "; fuse needs a perfect nest given outermost first"));
     }
     if (f->for_kind != ForKind::kSerial) {
       return state->Error(f, absl::StrCat(DescribeLoop(f), " is ", ForKindName(f->for_kind),
@@ -43,13 +43,13 @@ absl::StatusOr<Var> Fuse(ScheduleState* state, const std::vector<Var>& loops) {
                                           "(annotate the fused loop)"));
     }
     if (f->loop_var->dtype != nest[0]->loop_var->dtype) {
-      return state->Error(f, absl::StrCat(DescribeLoop(f), " is ", f->loop_var->dtype.ToString(),
-                                          " but ", DescribeLoop(nest[0]), " is ",
-                                          nest[0]->loop_var->dtype.ToString()));
+      return state->Error(
+          f, absl::StrCat(DescribeLoop(f), " is ", f->loop_var->dtype.ToString(), " but ",
+                          DescribeLoop(nest[0]), " is ", nest[0]->loop_var->dtype.ToString()));
     }
     if (UsesAnyVar(f->min, vars) || UsesAnyVar(f->extent, vars)) {
-      return state->Error(f, absl::StrCat("the bounds of ", DescribeLoop(f),
-                                          " use a loop being fused"));
+      return state->Error(
+          f, absl::StrCat("the bounds of ", DescribeLoop(f), " use a loop being fused"));
     }
   }
 

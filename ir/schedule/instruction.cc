@@ -62,15 +62,16 @@ std::string Instruction::CallToPython() const {
   const InstructionKind* k = FindInstructionKind(kind);
   std::vector<std::string> args;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    std::string name = k != nullptr && i < k->input_names.size() ? k->input_names[i]
-                                                                 : absl::StrCat("input", i);
+    std::string name =
+        k != nullptr && i < k->input_names.size() ? k->input_names[i] : absl::StrCat("input", i);
     if (!name.empty() && name[0] == '*' && inputs[i].is_list()) {
       for (const TraceValue& v : inputs[i].as_list()) args.push_back(v.ToPython());
     } else {
       args.push_back(absl::StrCat(name, "=", inputs[i].ToPython()));
     }
   }
-  for (const auto& [name, value] : attrs) args.push_back(absl::StrCat(name, "=", AttrToPython(value)));
+  for (const auto& [name, value] : attrs)
+    args.push_back(absl::StrCat(name, "=", AttrToPython(value)));
   if (decision) args.push_back(absl::StrCat("decision=", decision->ToPython()));
   return absl::StrCat("sch.", kind, "(", absl::StrJoin(args, ", "), ")");
 }
@@ -81,8 +82,10 @@ std::string Instruction::ToPython() const {
   for (const RV& rv : outputs) outs.push_back(rv.Name());
   std::string lhs;
   if (k != nullptr && k->tuple_output) {
-    if (outs.size() == 1) lhs = absl::StrCat(outs[0], ", = ");
-    else if (!outs.empty()) lhs = absl::StrCat(absl::StrJoin(outs, ", "), " = ");
+    if (outs.size() == 1)
+      lhs = absl::StrCat(outs[0], ", = ");
+    else if (!outs.empty())
+      lhs = absl::StrCat(absl::StrJoin(outs, ", "), " = ");
   } else if (!outs.empty()) {
     lhs = absl::StrCat(absl::StrJoin(outs, ", "), " = ");
   }

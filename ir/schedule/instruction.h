@@ -8,7 +8,8 @@
 //   Instruction{kind = "sample_perfect_tile", inputs = [l3],
 //               attrs = {n: 2, max_innermost_factor: 16}, outputs = [v6, v7],
 //               decision = [8, 8]}
-//   prints as   v6, v7 = sch.sample_perfect_tile(loop=l3, n=2, max_innermost_factor=16, decision=[8, 8])
+//   prints as   v6, v7 = sch.sample_perfect_tile(loop=l3, n=2, max_innermost_factor=16,
+//   decision=[8, 8])
 //
 // Inputs hold random variables (handles: b = block, l = loop, v = sampled
 // value), integers, None and lists of those; attrs hold literal values (ints,
@@ -43,9 +44,9 @@ struct RV {
 class TraceValue {
  public:
   using List = std::vector<TraceValue>;
-  TraceValue() = default;  // None
-  TraceValue(int64_t v) : v_(v) {}  // NOLINT: implicit on purpose, like Python's.
-  TraceValue(RV v) : v_(v) {}       // NOLINT
+  TraceValue() = default;                   // None
+  TraceValue(int64_t v) : v_(v) {}          // NOLINT: implicit on purpose, like Python's.
+  TraceValue(RV v) : v_(v) {}               // NOLINT
   TraceValue(List v) : v_(std::move(v)) {}  // NOLINT
 
   bool is_none() const { return v_.index() == 0; }

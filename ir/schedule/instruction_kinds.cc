@@ -51,7 +51,8 @@ absl::StatusOr<const AttrValue*> Attr(const Instruction& inst, const char* name)
 absl::StatusOr<std::string> StringAttr(const Instruction& inst, const char* name) {
   absl::StatusOr<const AttrValue*> a = Attr(inst, name);
   if (!a.ok()) return a.status();
-  if (!(*a)->is<std::string>()) return Bad(inst, absl::StrCat("attr '", name, "' must be a string"));
+  if (!(*a)->is<std::string>())
+    return Bad(inst, absl::StrCat("attr '", name, "' must be a string"));
   return (*a)->as<std::string>();
 }
 
@@ -86,8 +87,8 @@ absl::StatusOr<std::vector<RV>> NoOutputs(const absl::Status& s) {
   return std::vector<RV>{};
 }
 
-#define TESSEL_TRY_ASSIGN(lhs, expr)          \
-  auto lhs##_or = (expr);                     \
+#define TESSEL_TRY_ASSIGN(lhs, expr)            \
+  auto lhs##_or = (expr);                       \
   if (!lhs##_or.ok()) return lhs##_or.status(); \
   auto lhs = *std::move(lhs##_or)
 
@@ -124,10 +125,14 @@ absl::StatusOr<std::vector<RV>> ApplySplit(Schedule* sch, const Instruction& ins
   }
   std::vector<Factor> factors;
   for (const TraceValue& v : inst.inputs[1].as_list()) {
-    if (v.is_none()) factors.push_back(std::nullopt);
-    else if (v.is_int()) factors.push_back(v.as_int());
-    else if (v.is_rv() && v.as_rv().kind == 'v') factors.push_back(ExprRV{v.as_rv().id});
-    else return Bad(inst, "a factor must be None, an int or a value handle (v...)");
+    if (v.is_none())
+      factors.push_back(std::nullopt);
+    else if (v.is_int())
+      factors.push_back(v.as_int());
+    else if (v.is_rv() && v.as_rv().kind == 'v')
+      factors.push_back(ExprRV{v.as_rv().id});
+    else
+      return Bad(inst, "a factor must be None, an int or a value handle (v...)");
   }
   return Many(sch->Split(LoopRV{l.id}, factors), 'l');
 }
@@ -169,18 +174,18 @@ absl::StatusOr<std::vector<RV>> ApplyAnnotate(Schedule* sch, const Instruction& 
   if (inst.inputs.size() >= 2) {
     TESSEL_TRY_ASSIGN(v, InputRV(inst, 1, "v", "a value handle"));
     return NoOutputs(t.kind == 'b' ? sch->Annotate(BlockRV{t.id}, key, ExprRV{v.id})
-                              : sch->Annotate(LoopRV{t.id}, key, ExprRV{v.id}));
+                                   : sch->Annotate(LoopRV{t.id}, key, ExprRV{v.id}));
   }
   TESSEL_TRY_ASSIGN(value, Attr(inst, "ann_val"));
   return NoOutputs(t.kind == 'b' ? sch->Annotate(BlockRV{t.id}, key, *value)
-                            : sch->Annotate(LoopRV{t.id}, key, *value));
+                                 : sch->Annotate(LoopRV{t.id}, key, *value));
 }
 
 absl::StatusOr<std::vector<RV>> ApplyUnannotate(Schedule* sch, const Instruction& inst) {
   TESSEL_TRY_ASSIGN(t, InputRV(inst, 0, "bl", "a block or loop handle"));
   TESSEL_TRY_ASSIGN(key, StringAttr(inst, "ann_key"));
   return NoOutputs(t.kind == 'b' ? sch->Unannotate(BlockRV{t.id}, key)
-                            : sch->Unannotate(LoopRV{t.id}, key));
+                                 : sch->Unannotate(LoopRV{t.id}, key));
 }
 
 absl::StatusOr<std::vector<RV>> ApplyAddUnitLoop(Schedule* sch, const Instruction& inst) {
@@ -219,9 +224,12 @@ absl::StatusOr<std::vector<RV>> ApplySampleCategorical(Schedule* sch, const Inst
     candidates.push_back(c.as<int64_t>());
   }
   for (const AttrValue& p : probs->as<AttrValue::List>()) {
-    if (p.is<double>()) weights.push_back(p.as<double>());
-    else if (p.is<int64_t>()) weights.push_back(static_cast<double>(p.as<int64_t>()));
-    else return Bad(inst, "probs must be numbers");
+    if (p.is<double>())
+      weights.push_back(p.as<double>());
+    else if (p.is<int64_t>())
+      weights.push_back(static_cast<double>(p.as<int64_t>()));
+    else
+      return Bad(inst, "probs must be numbers");
   }
   std::optional<int64_t> decision;
   if (inst.decision) {

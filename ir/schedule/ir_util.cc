@@ -82,8 +82,7 @@ class Replacer : public IRMutator {
   Stmt VisitBlockRealize(const BlockRealizeNode* op) override {
     Stmt b = Visit(op->block);
     if (b.same_as(op->block)) return GetRef(op);
-    return Stmt(MakeNode<BlockRealizeNode>(op->iter_values, op->predicate,
-                                           cast_ref<BlockNode>(b)));
+    return Stmt(MakeNode<BlockRealizeNode>(op->iter_values, op->predicate, cast_ref<BlockNode>(b)));
   }
   Stmt VisitBufferStore(const BufferStoreNode* op) override { return GetRef(op); }
   Stmt VisitEvaluate(const EvaluateNode* op) override { return GetRef(op); }
@@ -252,8 +251,6 @@ Stmt AddPredicateToBlocks(const Stmt& s, const Expr& cond) {
   return adder.VisitStmt(s);
 }
 
-std::string JoinNames(const std::vector<std::string>& names) {
-  return absl::StrJoin(names, ", ");
-}
+std::string JoinNames(const std::vector<std::string>& names) { return absl::StrJoin(names, ", "); }
 
 }  // namespace tessel::ir::schedule

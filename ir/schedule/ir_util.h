@@ -31,8 +31,7 @@ Expr SubstituteInExpr(const Expr& e, const VarMap& map);
 
 // `func` with each statement named in `repl` (by identity) replaced; the path
 // from the body to each replaced statement is copied, everything else shared.
-PrimFunc ReplaceStmts(const PrimFunc& func,
-                      const absl::flat_hash_map<const StmtNode*, Stmt>& repl);
+PrimFunc ReplaceStmts(const PrimFunc& func, const absl::flat_hash_map<const StmtNode*, Stmt>& repl);
 
 // The value of an integer constant.
 std::optional<int64_t> ConstInt(const Expr& e);

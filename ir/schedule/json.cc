@@ -129,10 +129,14 @@ class Reader {
     for (int k = 0; k < 4; ++k) {
       char c = text_[pos_++];
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= c - '0';
-      else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
-      else return Error("malformed \\u escape");
+      if (c >= '0' && c <= '9')
+        v |= c - '0';
+      else if (c >= 'a' && c <= 'f')
+        v |= c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        v |= c - 'A' + 10;
+      else
+        return Error("malformed \\u escape");
     }
     return v;
   }
@@ -155,14 +159,30 @@ class Reader {
       if (pos_ >= text_.size()) return Error("unterminated string");
       char e = text_[pos_++];
       switch (e) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '/': out.push_back('/'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
+        case '"':
+          out.push_back('"');
+          break;
+        case '\\':
+          out.push_back('\\');
+          break;
+        case '/':
+          out.push_back('/');
+          break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
         case 'u': {
           absl::StatusOr<uint32_t> cp = ReadHex4();
           if (!cp.ok()) return cp.status();
@@ -170,7 +190,8 @@ class Reader {
             if (!Consume("\\u")) return Error("a high surrogate without its low half");
             absl::StatusOr<uint32_t> lo = ReadHex4();
             if (!lo.ok()) return lo.status();
-            if (*lo < 0xDC00 || *lo >= 0xE000) return Error("a high surrogate without its low half");
+            if (*lo < 0xDC00 || *lo >= 0xE000)
+              return Error("a high surrogate without its low half");
             *cp = 0x10000 + ((*cp - 0xD800) << 10) + (*lo - 0xDC00);
           } else if (*cp >= 0xDC00 && *cp < 0xE000) {
             return Error("a low surrogate without its high half");
@@ -231,13 +252,21 @@ class Reader {
 
 void DumpTo(const Json& j, std::string* out) {
   switch (j.type()) {
-    case Json::Type::kNull: out->append("null"); return;
-    case Json::Type::kBool: out->append(j.as_bool() ? "true" : "false"); return;
-    case Json::Type::kInt: absl::StrAppend(out, j.as_int()); return;
+    case Json::Type::kNull:
+      out->append("null");
+      return;
+    case Json::Type::kBool:
+      out->append(j.as_bool() ? "true" : "false");
+      return;
+    case Json::Type::kInt:
+      absl::StrAppend(out, j.as_int());
+      return;
     case Json::Type::kDouble:
       out->append(std::isfinite(j.as_double()) ? JsonDouble(j.as_double()) : "null");
       return;
-    case Json::Type::kString: out->append(JsonQuote(j.as_string())); return;
+    case Json::Type::kString:
+      out->append(JsonQuote(j.as_string()));
+      return;
     case Json::Type::kArray: {
       out->push_back('[');
       bool first = true;
@@ -283,13 +312,20 @@ std::string Json::Dump() const {
 
 const char* Json::TypeName(Type t) {
   switch (t) {
-    case Type::kNull: return "null";
-    case Type::kBool: return "bool";
-    case Type::kInt: return "int";
-    case Type::kDouble: return "float";
-    case Type::kString: return "string";
-    case Type::kArray: return "array";
-    case Type::kObject: return "object";
+    case Type::kNull:
+      return "null";
+    case Type::kBool:
+      return "bool";
+    case Type::kInt:
+      return "int";
+    case Type::kDouble:
+      return "float";
+    case Type::kString:
+      return "string";
+    case Type::kArray:
+      return "array";
+    case Type::kObject:
+      return "object";
   }
   return "?";
 }
@@ -302,11 +338,21 @@ std::string JsonQuote(absl::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\n': out.append("\\n"); break;
-      case '\r': out.append("\\r"); break;
-      case '\t': out.append("\\t"); break;
+      case '"':
+        out.append("\\\"");
+        break;
+      case '\\':
+        out.append("\\\\");
+        break;
+      case '\n':
+        out.append("\\n");
+        break;
+      case '\r':
+        out.append("\\r");
+        break;
+      case '\t':
+        out.append("\\t");
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out.append(absl::StrFormat("\\u%04x", static_cast<unsigned char>(c)));

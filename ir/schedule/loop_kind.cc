@@ -63,8 +63,9 @@ absl::Status CheckIndependent(const ScheduleState& state, int sref, const std::s
   const ForNode* f = index.loop(sref);
   const std::string what = DescribeLoop(f);
   if (HasStmtOutsideBlocks(f->body)) {
-    return state.Error(f, absl::StrCat(what, " holds statements outside blocks, whose iterations "
-                                              "cannot be shown independent; cannot make it ",
+    return state.Error(f, absl::StrCat(what,
+                                       " holds statements outside blocks, whose iterations "
+                                       "cannot be shown independent; cannot make it ",
                                        kind));
   }
   const VarNode* v = f->loop_var.get();
@@ -75,13 +76,12 @@ absl::Status CheckIndependent(const ScheduleState& state, int sref, const std::s
     for (size_t k = 0; k < block->iter_vars.size() && k < r->iter_values.size(); ++k) {
       const IterVar& iv = block->iter_vars[k];
       if (iv.kind == IterKind::kSpatial || !UsesVarIn(r->iter_values[k], v)) continue;
-      return state.Error(block, absl::StrCat("iter var ", iv.var->name, " of block ", block->name,
-                                             " is ", IterKindName(iv.kind), " and bound to ", what,
-                                             ": its iterations ",
-                                             iv.kind == IterKind::kReduce
-                                                 ? "combine into the same output"
-                                                 : "have no known independence",
-                                             ", so the loop cannot be ", kind));
+      return state.Error(
+          block, absl::StrCat("iter var ", iv.var->name, " of block ", block->name, " is ",
+                              IterKindName(iv.kind), " and bound to ", what, ": its iterations ",
+                              iv.kind == IterKind::kReduce ? "combine into the same output"
+                                                           : "have no known independence",
+                              ", so the loop cannot be ", kind));
     }
     std::string why = CheckDistinctInstances(index, b, sref);
     if (!why.empty()) {
@@ -101,11 +101,12 @@ absl::Status CheckIndependent(const ScheduleState& state, int sref, const std::s
           for (const BufferRegion& orr :
                InLoopTerms(index.realize(o), reads ? other->reads : other->writes)) {
             if (orr.buffer.get() != wr.buffer.get() || SameRegion(orr, wr)) continue;
-            return state.Error(other, absl::StrCat(
-                "block ", other->name, (reads ? " reads " : " writes "), "buffer ",
-                wr.buffer->name, " that block ", index.block(w)->name,
-                " writes, at a place that may belong to another iteration of ", what,
-                "; the loop cannot be ", kind));
+            return state.Error(
+                other,
+                absl::StrCat("block ", other->name, (reads ? " reads " : " writes "), "buffer ",
+                             wr.buffer->name, " that block ", index.block(w)->name,
+                             " writes, at a place that may belong to another iteration of ", what,
+                             "; the loop cannot be ", kind));
           }
         }
       }
@@ -206,10 +207,10 @@ absl::Status Bind(ScheduleState* state, const Var& loop, const std::string& thre
   FindThreadLoop inner(thread_axis);
   inner.VisitStmt(f->body);
   if (inner.found != nullptr) {
-    return state->Error(inner.found, absl::StrCat(DescribeLoop(inner.found), " inside ",
-                                                  DescribeLoop(f), " is already bound to ",
-                                                  thread_axis,
-                                                  "; an axis can be bound only once on a path"));
+    return state->Error(inner.found,
+                        absl::StrCat(DescribeLoop(inner.found), " inside ", DescribeLoop(f),
+                                     " is already bound to ", thread_axis,
+                                     "; an axis can be bound only once on a path"));
   }
   return ParallelLike(state, loop, ForKind::kThreadBinding, word, thread_axis);
 }

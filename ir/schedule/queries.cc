@@ -56,8 +56,8 @@ absl::StatusOr<std::string> GetBlock(const ScheduleState& state, const std::stri
   std::vector<std::string> names = state.index().BlockNames();
   std::string known = names.empty() ? "it has no blocks"
                                     : absl::StrCat("its blocks are ", absl::StrJoin(names, ", "));
-  return absl::NotFoundError(absl::StrCat("no block named '", name, "' in function '",
-                                          state.func_name(), "'; ", known));
+  return absl::NotFoundError(
+      absl::StrCat("no block named '", name, "' in function '", state.func_name(), "'; ", known));
 }
 
 absl::StatusOr<std::vector<Var>> GetLoops(const ScheduleState& state, const std::string& block) {

@@ -28,16 +28,17 @@ absl::Status Reorder(ScheduleState* state, const std::vector<Var>& order) {
   std::sort(sorted.begin(), sorted.end());  // Preorder: an ancestor has a smaller index.
   for (size_t k = 0; k + 1 < sorted.size(); ++k) {
     if (!index.IsAncestor(sorted[k], sorted[k + 1])) {
-      return state->Error(index.loop(sorted[k + 1]),
-                          absl::StrCat(DescribeLoop(index.loop(sorted[k + 1])), " is not inside ",
-                                       DescribeLoop(index.loop(sorted[k])),
-                                       "; reorder needs loops on one path"));
+      return state->Error(
+          index.loop(sorted[k + 1]),
+          absl::StrCat(DescribeLoop(index.loop(sorted[k + 1])), " is not inside ",
+                       DescribeLoop(index.loop(sorted[k])), "; reorder needs loops on one path"));
     }
   }
   // The chain from the outermost to the innermost given loop must be perfect.
   std::vector<const ForNode*> chain;
   absl::flat_hash_map<const VarNode*, int> chain_vars;
-  for (const ForNode* f = index.loop(sorted.front());; f = static_cast<const ForNode*>(f->body.get())) {
+  for (const ForNode* f = index.loop(sorted.front());;
+       f = static_cast<const ForNode*>(f->body.get())) {
     chain_vars[f->loop_var.get()] = static_cast<int>(chain.size());
     chain.push_back(f);
     if (f == index.loop(sorted.back())) break;

@@ -37,7 +37,9 @@ Schedule::Schedule(IRModule mod, ScheduleState state, uint64_t seed)
 absl::StatusOr<Schedule> Schedule::Create(IRModule mod, const std::string& func_name,
                                           uint64_t seed) {
   if (!mod) return absl::InvalidArgumentError("schedule: no module");
-  if (mod->functions.empty()) return absl::InvalidArgumentError("schedule: the module has no functions");
+  if (mod->functions.empty()) {
+    return absl::InvalidArgumentError("schedule: the module has no functions");
+  }
   std::string name = func_name.empty() ? mod->functions.front().first : func_name;
   absl::StatusOr<PrimFunc> f = FindFunction(mod, name);
   if (!f.ok()) return f.status();
@@ -74,45 +76,40 @@ int64_t Schedule::NewHandle(Handle h) {
 
 namespace {
 
-const char* KindWord(char kind) {
-  return kind == 'b' ? "block" : kind == 'l' ? "loop" : "value";
-}
+const char* KindWord(char kind) { return kind == 'b' ? "block" : kind == 'l' ? "loop" : "value"; }
 
 }  // namespace
 
-#define TESSEL_SCHEDULE_CHECK_HANDLE(rv, want)                                                   \
-  do {                                                                                           \
-    if ((rv).id < 0 || (rv).id >= static_cast<int64_t>(handles_.size())) {                      \
-      return absl::InvalidArgumentError(absl::StrCat(RV{want, (rv).id}.Name(), " is not a ",     \
-                                                     KindWord(want),                             \
-                                                     " handle of this schedule"));               \
-    }                                                                                            \
-    const Handle& h_ = handles_[(rv).id];                                                        \
-    if (h_.kind != (want)) {                                                                     \
-      return absl::InvalidArgumentError(absl::StrCat("handle ", RV{h_.kind, (rv).id}.Name(),     \
-                                                     " is a ", KindWord(h_.kind), ", not a ",    \
-                                                     KindWord(want)));                           \
-    }                                                                                            \
-    if (h_.func != state_.func_name()) {                                                         \
-      return absl::FailedPreconditionError(                                                      \
-          absl::StrCat(KindWord(want), " handle ", RV{want, (rv).id}.Name(),                     \
-                       " belongs to function '", h_.func, "'; the schedule works on '",          \
-                       state_.func_name(), "'"));                                                \
-    }                                                                                            \
-    if (!h_.consumed_by.empty()) {                                                               \
-      return absl::FailedPreconditionError(absl::StrCat(KindWord(want), " handle ",              \
-                                                        RV{want, (rv).id}.Name(),                \
-                                                        " was consumed by ", h_.consumed_by));   \
-    }                                                                                            \
-  } while (0)
+absl::Status Schedule::CheckHandle(int64_t id, char want) const {
+  const std::string name = RV{want, id}.Name();
+  if (id < 0 || id >= static_cast<int64_t>(handles_.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, " is not a ", KindWord(want), " handle of this schedule"));
+  }
+  const Handle& h = handles_[id];
+  if (h.kind != want) {
+    return absl::InvalidArgumentError(absl::StrCat("handle ", RV{h.kind, id}.Name(), " is a ",
+                                                   KindWord(h.kind), ", not a ", KindWord(want)));
+  }
+  if (h.func != state_.func_name()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(KindWord(want), " handle ", name, " belongs to function '", h.func,
+                     "'; the schedule works on '", state_.func_name(), "'"));
+  }
+  if (!h.consumed_by.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(KindWord(want), " handle ", name, " was consumed by ", h.consumed_by));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::string> Schedule::Resolve(BlockRV rv) const {
-  TESSEL_SCHEDULE_CHECK_HANDLE(rv, 'b');
+  if (absl::Status ok = CheckHandle(rv.id, 'b'); !ok.ok()) return ok;
   return handles_[rv.id].block;
 }
 
 absl::StatusOr<Var> Schedule::Resolve(LoopRV rv) const {
-  TESSEL_SCHEDULE_CHECK_HANDLE(rv, 'l');
+  if (absl::Status ok = CheckHandle(rv.id, 'l'); !ok.ok()) return ok;
   return handles_[rv.id].loop;
 }
 
@@ -123,8 +120,6 @@ absl::StatusOr<int64_t> Schedule::Resolve(ExprRV rv) const {
   }
   return handles_[rv.id].value;  // Values are plain integers: valid in every function.
 }
-
-#undef TESSEL_SCHEDULE_CHECK_HANDLE
 
 absl::StatusOr<Block> Schedule::Get(BlockRV block) const {
   absl::StatusOr<std::string> name = Resolve(block);
@@ -199,18 +194,18 @@ absl::StatusOr<std::vector<LoopRV>> Schedule::GetLoops(BlockRV block) {
   return out;
 }
 
-#define TESSEL_SCHEDULE_BLOCK_LIST(kind_name, input, resolve_expr, query_expr)              \
-  Instruction inst{kind_name, {input}, {}, {}, std::nullopt};                               \
-  auto target = resolve_expr;                                                               \
-  if (!target.ok()) return Fail(inst, target.status());                                     \
-  absl::StatusOr<std::vector<std::string>> names = query_expr;                              \
-  if (!names.ok()) return Fail(inst, names.status());                                       \
-  std::vector<BlockRV> out;                                                                 \
-  for (const std::string& n : *names) {                                                     \
-    out.push_back({NewHandle({'b', state_.func_name(), n, nullptr, 0, ""})});               \
-    inst.outputs.push_back(BlockOf(out.back()));                                            \
-  }                                                                                         \
-  Record(std::move(inst));                                                                  \
+#define TESSEL_SCHEDULE_BLOCK_LIST(kind_name, input, resolve_expr, query_expr) \
+  Instruction inst{kind_name, {input}, {}, {}, std::nullopt};                  \
+  auto target = resolve_expr;                                                  \
+  if (!target.ok()) return Fail(inst, target.status());                        \
+  absl::StatusOr<std::vector<std::string>> names = query_expr;                 \
+  if (!names.ok()) return Fail(inst, names.status());                          \
+  std::vector<BlockRV> out;                                                    \
+  for (const std::string& n : *names) {                                        \
+    out.push_back({NewHandle({'b', state_.func_name(), n, nullptr, 0, ""})});  \
+    inst.outputs.push_back(BlockOf(out.back()));                               \
+  }                                                                            \
+  Record(std::move(inst));                                                     \
   return out
 
 absl::StatusOr<std::vector<BlockRV>> Schedule::GetChildBlocks(BlockRV block) {
@@ -240,9 +235,12 @@ absl::StatusOr<std::vector<BlockRV>> Schedule::GetConsumers(BlockRV block) {
 absl::StatusOr<std::vector<std::optional<int64_t>>> Schedule::FactorValues(
     const std::vector<Factor>& factors, std::vector<TraceValue>* traced) const {
   for (const Factor& f : factors) {
-    if (f.is_inferred()) traced->push_back(TraceValue());
-    else if (f.value()) traced->push_back(TraceValue(*f.value()));
-    else traced->push_back(TraceValue(RV{'v', f.rv().id}));
+    if (f.is_inferred())
+      traced->push_back(TraceValue());
+    else if (f.value())
+      traced->push_back(TraceValue(*f.value()));
+    else
+      traced->push_back(TraceValue(RV{'v', f.rv().id}));
   }
   std::vector<std::optional<int64_t>> values;
   for (const Factor& f : factors) {
@@ -312,15 +310,15 @@ absl::Status Schedule::Reorder(const std::vector<LoopRV>& order) {
   return absl::OkStatus();
 }
 
-#define TESSEL_SCHEDULE_LOOP_KIND(Method, kind_name, call)                    \
-  absl::Status Schedule::Method(LoopRV loop) {                                \
-    Instruction inst{kind_name, {LoopOf(loop)}, {}, {}, std::nullopt};        \
-    absl::StatusOr<Var> var = Resolve(loop);                                  \
-    if (!var.ok()) return Fail(inst, var.status());                           \
+#define TESSEL_SCHEDULE_LOOP_KIND(Method, kind_name, call)                      \
+  absl::Status Schedule::Method(LoopRV loop) {                                  \
+    Instruction inst{kind_name, {LoopOf(loop)}, {}, {}, std::nullopt};          \
+    absl::StatusOr<Var> var = Resolve(loop);                                    \
+    if (!var.ok()) return Fail(inst, var.status());                             \
     if (absl::Status ok = call(&state_, *var); !ok.ok()) return Fail(inst, ok); \
-    Commit(kind_name);                                                        \
-    Record(std::move(inst));                                                  \
-    return absl::OkStatus();                                                  \
+    Commit(kind_name);                                                          \
+    Record(std::move(inst));                                                    \
+    return absl::OkStatus();                                                    \
   }
 
 TESSEL_SCHEDULE_LOOP_KIND(Parallel, "parallel", schedule::Parallel)
@@ -330,8 +328,8 @@ TESSEL_SCHEDULE_LOOP_KIND(Unroll, "unroll", schedule::Unroll)
 #undef TESSEL_SCHEDULE_LOOP_KIND
 
 absl::Status Schedule::Bind(LoopRV loop, const std::string& thread_axis) {
-  Instruction inst{"bind", {LoopOf(loop)}, {{"thread_axis", AttrValue(thread_axis)}}, {},
-                   std::nullopt};
+  Instruction inst{
+      "bind", {LoopOf(loop)}, {{"thread_axis", AttrValue(thread_axis)}}, {}, std::nullopt};
   absl::StatusOr<Var> var = Resolve(loop);
   if (!var.ok()) return Fail(inst, var.status());
   if (absl::Status ok = schedule::Bind(&state_, *var, thread_axis); !ok.ok()) {
@@ -355,8 +353,8 @@ absl::Status Schedule::Bind(LoopRV loop, const std::string& thread_axis) {
 
 absl::Status Schedule::Annotate(LoopRV loop, const std::string& key, const AttrValue& value) {
   TESSEL_SCHEDULE_EDIT("annotate", {LoopOf(loop)},
-                       (TraceAttrs{{"ann_key", AttrValue(key)}, {"ann_val", value}}),
-                       Resolve(loop), schedule::Annotate(&state_, *target, key, value));
+                       (TraceAttrs{{"ann_key", AttrValue(key)}, {"ann_val", value}}), Resolve(loop),
+                       schedule::Annotate(&state_, *target, key, value));
 }
 
 absl::Status Schedule::Annotate(BlockRV block, const std::string& key, const AttrValue& value) {
@@ -395,16 +393,16 @@ absl::Status Schedule::Unannotate(BlockRV block, const std::string& key) {
 
 #undef TESSEL_SCHEDULE_EDIT
 
-#define TESSEL_SCHEDULE_UNIT_LOOP(input, resolve_expr)                                       \
-  Instruction inst{"add_unit_loop", {input}, {}, {}, std::nullopt};                          \
-  auto target = resolve_expr;                                                                \
-  if (!target.ok()) return Fail(inst, target.status());                                      \
-  absl::StatusOr<Var> u = schedule::AddUnitLoop(&state_, *target);                           \
-  if (!u.ok()) return Fail(inst, u.status());                                                \
-  Commit("add_unit_loop");                                                                   \
-  LoopRV out{NewHandle({'l', state_.func_name(), "", *u, 0, ""})};                           \
-  inst.outputs = {LoopOf(out)};                                                              \
-  Record(std::move(inst));                                                                   \
+#define TESSEL_SCHEDULE_UNIT_LOOP(input, resolve_expr)              \
+  Instruction inst{"add_unit_loop", {input}, {}, {}, std::nullopt}; \
+  auto target = resolve_expr;                                       \
+  if (!target.ok()) return Fail(inst, target.status());             \
+  absl::StatusOr<Var> u = schedule::AddUnitLoop(&state_, *target);  \
+  if (!u.ok()) return Fail(inst, u.status());                       \
+  Commit("add_unit_loop");                                          \
+  LoopRV out{NewHandle({'l', state_.func_name(), "", *u, 0, ""})};  \
+  inst.outputs = {LoopOf(out)};                                     \
+  Record(std::move(inst));                                          \
   return out
 
 absl::StatusOr<LoopRV> Schedule::AddUnitLoop(BlockRV block) {

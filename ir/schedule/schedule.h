@@ -53,10 +53,10 @@ struct ExprRV {
 // A split factor: an integer, a sampled value, or None (inferred).
 class Factor {
  public:
-  Factor(std::nullopt_t) {}                     // NOLINT: None, inferred.
-  Factor(int64_t v) : value_(v) {}              // NOLINT
-  Factor(int v) : value_(v) {}                  // NOLINT
-  Factor(ExprRV rv) : rv_(rv) {}                // NOLINT
+  Factor(std::nullopt_t) {}         // NOLINT: None, inferred.
+  Factor(int64_t v) : value_(v) {}  // NOLINT
+  Factor(int v) : value_(v) {}      // NOLINT
+  Factor(ExprRV rv) : rv_(rv) {}    // NOLINT
   bool is_inferred() const { return !value_ && rv_.id < 0; }
   std::optional<int64_t> value() const { return value_; }
   const ExprRV& rv() const { return rv_; }
@@ -136,17 +136,19 @@ class Schedule {
 
  private:
   struct Handle {
-    char kind;              // 'b', 'l', 'v'
-    std::string func;       // The function it belongs to.
-    std::string block;      // 'b': the block's name.
-    Var loop;               // 'l': the loop's variable.
-    int64_t value = 0;      // 'v': the sampled value.
+    char kind;                // 'b', 'l', 'v'
+    std::string func;         // The function it belongs to.
+    std::string block;        // 'b': the block's name.
+    Var loop;                 // 'l': the loop's variable.
+    int64_t value = 0;        // 'v': the sampled value.
     std::string consumed_by;  // Set once a primitive removed what it named.
   };
 
   Schedule(IRModule mod, ScheduleState state, uint64_t seed);
 
   int64_t NewHandle(Handle h);
+  // OK when `id` is a live handle of kind `want` of the current function.
+  absl::Status CheckHandle(int64_t id, char want) const;
   absl::StatusOr<std::string> Resolve(BlockRV rv) const;
   absl::StatusOr<Var> Resolve(LoopRV rv) const;
   absl::StatusOr<int64_t> Resolve(ExprRV rv) const;
@@ -158,8 +160,7 @@ class Schedule {
   static absl::Status Fail(const Instruction& inst, const absl::Status& status);
   void Record(Instruction inst) { traces_[state_.func_name()].Append(std::move(inst)); }
   absl::StatusOr<std::vector<std::optional<int64_t>>> FactorValues(
-      const std::vector<Factor>& factors,
-      std::vector<TraceValue>* traced) const;
+      const std::vector<Factor>& factors, std::vector<TraceValue>* traced) const;
 
   IRModule mod_;
   ScheduleState state_;

@@ -59,7 +59,7 @@ struct ScheduleRegistrar {
 
 // Registers a schedule function at namespace scope. The object file must be
 // linked whole (as passes/ is) or referenced, or the linker drops it.
-#define TESSEL_REGISTER_SCHEDULE(name, description, fn)                       \
+#define TESSEL_REGISTER_SCHEDULE(name, description, fn)                          \
   static const ::tessel::ir::schedule::ScheduleRegistrar TESSEL_SCHEDULE_CONCAT( \
       tessel_schedule_registrar_, __COUNTER__)(name, description, fn)
 

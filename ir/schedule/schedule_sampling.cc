@@ -29,12 +29,12 @@ AttrValue ListAttr(const std::vector<T>& xs) {
 absl::StatusOr<std::vector<ExprRV>> Schedule::SamplePerfectTile(
     LoopRV loop, int n, int64_t max_innermost_factor,
     std::optional<std::vector<int64_t>> decision) {
-  Instruction inst{"sample_perfect_tile",
-                   {RV{'l', loop.id}},
-                   {{"n", AttrValue(int64_t{n})},
-                    {"max_innermost_factor", AttrValue(max_innermost_factor)}},
-                   {},
-                   std::nullopt};
+  Instruction inst{
+      "sample_perfect_tile",
+      {RV{'l', loop.id}},
+      {{"n", AttrValue(int64_t{n})}, {"max_innermost_factor", AttrValue(max_innermost_factor)}},
+      {},
+      std::nullopt};
   if (decision) {
     TraceValue::List d(decision->begin(), decision->end());
     inst.decision = TraceValue(std::move(d));
@@ -84,9 +84,9 @@ absl::StatusOr<ExprRV> Schedule::SampleCategorical(const std::vector<int64_t>& c
   int64_t index;
   if (decision) {
     if (*decision < 0 || *decision >= static_cast<int64_t>(candidates.size())) {
-      return Fail(inst, absl::InvalidArgumentError(absl::StrCat(
-                            "the decision ", *decision, " is not an index into the ",
-                            candidates.size(), " candidates")));
+      return Fail(inst, absl::InvalidArgumentError(absl::StrCat("the decision ", *decision,
+                                                                " is not an index into the ",
+                                                                candidates.size(), " candidates")));
     }
     index = *decision;
   } else {
@@ -99,8 +99,8 @@ absl::StatusOr<ExprRV> Schedule::SampleCategorical(const std::vector<int64_t>& c
   return out;
 }
 
-absl::StatusOr<std::vector<LoopRV>> Schedule::Tile(const std::vector<LoopRV>& loops,
-                                                   const std::vector<std::vector<Factor>>& factors) {
+absl::StatusOr<std::vector<LoopRV>> Schedule::Tile(
+    const std::vector<LoopRV>& loops, const std::vector<std::vector<Factor>>& factors) {
   // The call as Python, for messages (tile is traced as its parts).
   std::vector<std::string> loop_names, factor_lists;
   for (LoopRV l : loops) loop_names.push_back(RV{'l', l.id}.Name());
@@ -119,14 +119,13 @@ absl::StatusOr<std::vector<LoopRV>> Schedule::Tile(const std::vector<LoopRV>& lo
     return absl::Status(s.code(), absl::StrCat(call, ": ", s.message()));
   };
   if (loops.empty() || loops.size() != factors.size()) {
-    return fail(absl::InvalidArgumentError(
-        absl::StrCat("tile needs one factor list per loop, got ", loops.size(), " loops and ",
-                     factors.size(), " factor lists")));
+    return fail(absl::InvalidArgumentError(absl::StrCat("tile needs one factor list per loop, got ",
+                                                        loops.size(), " loops and ", factors.size(),
+                                                        " factor lists")));
   }
   for (const std::vector<Factor>& fs : factors) {
     if (fs.size() != factors[0].size() || fs.size() < 2) {
-      return fail(absl::InvalidArgumentError(
-          "tile needs factor lists of one length, at least 2"));
+      return fail(absl::InvalidArgumentError("tile needs factor lists of one length, at least 2"));
     }
   }
   Schedule backup = *this;  // Tile is several primitives: undo all if one fails.

@@ -55,7 +55,8 @@ class NestSimplifier : public IRMutator {
         else_case.same_as(op->else_case)) {
       return GetRef(op);
     }
-    return Stmt(MakeNode<IfThenElseNode>(std::move(cond), std::move(then_case), std::move(else_case)));
+    return Stmt(
+        MakeNode<IfThenElseNode>(std::move(cond), std::move(then_case), std::move(else_case)));
   }
 
   Stmt VisitBlock(const BlockNode* op) override { return GetRef(op); }

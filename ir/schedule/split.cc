@@ -24,8 +24,8 @@ absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
   const ForNode* f = state->index().loop(*sref);
   const std::string what = DescribeLoop(f);
   if (factors.size() < 2) {
-    return state->ArgError(f, absl::StrCat("split needs at least two factors, got ",
-                                           factors.size()));
+    return state->ArgError(f,
+                           absl::StrCat("split needs at least two factors, got ", factors.size()));
   }
   int inferred = -1;
   int64_t product = 1;
@@ -39,8 +39,8 @@ absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
       continue;
     }
     if (*factors[k] <= 0) {
-      return state->ArgError(f, absl::StrCat("factor ", k, " is ", *factors[k],
-                                             "; factors must be positive"));
+      return state->ArgError(
+          f, absl::StrCat("factor ", k, " is ", *factors[k], "; factors must be positive"));
     }
     if (!FitsType(t, *factors[k]) || __builtin_mul_overflow(product, *factors[k], &product) ||
         !FitsType(t, product)) {
@@ -49,8 +49,9 @@ absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
     }
   }
   if (f->for_kind != ForKind::kSerial) {
-    return state->Error(f, absl::StrCat(what, " is ", ForKindName(f->for_kind),
-                                        "; split only serial loops (set the kind after splitting)"));
+    return state->Error(f,
+                        absl::StrCat(what, " is ", ForKindName(f->for_kind),
+                                     "; split only serial loops (set the kind after splitting)"));
   }
 
   // The extents of the new loops, and whether the product can exceed the extent.
@@ -68,13 +69,13 @@ absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
       guard = product != 1;
     }
   } else if (!extent) {
-    return state->Error(f, absl::StrCat("cannot show that the factors' product ", product,
-                                        " covers the extent ", PrintExpr(f->extent), " of ", what,
-                                        "; let one factor be inferred (None)"));
+    return state->Error(
+        f, absl::StrCat("cannot show that the factors' product ", product, " covers the extent ",
+                        PrintExpr(f->extent), " of ", what, "; let one factor be inferred (None)"));
   } else if (product < *extent) {
-    return state->Error(f, absl::StrCat("the factors' product ", product,
-                                        " is smaller than the extent ", *extent, " of ", what,
-                                        "; the split would drop iterations"));
+    return state->Error(
+        f, absl::StrCat("the factors' product ", product, " is smaller than the extent ", *extent,
+                        " of ", what, "; the split would drop iterations"));
   } else {
     guard = product != *extent;
   }

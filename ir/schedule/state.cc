@@ -36,7 +36,8 @@ absl::Status ScheduleState::Error(const Node* marked, const std::string& rule,
                                   const std::string& note, absl::StatusCode code) const {
   std::string text = absl::StrCat(rule, "\n");
   if (marked != nullptr) {
-    absl::StrAppend(&text, PrintFunctionMarked(func_, func_name_, marked, note.empty() ? rule : note));
+    absl::StrAppend(&text,
+                    PrintFunctionMarked(func_, func_name_, marked, note.empty() ? rule : note));
   } else {
     absl::StrAppend(&text, PrintFunction(func_, func_name_));
   }
@@ -47,7 +48,9 @@ absl::Status ScheduleState::ArgError(const Node* marked, const std::string& rule
   return Error(marked, rule, "", absl::StatusCode::kInvalidArgument);
 }
 
-std::string DescribeLoop(const ForNode* loop) { return absl::StrCat("loop ", loop->loop_var->name); }
+std::string DescribeLoop(const ForNode* loop) {
+  return absl::StrCat("loop ", loop->loop_var->name);
+}
 
 std::string DescribeBlock(const BlockNode* block) { return absl::StrCat("block ", block->name); }
 

@@ -45,8 +45,12 @@ void StmtIndex::Walk(const Stmt& s, int parent) {
       Walk(n->else_case, parent);
       return;
     }
-    case NodeKind::kLetStmt: Walk(static_cast<const LetStmtNode*>(s.get())->body, parent); return;
-    case NodeKind::kAllocate: Walk(static_cast<const AllocateNode*>(s.get())->body, parent); return;
+    case NodeKind::kLetStmt:
+      Walk(static_cast<const LetStmtNode*>(s.get())->body, parent);
+      return;
+    case NodeKind::kAllocate:
+      Walk(static_cast<const AllocateNode*>(s.get())->body, parent);
+      return;
     case NodeKind::kDeclBuffer:
       Walk(static_cast<const DeclBufferNode*>(s.get())->body, parent);
       return;
@@ -56,7 +60,8 @@ void StmtIndex::Walk(const Stmt& s, int parent) {
       Walk(b->body, parent);
       return;
     }
-    default: return;
+    default:
+      return;
   }
 }
 

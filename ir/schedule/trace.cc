@@ -22,7 +22,8 @@ void CollectRVs(const TraceValue& v, absl::flat_hash_set<int64_t>* used) {
 }
 
 // `v` with every handle replaced through `map`; an unknown handle is an error.
-absl::StatusOr<TraceValue> MapRVs(const TraceValue& v, const absl::flat_hash_map<int64_t, RV>& map) {
+absl::StatusOr<TraceValue> MapRVs(const TraceValue& v,
+                                  const absl::flat_hash_map<int64_t, RV>& map) {
   if (v.is_rv()) {
     auto it = map.find(Key(v.as_rv()));
     if (it == map.end()) {
@@ -94,10 +95,10 @@ absl::Status Trace::ApplyToSchedule(Schedule* sch) const {
     auto fail = [&](const absl::Status& s) {
       *sch = backup;
       // Failures of the facade already name the call; others get the line.
-      std::string where = absl::StartsWith(s.message(), "sch.")
-                              ? absl::StrCat("replaying instruction ", k, ": ")
-                              : absl::StrCat("replaying instruction ", k, " (", inst.ToPython(),
-                                             "): ");
+      std::string where =
+          absl::StartsWith(s.message(), "sch.")
+              ? absl::StrCat("replaying instruction ", k, ": ")
+              : absl::StrCat("replaying instruction ", k, " (", inst.ToPython(), "): ");
       return absl::Status(s.code(), absl::StrCat(where, s.message()));
     };
     const InstructionKind* kind = FindInstructionKind(inst.kind);

@@ -57,13 +57,15 @@ using Defined = absl::flat_hash_set<std::pair<char, int64_t>>;
 
 absl::StatusOr<TraceValue> ValueFromJson(const Json& j, const Defined& defined) {
   switch (j.type()) {
-    case Json::Type::kNull: return TraceValue();
-    case Json::Type::kInt: return TraceValue(j.as_int());
+    case Json::Type::kNull:
+      return TraceValue();
+    case Json::Type::kInt:
+      return TraceValue(j.as_int());
     case Json::Type::kString: {
       std::optional<RV> rv = RV::Parse(j.as_string());
       if (!rv) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "\"", j.as_string(), "\" is not a handle (b<n>, l<n> or v<n>)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("\"", j.as_string(), "\" is not a handle (b<n>, l<n> or v<n>)"));
       }
       if (!defined.contains({rv->kind, rv->id})) {
         return absl::InvalidArgumentError(
@@ -88,10 +90,14 @@ absl::StatusOr<TraceValue> ValueFromJson(const Json& j, const Defined& defined) 
 
 absl::StatusOr<AttrValue> AttrFromJson(const Json& j) {
   switch (j.type()) {
-    case Json::Type::kInt: return AttrValue(j.as_int());
-    case Json::Type::kDouble: return AttrValue(j.as_double());
-    case Json::Type::kBool: return AttrValue(j.as_bool());
-    case Json::Type::kString: return AttrValue(j.as_string());
+    case Json::Type::kInt:
+      return AttrValue(j.as_int());
+    case Json::Type::kDouble:
+      return AttrValue(j.as_double());
+    case Json::Type::kBool:
+      return AttrValue(j.as_bool());
+    case Json::Type::kString:
+      return AttrValue(j.as_string());
     case Json::Type::kArray: {
       AttrValue::List items;
       for (const Json& x : j.items()) {
@@ -102,9 +108,9 @@ absl::StatusOr<AttrValue> AttrFromJson(const Json& j) {
       return AttrValue(std::move(items));
     }
     default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "an attr is an int, a float, a bool, a string or a list, not ",
-          Json::TypeName(j.type())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("an attr is an int, a float, a bool, a string or a list, not ",
+                       Json::TypeName(j.type())));
   }
 }
 
@@ -139,7 +145,9 @@ absl::StatusOr<Instruction> InstructionFromJson(const Json& j, Defined* defined)
     if (!attrs->is_object()) return absl::InvalidArgumentError("\"attrs\" must be an object");
     for (const auto& [key, value] : attrs->members()) {
       absl::StatusOr<AttrValue> v = AttrFromJson(value);
-      if (!v.ok()) return absl::Status(v.status().code(), absl::StrCat("attr '", key, "': ", v.status().message()));
+      if (!v.ok())
+        return absl::Status(v.status().code(),
+                            absl::StrCat("attr '", key, "': ", v.status().message()));
       inst.attrs.emplace_back(key, *std::move(v));
     }
   }
@@ -156,7 +164,8 @@ absl::StatusOr<Instruction> InstructionFromJson(const Json& j, Defined* defined)
     if (!outputs->is_array()) return absl::InvalidArgumentError("\"outputs\" must be an array");
     for (const Json& o : outputs->items()) {
       std::optional<RV> rv = o.is_string() ? RV::Parse(o.as_string()) : std::nullopt;
-      if (!rv) return absl::InvalidArgumentError("an output must be a handle name (b<n>, l<n>, v<n>)");
+      if (!rv)
+        return absl::InvalidArgumentError("an output must be a handle name (b<n>, l<n>, v<n>)");
       if (!defined->insert({rv->kind, rv->id}).second) {
         return absl::InvalidArgumentError(absl::StrCat(rv->Name(), " is defined twice"));
       }
@@ -169,8 +178,8 @@ absl::StatusOr<Instruction> InstructionFromJson(const Json& j, Defined* defined)
 }  // namespace
 
 absl::StatusOr<std::string> Trace::ToJson() const {
-  std::string out = absl::StrCat("{\"format\": \"tessel-trace\", \"version\": ", kTraceFormatVersion,
-                                 ", \"instructions\": [");
+  std::string out = absl::StrCat(
+      "{\"format\": \"tessel-trace\", \"version\": ", kTraceFormatVersion, ", \"instructions\": [");
   for (size_t k = 0; k < insts_.size(); ++k) {
     const Instruction& inst = insts_[k];
     Json::Array inputs, outputs;
@@ -181,8 +190,8 @@ absl::StatusOr<std::string> Trace::ToJson() const {
       absl::StatusOr<Json> j = AttrToJson(value);
       if (!j.ok()) {
         return absl::InvalidArgumentError(absl::StrCat("trace to JSON: instruction ", k, " (",
-                                                       inst.ToPython(), "): attr '", key, "': ",
-                                                       j.status().message()));
+                                                       inst.ToPython(), "): attr '", key,
+                                                       "': ", j.status().message()));
       }
       attrs.emplace_back(key, *std::move(j));
     }
@@ -211,9 +220,10 @@ absl::StatusOr<Trace> Trace::FromJson(absl::string_view text, absl::string_view 
   const Json* version = root->Find("version");
   if (version == nullptr || !version->is_int()) return error("\"version\" must be an int");
   if (version->as_int() != kTraceFormatVersion) {
-    return error(absl::StrCat("trace format version ", version->as_int(),
-                              version->as_int() > kTraceFormatVersion ? " is newer than" : " is not",
-                              " the version this build reads (", kTraceFormatVersion, ")"));
+    return error(
+        absl::StrCat("trace format version ", version->as_int(),
+                     version->as_int() > kTraceFormatVersion ? " is newer than" : " is not",
+                     " the version this build reads (", kTraceFormatVersion, ")"));
   }
   for (const auto& [key, value] : root->members()) {
     if (key != "format" && key != "version" && key != "instructions") {

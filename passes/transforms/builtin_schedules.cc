@@ -56,9 +56,9 @@ absl::StatusOr<bool> MatmulCpuTile(sch::Schedule& s) {
   return applied;
 }
 
-TESSEL_REGISTER_SCHEDULE("matmul-cpu-tile",
-                         "Tiles matmul-like blocks 32x16, parallel outer rows, vector inner columns",
-                         MatmulCpuTile);
+TESSEL_REGISTER_SCHEDULE(
+    "matmul-cpu-tile", "Tiles matmul-like blocks 32x16, parallel outer rows, vector inner columns",
+    MatmulCpuTile);
 
 }  // namespace
 

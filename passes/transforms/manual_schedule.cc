@@ -42,8 +42,9 @@ class ManualSchedulePass : public FunctionPass {
  public:
   static PassInfo Info() {
     return {.name = "manual-schedule",
-            .description = "Applies a schedule (a trace JSON file, or a registered C++ schedule "
-                           "function) to the functions it fits",
+            .description =
+                "Applies a schedule (a trace JSON file, or a registered C++ schedule "
+                "function) to the functions it fits",
             .opt_level = 0,
             .options = {StringOption("trace", "", "Path of a trace JSON file to replay"),
                         StringOption("schedule", "", "Name of a registered schedule function"),
@@ -68,9 +69,9 @@ class ManualSchedulePass : public FunctionPass {
       const sch::RegisteredSchedule* fn = sch::ScheduleRegistry::Global().Lookup(name);
       if (fn == nullptr) {
         std::vector<std::string> names = sch::ScheduleRegistry::Global().Names();
-        return absl::InvalidArgumentError(absl::StrCat(
-            "manual-schedule: option 'schedule': no schedule function named '", name,
-            "'; registered: ", names.empty() ? "none" : absl::StrJoin(names, ", ")));
+        return absl::InvalidArgumentError(
+            absl::StrCat("manual-schedule: option 'schedule': no schedule function named '", name,
+                         "'; registered: ", names.empty() ? "none" : absl::StrJoin(names, ", ")));
       }
       return std::make_shared<const ManualSchedulePass>(std::move(options), sch::Trace(), fn);
     }
@@ -114,8 +115,9 @@ class ManualSchedulePass : public FunctionPass {
     if (fn_ != nullptr) {
       absl::StatusOr<bool> applied = fn_->fn(*s);
       if (!applied.ok()) {
-        return absl::Status(applied.status().code(), absl::StrCat("schedule '", fn_->name, "': ",
-                                                                  applied.status().message()));
+        return absl::Status(
+            applied.status().code(),
+            absl::StrCat("schedule '", fn_->name, "': ", applied.status().message()));
       }
       if (!*applied) {
         if (explicit_list) {
@@ -129,8 +131,8 @@ class ManualSchedulePass : public FunctionPass {
       what = absl::StrCat("schedule ", fn_->name);
     } else {
       if (absl::Status ok = trace_.ApplyToSchedule(&*s); !ok.ok()) {
-        return absl::Status(ok.code(), absl::StrCat("trace '", options().GetString("trace"),
-                                                    "': ", ok.message()));
+        return absl::Status(
+            ok.code(), absl::StrCat("trace '", options().GetString("trace"), "': ", ok.message()));
       }
       what = "trace";
     }

@@ -156,7 +156,8 @@ TEST(ScheduleAnnotate, LoopsAndBlocks) {
   Must(sch.Annotate(i2, "pragma_unroll", AttrValue(int64_t{8})));  // Overwrites.
   Must(sch.Annotate(i2, "ratio", AttrValue(0.5)));
   Must(sch.Annotate(q, "rule", AttrValue("elementwise")));
-  Must(sch.Annotate(q, "tiles", AttrValue(AttrValue::List{AttrValue(int64_t{2}), AttrValue(true)})));
+  Must(
+      sch.Annotate(q, "tiles", AttrValue(AttrValue::List{AttrValue(int64_t{2}), AttrValue(true)})));
   Must(sch.Unannotate(i2, "ratio"));
   ExpectFunc(sch, R"(
 func @f(A: f32[8], B: f32[8], D: f32[8]) {
@@ -186,10 +187,10 @@ func @f(A: f32[8], B: f32[8], D: f32[8]) {
   }
 })");
   ExpectSameResults(original, sch);
-  EXPECT_THAT(sch.trace().AsPython(),
-              ::testing::HasSubstr(
-                  "sch.annotate(block_or_loop=b0, ann_key=\"tiles\", ann_val=[2, True])\n"
-                  "sch.unannotate(block_or_loop=l1, ann_key=\"ratio\")\n"));
+  EXPECT_THAT(
+      sch.trace().AsPython(),
+      ::testing::HasSubstr("sch.annotate(block_or_loop=b0, ann_key=\"tiles\", ann_val=[2, True])\n"
+                           "sch.unannotate(block_or_loop=l1, ann_key=\"ratio\")\n"));
   // The block handle survives annotation (blocks are followed by name).
   EXPECT_EQ(Must(sch.Get(q))->annotations.size(), 2u);
 }
@@ -201,8 +202,9 @@ TEST(ScheduleAnnotate, WithASampledValue) {
   EXPECT_EQ(Must(sch.Get(v)), 64);
   Must(sch.Annotate(i, "unroll_max", v));
   EXPECT_EQ(Must(sch.Get(i))->annotations.at("unroll_max").as<int64_t>(), 64);
-  EXPECT_THAT(sch.trace().AsPython(),
-              ::testing::HasSubstr("sch.annotate(block_or_loop=l1, ann_val=v2, ann_key=\"unroll_max\")"));
+  EXPECT_THAT(
+      sch.trace().AsPython(),
+      ::testing::HasSubstr("sch.annotate(block_or_loop=l1, ann_val=v2, ann_key=\"unroll_max\")"));
 }
 
 TEST(ScheduleAnnotate, Rules) {

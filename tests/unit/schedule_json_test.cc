@@ -36,9 +36,8 @@ TEST(ScheduleJson, ValuesAndTypes) {
   EXPECT_EQ(j.Find("s")->as_string(), "a\"b\\c\n");
   EXPECT_EQ(j.Find("a")->items().size(), 3u);
   EXPECT_EQ(j.Find("missing"), nullptr);
-  EXPECT_EQ(j.Dump(),
-            R"({"i": -42, "d": 2.5, "e": 1000.0, "t": true, "f": false, "n": null, )"
-            R"("s": "a\"b\\c\n", "a": [1, [2, []], {}]})");
+  EXPECT_EQ(j.Dump(), R"({"i": -42, "d": 2.5, "e": 1000.0, "t": true, "f": false, "n": null, )"
+                      R"("s": "a\"b\\c\n", "a": [1, [2, []], {}]})");
   EXPECT_EQ(MustParse("9223372036854775807").as_int(), std::numeric_limits<int64_t>::max());
   EXPECT_EQ(MustParse("-9223372036854775808").as_int(), std::numeric_limits<int64_t>::min());
 }
@@ -74,7 +73,8 @@ TEST(ScheduleJson, ErrorsSayWhere) {
             "x.json:1:1: malformed or out-of-range integer '9223372036854775808'");
   EXPECT_EQ(ErrorOf("1.2.3"), "x.json:1:1: malformed number '1.2.3'");
   EXPECT_EQ(ErrorOf("\"abc"), "x.json:1:5: unterminated string");
-  EXPECT_EQ(ErrorOf("\"a\nb\""), "x.json:1:3: control character in a string (write it as an escape)");
+  EXPECT_EQ(ErrorOf("\"a\nb\""),
+            "x.json:1:3: control character in a string (write it as an escape)");
   EXPECT_EQ(ErrorOf("\"\\q\""), "x.json:1:2: unknown escape '\\q'");
   EXPECT_EQ(ErrorOf("\"\\ud800\""), "x.json:1:8: a high surrogate without its low half");
   EXPECT_EQ(ErrorOf("\"\\udc00\""), "x.json:1:8: a low surrogate without its high half");

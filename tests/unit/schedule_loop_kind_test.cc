@@ -150,9 +150,9 @@ func @f(A: f32[8]) {
   }
 })");
   LoopRV i = Must(opaque.GetLoops(Must(opaque.GetBlock("B"))))[0];
-  ExpectFailsUnchanged(opaque, [&] { return opaque.Parallel(i); },
-                       {"iter var vi of block B is opaque and bound to loop i",
-                        "no known independence"});
+  ExpectFailsUnchanged(
+      opaque, [&] { return opaque.Parallel(i); },
+      {"iter var vi of block B is opaque and bound to loop i", "no known independence"});
 }
 
 TEST(ScheduleLoopKind, RuleDistinctInstancePerIteration) {
@@ -249,13 +249,14 @@ TEST(ScheduleLoopKind, RuleOnlySerialLoops) {
 
 TEST(ScheduleLoopKind, RuleThreadAxes) {
   Mm t;
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Bind(t.l[0], "threadIdx.w"); },
-                       {"sch.bind(loop=l1, thread_axis=\"threadIdx.w\")",
-                        "unknown thread axis 'threadIdx.w'"});
+  ExpectFailsUnchanged(
+      t.sch, [&] { return t.sch.Bind(t.l[0], "threadIdx.w"); },
+      {"sch.bind(loop=l1, thread_axis=\"threadIdx.w\")", "unknown thread axis 'threadIdx.w'"});
   Must(t.sch.Bind(t.l[0], "threadIdx.x"));
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Bind(t.l[1], "threadIdx.x"); },
-                       {"loop i around loop j is already bound to threadIdx.x",
-                        "an axis can be bound only once on a path", ">>   for i in thread_binding"});
+  ExpectFailsUnchanged(
+      t.sch, [&] { return t.sch.Bind(t.l[1], "threadIdx.x"); },
+      {"loop i around loop j is already bound to threadIdx.x",
+       "an axis can be bound only once on a path", ">>   for i in thread_binding"});
   Mm u;
   Must(u.sch.Bind(u.l[1], "vthread"));
   ExpectFailsUnchanged(u.sch, [&] { return u.sch.Bind(u.l[0], "vthread"); },

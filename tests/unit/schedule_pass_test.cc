@@ -105,8 +105,8 @@ TEST(ManualSchedulePass, PicksTheFunctionsTheTraceFits) {
               ::testing::HasSubstr("no block named 'C' in function 'softmax_16x33'"));
   // Functions not listed are left alone.
   passes::PassContext only;
-  IRModule listed = Must(RunText(
-      "manual-schedule{trace=" + kTrace + ",functions=[matmul_17x31x23_f32]}", mod, &only));
+  IRModule listed = Must(
+      RunText("manual-schedule{trace=" + kTrace + ",functions=[matmul_17x31x23_f32]}", mod, &only));
   EXPECT_TRUE(listed->functions[1].second.same_as(mod->functions[1].second));
   EXPECT_THAT(only.log().ToString(), ::testing::HasSubstr("not in option 'functions'"));
 }
@@ -171,17 +171,20 @@ TEST(ManualSchedulePass, SampledTraceUsesItsDecisionsOrTheSeed) {
   Must(sch.Split(k, {t[0], t[1]}));
   std::string json = Must(sch.trace().ToJson());
   std::string path = WriteTemp("sampled_trace.json", json);
-  IRModule out = Must(RunText("manual-schedule{trace=" + path + "}", Workload("matmul_64x64x64_f32")));
-  EXPECT_TRUE(StructuralEqual(out->functions[0].second->body, sch.func()->body,
-                              {.map_free_vars = true}));
+  IRModule out =
+      Must(RunText("manual-schedule{trace=" + path + "}", Workload("matmul_64x64x64_f32")));
+  EXPECT_TRUE(
+      StructuralEqual(out->functions[0].second->body, sch.func()->body, {.map_free_vars = true}));
   Trace undecided = Must(Trace::FromJson(json));
   Instruction sample = undecided.instructions()[2];
   sample.decision.reset();
   std::vector<Instruction> insts = undecided.instructions();
   insts[2] = sample;
   std::string path2 = WriteTemp("undecided_trace.json", Must(Trace(insts).ToJson()));
-  IRModule a = Must(RunText("manual-schedule{trace=" + path2 + ",seed=5}", Workload("matmul_64x64x64_f32")));
-  IRModule b = Must(RunText("manual-schedule{trace=" + path2 + ",seed=5}", Workload("matmul_64x64x64_f32")));
+  IRModule a =
+      Must(RunText("manual-schedule{trace=" + path2 + ",seed=5}", Workload("matmul_64x64x64_f32")));
+  IRModule b =
+      Must(RunText("manual-schedule{trace=" + path2 + ",seed=5}", Workload("matmul_64x64x64_f32")));
   EXPECT_TRUE(StructuralEqual(a, b));
   EXPECT_TRUE(CheckSameResults(Workload("matmul_64x64x64_f32")->functions[0].second,
                                a->functions[0].second, 1)

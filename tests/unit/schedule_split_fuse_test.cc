@@ -171,7 +171,10 @@ func @f[n](A: f32[n]) {
 })";
   Fixture t(kSym);
   LoopRV i = t.Loops()[0];
-  ExpectFailsUnchanged(t.sch, [&] { return StatusOf(t.sch.Split(i, {4, 8})); },
+  ExpectFailsUnchanged(t.sch,
+                       [&] {
+                         return StatusOf(t.sch.Split(i, {4, 8}));
+                       },
                        {"sch.split(loop=l1, factors=[4, 8])",
                         "cannot show that the factors' product 32 covers the extent n",
                         "let one factor be inferred", ">>"});
@@ -200,11 +203,15 @@ func @f[n](A: f32[n]) {
 TEST(ScheduleSplit, Rules) {
   Fixture t(kOdd);
   LoopRV i = t.Loops()[0];
-  auto split = [&](std::vector<Factor> f) { return [&, f] { return StatusOf(t.sch.Split(i, f)); }; };
+  auto split = [&](std::vector<Factor> f) {
+    return [&, f] { return StatusOf(t.sch.Split(i, f)); };
+  };
   ExpectFailsUnchanged(t.sch, split({32}), {"split needs at least two factors, got 1"});
-  ExpectFailsUnchanged(t.sch, split({std::nullopt, std::nullopt}),
-                       {"sch.split(loop=l1, factors=[None, None])", "at most one factor may be None"});
-  ExpectFailsUnchanged(t.sch, split({0, std::nullopt}), {"factor 0 is 0; factors must be positive"});
+  ExpectFailsUnchanged(
+      t.sch, split({std::nullopt, std::nullopt}),
+      {"sch.split(loop=l1, factors=[None, None])", "at most one factor may be None"});
+  ExpectFailsUnchanged(t.sch, split({0, std::nullopt}),
+                       {"factor 0 is 0; factors must be positive"});
   ExpectFailsUnchanged(t.sch, split({-2, 50}), {"factor 0 is -2"});
   ExpectFailsUnchanged(t.sch, split({5, 16}),
                        {"the factors' product 80 is smaller than the extent 100 of loop i",
@@ -305,10 +312,16 @@ func @f(A: f32[8, 8], B: f32[8, 8]) {
   std::vector<LoopRV> b = t.Loops("B");
   ExpectFailsUnchanged(t.sch, [&] { return StatusOf(t.sch.Fuse({})); },
                        {"fuse needs at least one loop"});
-  ExpectFailsUnchanged(t.sch, [&] { return StatusOf(t.sch.Fuse({b[0], b[1]})); },
+  ExpectFailsUnchanged(t.sch,
+                       [&] {
+                         return StatusOf(t.sch.Fuse({b[0], b[1]}));
+                       },
                        {"sch.fuse(l", "loop j is not the whole body of loop i",
                         "fuse needs a perfect nest given outermost first"});
-  ExpectFailsUnchanged(t.sch, [&] { return StatusOf(t.sch.Fuse({b[1], b[1]})); },
+  ExpectFailsUnchanged(t.sch,
+                       [&] {
+                         return StatusOf(t.sch.Fuse({b[1], b[1]}));
+                       },
                        {"loop j is given twice"});
   // A triangular nest: j's extent depends on i.
   Schedule inner = MustSchedule(R"(
@@ -324,19 +337,31 @@ func @f(A: f32[8, 8]) {
   }
 })");
   std::vector<LoopRV> l = Must(inner.GetLoops(Must(inner.GetBlock("B"))));
-  ExpectFailsUnchanged(inner, [&] { return StatusOf(inner.Fuse({l[0], l[1]})); },
+  ExpectFailsUnchanged(inner,
+                       [&] {
+                         return StatusOf(inner.Fuse({l[0], l[1]}));
+                       },
                        {"the bounds of loop j use a loop being fused"});
   Schedule kinds = MustSchedule(kScale);
   std::vector<LoopRV> k = Must(kinds.GetLoops(Must(kinds.GetBlock("B"))));
-  ExpectFailsUnchanged(kinds, [&] { return StatusOf(kinds.Fuse({k[1], k[0]})); },
+  ExpectFailsUnchanged(kinds,
+                       [&] {
+                         return StatusOf(kinds.Fuse({k[1], k[0]}));
+                       },
                        {"loop i is not the whole body of loop j"});
   Must(kinds.Parallel(k[0]));
-  ExpectFailsUnchanged(kinds, [&] { return StatusOf(kinds.Fuse({k[0], k[1]})); },
+  ExpectFailsUnchanged(kinds,
+                       [&] {
+                         return StatusOf(kinds.Fuse({k[0], k[1]}));
+                       },
                        {"loop i is parallel; fuse only serial loops"});
   Schedule ann = MustSchedule(kScale);
   std::vector<LoopRV> a = Must(ann.GetLoops(Must(ann.GetBlock("B"))));
   Must(ann.Annotate(a[1], "pragma", AttrValue("x")));
-  ExpectFailsUnchanged(ann, [&] { return StatusOf(ann.Fuse({a[0], a[1]})); },
+  ExpectFailsUnchanged(ann,
+                       [&] {
+                         return StatusOf(ann.Fuse({a[0], a[1]}));
+                       },
                        {"loop j has annotations; fuse only unannotated loops"});
   Schedule types = MustSchedule(R"(
 func @f(A: f32[4, 4]) {
@@ -351,7 +376,10 @@ func @f(A: f32[4, 4]) {
   }
 })");
   std::vector<LoopRV> ty = Must(types.GetLoops(Must(types.GetBlock("B"))));
-  ExpectFailsUnchanged(types, [&] { return StatusOf(types.Fuse({ty[0], ty[1]})); },
+  ExpectFailsUnchanged(types,
+                       [&] {
+                         return StatusOf(types.Fuse({ty[0], ty[1]}));
+                       },
                        {"loop j is i64 but loop i is i32"});
 }
 

@@ -27,9 +27,14 @@ func @mm(A: f32[32, 32], B: f32[32, 32], C: f32[32, 32]) {
 
 // The same program with other variable and buffer names (structurally equal).
 std::string Renamed() {
-  return absl::StrReplaceAll(kMatmul, {{"@mm", "@other"}, {"vi", "x"}, {"vj", "y"},
-                                       {"vk", "z"}, {"for i", "for a"}, {"= i,", "= a,"},
-                                       {"A[", "P["}, {"A:", "P:"}});
+  return absl::StrReplaceAll(kMatmul, {{"@mm", "@other"},
+                                       {"vi", "x"},
+                                       {"vj", "y"},
+                                       {"vk", "z"},
+                                       {"for i", "for a"},
+                                       {"= i,", "= a,"},
+                                       {"A[", "P["},
+                                       {"A:", "P:"}});
 }
 
 // A schedule with every kind of instruction the trace must carry.
@@ -60,7 +65,9 @@ TEST(ScheduleTrace, PrintsAsPython) {
             absl::StrCat("b0 = sch.get_block(name=\"C\")\n"
                          "l1, l2, l3 = sch.get_loops(block=b0)\n"
                          "v4, v5 = sch.sample_perfect_tile(loop=l1, n=2, max_innermost_factor=8, "
-                         "decision=", tile, ")\n"
+                         "decision=",
+                         tile,
+                         ")\n"
                          "l6, l7 = sch.split(loop=l1, factors=[v4, v5])\n"
                          "l8, l9 = sch.split(loop=l2, factors=[None, 8])\n"
                          "sch.reorder(l6, l8, l3, l7, l9)\n"
@@ -68,7 +75,9 @@ TEST(ScheduleTrace, PrintsAsPython) {
                          "sch.parallel(loop=l10)\n"
                          "sch.vectorize(loop=l9)\n"
                          "v11 = sch.sample_categorical(candidates=[0, 16, 64], "
-                         "probs=[0.25, 0.25, 0.5], decision=", cat, ")\n"
+                         "probs=[0.25, 0.25, 0.5], decision=",
+                         cat,
+                         ")\n"
                          "sch.annotate(block_or_loop=l3, ann_val=v11, ann_key=\"unroll_max\")\n"
                          "sch.annotate(block_or_loop=b0, ann_key=\"note\", "
                          "ann_val=\"tiled \\\"C\\\"\")\n"));
@@ -123,10 +132,11 @@ func @f(A: f32[8]) {
 TEST(ScheduleTrace, ReplayFailingHalfwayChangesNothing) {
   // The block exists but the loop is too short for the recorded decision.
   Trace trace = Scheduled().trace();
-  Schedule sch = MustSchedule(absl::StrReplaceAll(kMatmul, {{"range(0, 32) {\n    for j", "range(0, 24) {\n    for j"},
-                                                            {"vi: spatial[0, 32]", "vi: spatial[0, 24]"},
-                                                            {"A: f32[32, 32]", "A: f32[24, 32]"},
-                                                            {"C: f32[32, 32]", "C: f32[24, 32]"}}));
+  Schedule sch = MustSchedule(
+      absl::StrReplaceAll(kMatmul, {{"range(0, 32) {\n    for j", "range(0, 24) {\n    for j"},
+                                    {"vi: spatial[0, 32]", "vi: spatial[0, 24]"},
+                                    {"A: f32[32, 32]", "A: f32[24, 32]"},
+                                    {"C: f32[32, 32]", "C: f32[24, 32]"}}));
   IRModule before = sch.mod();
   absl::Status s = trace.ApplyToSchedule(&sch);
   ASSERT_FALSE(s.ok());
@@ -167,22 +177,41 @@ TEST(ScheduleTrace, SamplingRules) {
   LoopRV k = Must(sch.GetLoops(Must(sch.GetBlock("C"))))[2];
   ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.SamplePerfectTile(k, 0, 4)); },
                        {"n must be in [1, 64], not 0"});
-  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.SamplePerfectTile(k, 2, 4, {{4, 4}})); },
-                       {"decision=[4, 4]", "the decision [4, 4] multiplies to 16, not to the "
+  ExpectFailsUnchanged(sch,
+                       [&] {
+                         return StatusOf(sch.SamplePerfectTile(k, 2, 4, {{4, 4}}));
+                       },
+                       {"decision=[4, 4]",
+                        "the decision [4, 4] multiplies to 16, not to the "
                         "loop's extent 32"});
-  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.SamplePerfectTile(k, 2, 4, {{4, 8}})); },
+  ExpectFailsUnchanged(sch,
+                       [&] {
+                         return StatusOf(sch.SamplePerfectTile(k, 2, 4, {{4, 8}}));
+                       },
                        {"innermost factor 8 exceeds max_innermost_factor 4"});
   ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.SamplePerfectTile(k, 2, 4, {{32}})); },
                        {"the decision has 1 factors, not n = 2"});
-  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.SampleCategorical({1, 2}, {1.0})); },
+  ExpectFailsUnchanged(sch,
+                       [&] {
+                         return StatusOf(sch.SampleCategorical({1, 2}, {1.0}));
+                       },
                        {"2 candidates but 1 probabilities"});
   ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.SampleCategorical({}, {})); },
                        {"there are no candidates"});
-  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.SampleCategorical({1, 2}, {-1.0, 1.0})); },
+  ExpectFailsUnchanged(sch,
+                       [&] {
+                         return StatusOf(sch.SampleCategorical({1, 2}, {-1.0, 1.0}));
+                       },
                        {"probability -1 is not a finite non-negative number"});
-  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.SampleCategorical({1, 2}, {0.0, 0.0})); },
+  ExpectFailsUnchanged(sch,
+                       [&] {
+                         return StatusOf(sch.SampleCategorical({1, 2}, {0.0, 0.0}));
+                       },
                        {"the probabilities sum to 0"});
-  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.SampleCategorical({1, 2}, {1.0, 1.0}, 2)); },
+  ExpectFailsUnchanged(sch,
+                       [&] {
+                         return StatusOf(sch.SampleCategorical({1, 2}, {1.0, 1.0}, 2));
+                       },
                        {"the decision 2 is not an index into the 2 candidates"});
   Schedule sym = MustSchedule(R"(
 func @f[n](A: f32[n]) {
@@ -201,12 +230,13 @@ func @f[n](A: f32[n]) {
 
 TEST(ScheduleTrace, WithDecisionReplaysTheRest) {
   Trace trace = Scheduled().trace();
-  Trace changed = Must(trace.WithDecision(2, TraceValue::List{TraceValue(int64_t{8}),
-                                                              TraceValue(int64_t{4})}));
+  Trace changed =
+      Must(trace.WithDecision(2, TraceValue::List{TraceValue(int64_t{8}), TraceValue(int64_t{4})}));
   Schedule sch = MustSchedule(kMatmul);
   Must(changed.ApplyToSchedule(&sch));
   // The split that used the sampled values follows the new decision.
-  EXPECT_THAT(PrintFunction(sch.func(), "mm"), ::testing::HasSubstr("vi: spatial[0, 32] = i_0_j_0_fused // 4 * 4 + i_1"));
+  EXPECT_THAT(PrintFunction(sch.func(), "mm"),
+              ::testing::HasSubstr("vi: spatial[0, 32] = i_0_j_0_fused // 4 * 4 + i_1"));
   EXPECT_EQ(sch.trace().instructions()[2].decision->ToPython(), "[8, 4]");
   ExpectSameResults(MustSchedule(kMatmul).func(), sch);
   // The categorical decision is an index.
@@ -231,11 +261,11 @@ TEST(ScheduleTrace, SimplifiedDropsDeadQueriesAndSamples) {
   Schedule sch = MustSchedule(kMatmul);
   BlockRV c = Must(sch.GetBlock("C"));
   std::vector<LoopRV> l = Must(sch.GetLoops(c));
-  Must(sch.GetLoops(c));                          // Dead: nothing uses its loops.
-  Must(sch.SamplePerfectTile(l[2], 2, 4));       // Dead sample.
+  Must(sch.GetLoops(c));                    // Dead: nothing uses its loops.
+  Must(sch.SamplePerfectTile(l[2], 2, 4));  // Dead sample.
   ExprRV v = Must(sch.SampleCategorical({4, 8}, {1.0, 1.0}));
-  Must(sch.Split(l[0], {std::nullopt, v}));       // Uses v: the sample stays.
-  Must(sch.GetProducers(c));                      // Dead.
+  Must(sch.Split(l[0], {std::nullopt, v}));  // Uses v: the sample stays.
+  Must(sch.GetProducers(c));                 // Dead.
   Trace simple = sch.trace().Simplified();
   EXPECT_EQ(simple.instructions().size(), 4u);
   EXPECT_EQ(simple.instructions()[0].kind, "get_block");
@@ -275,14 +305,16 @@ TEST(ScheduleTrace, JsonErrors) {
               ::testing::HasSubstr("instruction 1: b0 is defined twice"));
   EXPECT_THAT(error(head + "{\"kind\": \"parallel\", \"inputs\": [\"loop\"]}]}"),
               ::testing::HasSubstr("\"loop\" is not a handle (b<n>, l<n> or v<n>)"));
-  EXPECT_THAT(error(head + "{\"kind\": \"parallel\", \"inputs\": [1.5]}]}"),
-              ::testing::HasSubstr("an input is null, an int, a handle or a list of those, not float"));
+  EXPECT_THAT(
+      error(head + "{\"kind\": \"parallel\", \"inputs\": [1.5]}]}"),
+      ::testing::HasSubstr("an input is null, an int, a handle or a list of those, not float"));
   EXPECT_THAT(error(head + "{\"kind\": \"parallel\", \"decision\": 1}]}"),
               ::testing::HasSubstr("parallel takes no decision"));
   EXPECT_THAT(error(head + "{\"kind\": \"parallel\", \"input\": []}]}"),
               ::testing::HasSubstr("unknown key \"input\""));
   EXPECT_THAT(error(head + "{\"kind\": \"get_block\", \"attrs\": {\"name\": null}}]}"),
-              ::testing::HasSubstr("attr 'name': an attr is an int, a float, a bool, a string or a list, not null"));
+              ::testing::HasSubstr(
+                  "attr 'name': an attr is an int, a float, a bool, a string or a list, not null"));
   EXPECT_THAT(error(head + "\n  {\"kind\": \"get_block\",]}"),
               ::testing::HasSubstr("t.json:2:24: expected a string key"));
   // Well-formed JSON whose inputs are wrong for the kind fails at replay.
