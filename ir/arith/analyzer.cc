@@ -63,11 +63,15 @@ void Analyzer::Bind(const Var& v, const ConstIntBound& bound) {
 
 void Analyzer::EnterConstraint(const Expr& condition) {
   if (!condition || !condition->dtype.is_bool() || !condition->dtype.is_scalar()) return;
-  Expr c = Simplify(condition);
+  EnterSimplifiedConstraint(Simplify(condition));
+}
+
+void Analyzer::EnterSimplifiedConstraint(const Expr& c) {
+  if (!c || !c->dtype.is_bool() || !c->dtype.is_scalar()) return;
   if (AsConstBool(c)) return;  // true adds nothing; false: unreachable, nothing to learn.
   if (const auto* op = dyn_cast<BinaryNode>(c); op != nullptr && op->kind() == NodeKind::kAnd) {
-    EnterConstraint(op->a);
-    EnterConstraint(op->b);
+    EnterSimplifiedConstraint(op->a);
+    EnterSimplifiedConstraint(op->b);
     return;
   }
   literal_facts_.push_back(c);

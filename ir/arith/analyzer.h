@@ -81,6 +81,9 @@ class Analyzer {
   // `condition` holds from now until the enclosing Scope ends (an `if` branch, a
   // block predicate). Conjunctions are split; comparisons narrow variable bounds.
   void EnterConstraint(const Expr& condition);
+  // The same for a condition already simplified in this context (the simplifier
+  // and the statement walks use it to avoid simplifying a condition twice).
+  void EnterSimplifiedConstraint(const Expr& condition);
 
   // ---- Queries ------------------------------------------------------------------
   Expr Simplify(const Expr& e);

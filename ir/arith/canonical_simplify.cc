@@ -13,6 +13,7 @@
 // Y + floordiv(R, c). They read the dividend's exact value, so in the no-overflow
 // mode they trust the input, otherwise they need bounds proving it cannot wrap;
 // a new dividend (R above) must be proven to fit in both modes (analyzer.h).
+#include <algorithm>
 #include <numeric>
 
 #include "ir/arith/expr_util.h"
@@ -159,15 +160,46 @@ std::optional<Expr> Simplifier::SimplifyDivMod(const BinaryNode* op) {
     }
     return finish(std::move(result));
   }
-  int64_t g = *c;
-  for (const SplitTerm& term : R.terms) g = Gcd(g, term.scale);
+  // Split R as g*T + low with g dividing c and low in [0, g): then
+  // floordiv(R, c) == floordiv(T, c/g) and floormod(R, c) == floormod(T, c/g)*g + low.
+  // E.g. (i*4 + j) // 16 with j in [0, 4) is i // 4. The largest such g wins.
+  int64_t g = 0;
+  LinearSum T{t, {}, 0}, low{t, {}, r};
+  std::vector<int64_t> candidates;
+  int64_t all = *c;
+  for (const SplitTerm& term : R.terms) {
+    candidates.push_back(Gcd(*c, term.scale));
+    all = Gcd(all, term.scale);
+  }
+  candidates.push_back(all);
+  std::sort(candidates.rbegin(), candidates.rend());
+  for (int64_t cand : candidates) {
+    if (cand <= 1 && r != 0) break;
+    LinearSum hi{t, {}, 0}, lo{t, {}, r};
+    bool droppable = true;
+    for (const SplitTerm& term : R.terms) {
+      if (term.scale % cand == 0) {
+        SplitTerm u = term;
+        u.scale /= cand;
+        hi.terms.push_back(u);
+      } else {
+        lo.terms.push_back(term);
+        droppable = droppable && IsPure(term.index);
+      }
+    }
+    if (hi.terms.empty() || (is_div && !droppable)) continue;
+    ConstIntBound b = ana_->LinearBound(lo);
+    if (b.min_value >= 0 && b.max_value < cand) {
+      g = cand;
+      T = std::move(hi);
+      low = std::move(lo);
+      break;
+    }
+  }
   SplitTerm piece;  // floordiv(T, c / g) or floormod(T, c / g), unscaled.
   int64_t piece_scale = 1;
-  if (r < g) {
-    // floordiv(g*T + r, c) == floordiv(T, c/g) and floormod(g*T + r, c) ==
-    // floormod(T, c/g) * g + r, for 0 <= r < g dividing c.
+  if (g > 0) {
     int64_t cg = *c / g;
-    LinearSum T = Part(t, R.terms, g, 0);
     if (T.terms.size() == 1 && T.terms[0].scale == 1 &&
         (T.terms[0].extent == 0 || T.terms[0].extent % cg == 0)) {
       const SplitTerm& in = T.terms[0];
@@ -183,7 +215,7 @@ std::optional<Expr> Simplifier::SimplifyDivMod(const BinaryNode* op) {
     }
     if (!is_div) {
       piece_scale = g;
-      if (!AddConst(&result, r)) return std::nullopt;
+      if (!AddLinear(&result, low)) return std::nullopt;
     }
   } else {
     if (unchanged_operand) return std::nullopt;

@@ -8,6 +8,8 @@
 //   predicate io * 16 + ii < 100:  the fused mark (io * 16 + ii) gets extent 100
 #include "ir/arith/iter_map.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
@@ -62,6 +64,12 @@ class IterMapRewriter {
   // `sum` (its base apart) as one split of a fused mark; `limit`, if set, is the
   // fused mark's extent (from a predicate).
   absl::StatusOr<IterSplit> Fuse(const IterSum& sum, const Expr& limit);
+  // Joins splits of one mark that are neighbouring digits at matching scales:
+  // f // 6 %% 3 + f // 18 * 3 is f // 6 (when 18 * 4 is f's extent).
+  void MergeAdjacentSplits(std::vector<IterSplit>* args);
+  // Replaces the digits of a predicate-cut fused mark, wherever they appear
+  // among `args` at one scale, by a split of that mark.
+  void CutByPredicates(std::vector<IterSplit>* args);
   // The fused mark made of exactly these splits (lowest digit first), if any.
   IterMark FindFused(const std::vector<IterSplit>& order);
   bool UsesLoops(const Expr& e) const {
@@ -145,6 +153,9 @@ absl::StatusOr<Value> IterMapRewriter::Rewrite(const Expr& e) {
   for (Value* v : {&*a, &*b}) {  // Unit loops leave sums without splits: plain values.
     if (v->has_iters && v->sum.args.empty()) *v = Value{false, {}, v->sum.base};
   }
+  if (!a->has_iters && !b->has_iters) {  // E.g. u * 2 for a unit loop u.
+    return Value{false, {}, S(ValueOrDie(MakeBinary(op->kind(), a->plain, b->plain)))};
+  }
   auto as_sum = [](const Value& v) { return v.has_iters ? v.sum : IterSum{{}, v.plain}; };
   switch (op->kind()) {
     case NodeKind::kAdd: return Value{true, Add(as_sum(*a), as_sum(*b)), nullptr};
@@ -217,19 +228,26 @@ absl::StatusOr<Value> IterMapRewriter::DivMod(const Expr& e, bool is_div, const 
 absl::StatusOr<IterSplit> IterMapRewriter::Fuse(const IterSum& sum, const Expr& limit) {
   DataType t = sum.base->dtype;
   if (sum.args.empty()) return absl::InvalidArgumentError("no iterator to fuse");
-  if (sum.args.size() == 1 && !limit) {
+  // Digits that a predicate cut into a fused iterator of their own (a padded
+  // split) stand for that iterator: j + (o * 2 + i) * 4 with o * 2 + i < 5 is
+  // j + (o * 2 + i)[5] * 4, extent 20.
+  std::vector<IterSplit> args = sum.args;
+  MergeAdjacentSplits(&args);
+  CutByPredicates(&args);
+  if (args.size() == 1 && !limit) {
     // A predicate may have cut this very iterator: use its mark.
-    IterSplit unit_split = sum.args[0];
+    IterSplit unit_split = args[0];
     unit_split.scale = IntImm(t, 1);
-    if (IterMark m = FindFused({unit_split}))
-      return IterSplit{m, IntImm(t, 1), m->extent, sum.args[0].scale};
-    return sum.args[0];
+    if (IterMark m = FindFused({unit_split})) {
+      return IterSplit{m, IntImm(t, 1), m->extent, args[0].scale};
+    }
+    return args[0];
   }
   // The smallest scale is the unit digit: a constant minimum, or a scale of 1.
   Expr unit;
   bool all_const = true;
   int64_t min_scale = 0;
-  for (const IterSplit& s : sum.args) {
+  for (const IterSplit& s : args) {
     std::optional<int64_t> c = AsConstInt(s.scale);
     if (!c) {
       all_const = false;
@@ -244,36 +262,36 @@ absl::StatusOr<IterSplit> IterMapRewriter::Fuse(const IterSum& sum, const Expr& 
   if (all_const) {
     unit = IntImm(t, min_scale);
   } else {
-    for (const IterSplit& s : sum.args) {
+    for (const IterSplit& s : args) {
       if (IsConstInt(s.scale, 1)) unit = s.scale;
     }
     if (!unit) return absl::InvalidArgumentError("no term has scale 1 (symbolic scales)");
   }
   // Digits from the lowest: each scale is the unit times the extents below it.
   std::vector<IterSplit> order;
-  std::vector<bool> used(sum.args.size(), false);
+  std::vector<bool> used(args.size(), false);
   Expr expected = unit, digit = IntImm(t, 1);
-  for (size_t n = 0; n < sum.args.size(); ++n) {
-    size_t pick = sum.args.size();
-    for (size_t k = 0; k < sum.args.size(); ++k) {
-      if (!used[k] && ProveEqual(ana_, sum.args[k].scale, expected)) {
+  for (size_t n = 0; n < args.size(); ++n) {
+    size_t pick = args.size();
+    for (size_t k = 0; k < args.size(); ++k) {
+      if (!used[k] && ProveEqual(ana_, args[k].scale, expected)) {
         pick = k;
         break;
       }
     }
-    if (pick == sum.args.size()) {
+    if (pick == args.size()) {
       std::string terms;
-      for (size_t k = 0; k < sum.args.size(); ++k) {
+      for (size_t k = 0; k < args.size(); ++k) {
         if (used[k]) continue;
-        absl::StrAppend(&terms, terms.empty() ? "" : ", ", IterMarkToString(sum.args[k].mark),
-                        " (scale ", PrintExpr(sum.args[k].scale), ")");
+        absl::StrAppend(&terms, terms.empty() ? "" : ", ", IterMarkToString(args[k].mark),
+                        " (scale ", PrintExpr(args[k].scale), ")");
       }
       return absl::InvalidArgumentError(
           absl::StrCat("the terms do not fuse into one iterator: no term with scale ",
                        PrintExpr(expected), " among ", terms));
     }
     used[pick] = true;
-    IterSplit s = sum.args[pick];
+    IterSplit s = args[pick];
     s.scale = digit;
     order.push_back(s);
     digit = S(Mul(digit, s.extent));
@@ -299,6 +317,62 @@ absl::StatusOr<IterSplit> IterMapRewriter::Fuse(const IterSum& sum, const Expr& 
     mark = m;
   }
   return IterSplit{mark, IntImm(t, 1), mark->extent, unit};
+}
+
+void IterMapRewriter::MergeAdjacentSplits(std::vector<IterSplit>* args) {
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (size_t a = 0; a < args->size() && !merged; ++a) {
+      for (size_t b = 0; b < args->size() && !merged; ++b) {
+        const IterSplit& x = (*args)[a];
+        const IterSplit& y = (*args)[b];
+        if (a == b || x.mark != y.mark) continue;
+        if (!ProveEqual(ana_, y.lower_factor, Mul(x.lower_factor, x.extent)) ||
+            !ProveEqual(ana_, y.scale, Mul(x.scale, x.extent))) {
+          continue;
+        }
+        IterSplit both{x.mark, x.lower_factor, S(Mul(x.extent, y.extent)), x.scale};
+        args->erase(args->begin() + std::max(a, b));
+        args->erase(args->begin() + std::min(a, b));
+        args->push_back(both);
+        merged = true;
+      }
+    }
+  }
+}
+
+void IterMapRewriter::CutByPredicates(std::vector<IterSplit>* args) {
+  for (const IterMark& m : fused_marks_) {
+    const std::vector<IterSplit>& digits = m->fused.args;
+    size_t k = digits.size();
+    if (k == 0 || k >= args->size()) continue;  // All of it: FindFused reuses m.
+    auto same_split = [&](const IterSplit& x, const IterSplit& y) {
+      return x.mark == y.mark && ProveEqual(ana_, x.lower_factor, y.lower_factor) &&
+             ProveEqual(ana_, x.extent, y.extent);
+    };
+    // The lowest digit fixes the scale; the others must sit at its multiples.
+    for (size_t low = 0; low < args->size(); ++low) {
+      if (!same_split((*args)[low], digits[0])) continue;
+      Expr base = (*args)[low].scale;
+      std::vector<size_t> found = {low};
+      for (size_t j = 1; j < k; ++j) {
+        for (size_t a = 0; a < args->size(); ++a) {
+          if (std::find(found.begin(), found.end(), a) == found.end() &&
+              same_split((*args)[a], digits[j]) &&
+              ProveEqual(ana_, (*args)[a].scale, Mul(base, digits[j].scale))) {
+            found.push_back(a);
+            break;
+          }
+        }
+        if (found.size() != j + 1) break;
+      }
+      if (found.size() != k) continue;
+      std::sort(found.rbegin(), found.rend());
+      for (size_t a : found) args->erase(args->begin() + a);
+      args->push_back(IterSplit{m, IntImm(base->dtype, 1), m->extent, base});
+      break;
+    }
+  }
 }
 
 IterMark IterMapRewriter::FindFused(const std::vector<IterSplit>& order) {
@@ -366,10 +440,12 @@ absl::StatusOr<IterSum> IterMapRewriter::RewriteIndex(const Expr& e) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<IterSum>> DetectIterMap(const std::vector<Expr>& indices,
-                                                   const std::vector<IterMapInput>& loops,
-                                                   const Expr& predicate, IterMapLevel level,
-                                                   Analyzer* ana) {
+namespace {
+
+absl::StatusOr<std::vector<IterSum>> DetectOnce(const std::vector<Expr>& indices,
+                                                const std::vector<IterMapInput>& loops,
+                                                const Expr& predicate, IterMapLevel level,
+                                                bool simplify, Analyzer* ana) {
   Analyzer::Scope scope(ana);
   IterMapRewriter rw(ana, level);
   absl::Status s = rw.AddLoops(loops);
@@ -381,7 +457,8 @@ absl::StatusOr<std::vector<IterSum>> DetectIterMap(const std::vector<Expr>& indi
     if (!indices[k] || !IsIndexType(indices[k]->dtype)) {
       return absl::InvalidArgumentError(absl::StrCat("index ", k, " is not a scalar integer"));
     }
-    absl::StatusOr<IterSum> sum = rw.RewriteIndex(ana->Simplify(indices[k]));
+    absl::StatusOr<IterSum> sum =
+        rw.RewriteIndex(simplify ? ana->Simplify(indices[k]) : indices[k]);
     if (!sum.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("index ", k, " (", PrintExpr(indices[k]), "): ", sum.status().message()));
@@ -392,6 +469,22 @@ absl::StatusOr<std::vector<IterSum>> DetectIterMap(const std::vector<Expr>& indi
   s = internal::CheckIterCoverage(out, rw.loop_marks(), level, ana);
   if (!s.ok()) return s;
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<IterSum>> DetectIterMap(const std::vector<Expr>& indices,
+                                                   const std::vector<IterMapInput>& loops,
+                                                   const Expr& predicate, IterMapLevel level,
+                                                   Analyzer* ana) {
+  // Simplified indices read best, but simplifying can also cut through a fused
+  // iterator ((i * 9 + j) // 18 becomes i // 2 when j < 9) and hide how its
+  // digits fit together; then the indices as written are tried.
+  absl::StatusOr<std::vector<IterSum>> r = DetectOnce(indices, loops, predicate, level, true, ana);
+  if (r.ok()) return r;
+  absl::StatusOr<std::vector<IterSum>> raw =
+      DetectOnce(indices, loops, predicate, level, false, ana);
+  return raw.ok() ? raw : r;
 }
 
 }  // namespace tessel::ir::arith

@@ -152,6 +152,17 @@ absl::Status CheckMark(const IterMark& mark, std::vector<Use> uses, IterMapLevel
 absl::Status CheckIterCoverage(const std::vector<IterSum>& outputs,
                                const std::vector<IterMark>& loop_marks, IterMapLevel level,
                                Analyzer* ana) {
+  // An index reaches [base, base + extent) only with scale 1: i * 4 takes every
+  // fourth value.
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    for (const IterSplit& s : outputs[k].args) {
+      if (!IsConstInt(s.scale, 1)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("index ", k, " (", IterSumToString(outputs[k]), ") has scale ",
+                         PrintExpr(s.scale), ": it skips values of its range"));
+      }
+    }
+  }
   // Uses of every mark reached, expanding each fused mark's own splits once.
   std::vector<IterMark> order;
   std::vector<std::vector<Use>> uses;

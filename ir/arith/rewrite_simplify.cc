@@ -37,7 +37,7 @@ Expr Simplifier::VisitBinary(const BinaryNode* op) {
   if (logic && a->dtype.is_scalar() && !AsConstBool(a)) {
     // `b` only matters where `a` is true (for &&) or false (for ||).
     Analyzer::Scope scope(ana_);
-    ana_->EnterConstraint(op->kind() == NodeKind::kAnd ? a : Not(a));
+    ana_->EnterSimplifiedConstraint(op->kind() == NodeKind::kAnd ? a : Negate(a));
     b = VisitExpr(op->b);
   } else {
     b = VisitExpr(op->b);
@@ -75,6 +75,11 @@ Expr Simplifier::VisitBufferLoad(const BufferLoadNode* op) {
   return KnownFact(e).value_or(e);
 }
 
+Expr Simplifier::Negate(const Expr& simplified) {
+  // Only the new node is simplified: its operand is already.
+  return SimplifyNode(Not(simplified));
+}
+
 Expr Simplifier::VisitNot(const NotNode* op) {
   Expr a = VisitExpr(op->a);
   return SimplifyNode(a.same_as(op->a) ? GetRef(op) : Not(a));
@@ -94,12 +99,12 @@ Expr Simplifier::VisitSelect(const SelectNode* op) {
   bool scoped = c->dtype.is_scalar() && !AsConstBool(c);
   {
     Analyzer::Scope scope(ana_);
-    if (scoped) ana_->EnterConstraint(c);
+    if (scoped) ana_->EnterSimplifiedConstraint(c);
     t = VisitExpr(op->true_value);
   }
   {
     Analyzer::Scope scope(ana_);
-    if (scoped) ana_->EnterConstraint(Not(c));
+    if (scoped) ana_->EnterSimplifiedConstraint(Negate(c));
     f = VisitExpr(op->false_value);
   }
   bool same = c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value);

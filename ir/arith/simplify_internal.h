@@ -39,6 +39,8 @@ class Simplifier : public IRMutator {
  private:
   // The node `e` whose operands are simplified already.
   Expr SimplifyNode(const Expr& e);
+  // !e simplified, for an `e` simplified already.
+  Expr Negate(const Expr& simplified);
   // true or false when a bool `e` (or its negation) is a known fact.
   std::optional<Expr> KnownFact(const Expr& e);
   std::optional<Expr> SimplifyMinMax(const BinaryNode* op);

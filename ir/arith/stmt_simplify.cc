@@ -56,7 +56,7 @@ Stmt StmtSimplifier::VisitIfThenElse(const IfThenElseNode* op) {
   Stmt t, e;
   {
     Analyzer::Scope scope(ana_);
-    ana_->EnterConstraint(c);
+    ana_->EnterSimplifiedConstraint(c);
     t = VisitStmt(op->then_case);
   }
   if (op->else_case) {

@@ -87,7 +87,8 @@ TEST(Analyzer, RuleCounts) {
   ana.set_rule_counts(&counts);
   ana.Bind(i, R(0, 16));
   ana.Simplify(Add(Add(i, C(1)), Mul(C(2), C(3))) + Min(i, C(20)));
-  EXPECT_EQ(counts, (RuleCounts{{"canonical-form", 2}, {"fold-constant", 1}, {"prove-min-max", 1}}));
+  EXPECT_EQ(counts,
+            (RuleCounts{{"canonical-form", 2}, {"fold-constant", 1}, {"prove-min-max", 1}}));
 }
 
 TEST(Analyzer, CheckedModeLeavesWhatMayWrap) {

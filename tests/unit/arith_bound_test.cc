@@ -40,8 +40,8 @@ TEST(ConstIntBound, DivisionAndModulo) {
   EXPECT_EQ(BoundDivMod(K::kFloorDiv, B(0, 100), B(1, kPosInf)), B(0, 100));
   EXPECT_EQ(BoundDivMod(K::kFloorDiv, B(-5, 5), B(-1, 1)), B(-5, 5));  // 0 is no divisor.
   EXPECT_EQ(BoundDivMod(K::kFloorMod, B(-7, 9), B(4, 4)), B(0, 3));
-  EXPECT_EQ(BoundDivMod(K::kFloorMod, B(5, 6), B(4, 4)), B(1, 2));     // One period.
-  EXPECT_EQ(BoundDivMod(K::kFloorMod, B(0, 2), B(4, 8)), B(0, 2));     // Below the divisor.
+  EXPECT_EQ(BoundDivMod(K::kFloorMod, B(5, 6), B(4, 4)), B(1, 2));  // One period.
+  EXPECT_EQ(BoundDivMod(K::kFloorMod, B(0, 2), B(4, 8)), B(0, 2));  // Below the divisor.
   EXPECT_EQ(BoundDivMod(K::kFloorMod, B(-3, 9), B(-4, -4)), B(-3, 0));
   EXPECT_EQ(BoundDivMod(K::kMod, B(-7, 9), B(4, 4)), B(-3, 3));
   EXPECT_EQ(BoundDivMod(K::kMod, B(-7, -1), B(4, 4)), B(-3, 0));
@@ -144,7 +144,8 @@ TEST(ConstIntBound, ContainsEverySampledValue) {
   std::vector<std::vector<int64_t>> samples;
   for (int s = 0; s < 40; ++s) {
     std::vector<int64_t> row;
-    for (int k = 0; k < 3; ++k) row.push_back(s < 2 ? (s ? hi[k] : lo[k]) : lo[k] + pick(hi[k] - lo[k] + 1));
+    for (int k = 0; k < 3; ++k)
+      row.push_back(s < 2 ? (s ? hi[k] : lo[k]) : lo[k] + pick(hi[k] - lo[k] + 1));
     samples.push_back(row);
   }
   auto got = testing::EvalInInterpreter(exprs, {v[0], v[1], v[2]}, samples);

@@ -43,7 +43,7 @@ TEST_F(IntSetTest, DivisionModuloMinMaxSelect) {
   EXPECT_EQ(Set(Fd(i, 8)), "[0, 7]");
   EXPECT_EQ(Set(Fd(k + i, 8)), "[k // 8, (k + 63) // 8]");
   EXPECT_EQ(Set(Fm(i, 8)), "[0, 7]");
-  EXPECT_EQ(Set(Fm(j + 16, 64)), "[16, 31]");  // Within one period: exact ends.
+  EXPECT_EQ(Set(Fm(j + 16, 64)), "[16, 31]");             // Within one period: exact ends.
   EXPECT_EQ(Set(FloorMod(i, k)), "[-2147483647, +inf]");  // |i %% k| < |k|
   EXPECT_EQ(Set(Div(i, C(8))), "[0, 7]");
   EXPECT_EQ(Set(Min(i, k)), "[min(0, k), min(63, k)]");

@@ -11,10 +11,10 @@
 namespace tessel::ir::arith {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::C;
 using testing::Fd;
 using testing::Fm;
+using ::testing::HasSubstr;
 using testing::I32;
 using testing::Str;
 using testing::operator+;
@@ -122,9 +122,9 @@ TEST(Rules, MatchingCommutesAndBindsConsistently) {
   RewriteRule r = ParseRuleOrDie("t", "x * c1 + x * c2 => x * (c1 + c2)");
   EXPECT_EQ(Str(*r.Apply(x * 2 + x * 3, ana)), "x * 5");
   EXPECT_EQ(Str(*r.Apply(Mul(C(2), x) + Mul(x, C(3)), ana)), "x * 5");
-  EXPECT_FALSE(r.Apply(x * 2 + y * 3, ana));       // x must match the same expression twice.
-  EXPECT_FALSE(r.Apply(x * y + x * 3, ana));       // c1 must be a constant.
-  EXPECT_FALSE(r.Apply(Sub(x * 2, x * 3), ana));   // A different operator.
+  EXPECT_FALSE(r.Apply(x * 2 + y * 3, ana));      // x must match the same expression twice.
+  EXPECT_FALSE(r.Apply(x * y + x * 3, ana));      // c1 must be a constant.
+  EXPECT_FALSE(r.Apply(Sub(x * 2, x * 3), ana));  // A different operator.
   // A match that fails late backtracks into the other operand order.
   RewriteRule s = ParseRuleOrDie("s", "x * y + x => x * (y + 1)");
   EXPECT_EQ(Str(*s.Apply(y * x + x, ana)), "x * (y + 1)");
@@ -157,8 +157,9 @@ TEST(Rules, OnlyIndexTypes) {
   EXPECT_EQ(Str(ana.Simplify(Not(LT(a, b)))), "!(a < b)");
   EXPECT_EQ(Str(ana.Simplify(Min(a, a))), "min(a, a)");
   Var u = MakeVar("u", DataType::UInt(32));
-  EXPECT_EQ(Str(ana.Simplify(Min(u * IntImm(DataType::UInt(32), 2), u * IntImm(DataType::UInt(32), 2)))),
-            "min(u * 2u32, u * 2u32)");
+  EXPECT_EQ(
+      Str(ana.Simplify(Min(u * IntImm(DataType::UInt(32), 2), u * IntImm(DataType::UInt(32), 2)))),
+      "min(u * 2u32, u * 2u32)");
 }
 
 TEST(Rules, CheckedOverflowModeGuardsValueDependentRules) {

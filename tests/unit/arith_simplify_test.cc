@@ -73,6 +73,9 @@ TEST_F(SimplifyTest, DivisionByCommonFactor) {
   EXPECT_EQ(S(Fm(x * 4 + 1, 16)), "x %% 4 * 4 + 1");
   EXPECT_EQ(S(Fd(x * 6 + y * 4, 2)), "x * 3 + y * 2");
   EXPECT_EQ(S(Fm(x * 8 + y, 8)), "y %% 8");
+  ana.Bind(k, R(0, 4));
+  EXPECT_EQ(S(Fd(x * 4 + k, 16)), "x // 4");
+  EXPECT_EQ(S(Fm(x * 4 + k, 16)), "x %% 4 * 4 + k");
   // y + 1 would be a new dividend; it may overflow while y is unbounded.
   EXPECT_EQ(S(Fd(x * 8 + y + 17, 8)), "(x * 8 + y + 17) // 8");
   ana.Bind(y, R(-100, 200));
