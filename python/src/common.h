@@ -179,6 +179,7 @@ void BindTE(py::module_& m);
 void BindOps(py::module_& m);
 void BindPasses(py::module_& m);
 void BindInterpreter(py::module_& m);
+void BindSchedule(py::module_& m);
 
 }  // namespace tessel::python
 

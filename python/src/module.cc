@@ -344,4 +344,5 @@ PYBIND11_MODULE(_core, m) {
   tp::BindOps(m);
   tp::BindPasses(m);
   tp::BindInterpreter(m);
+  tp::BindSchedule(m);
 }

@@ -3,8 +3,8 @@
 A tensor program is a :class:`PrimFunc` inside an :class:`IRModule`. Build one
 with tensor expressions (:mod:`tessel.te`, :mod:`tessel.ops`), load named ones
 (:mod:`tessel.workloads`) or parse ``.tsl`` text; transform it with passes and
-pipelines (:mod:`tessel.transform`); run it on numpy arrays in the reference
-interpreter::
+pipelines (:mod:`tessel.transform`) and schedules (:class:`Schedule`); run it
+on numpy arrays in the reference interpreter::
 
     import numpy as np
     import tessel
@@ -62,8 +62,10 @@ __all__ = [
     "IRModule",
     "parse", "load", "structural_equal", "assert_structural_equal", "structural_hash", "verify",
     "interpret", "check_same_results",
+    # Schedules
+    "Schedule", "Trace", "BlockRV", "LoopRV", "ExprRV",
     # Submodules
-    "te", "ops", "workloads", "transform", "errors",
+    "te", "ops", "workloads", "transform", "schedule", "errors",
     # Errors
     "TesselError", "IRError", "ParseError", "StructuralEqualError", "ScheduleError", "PassError",
     "BuildError", "RuntimeError", "ArgumentError",
@@ -146,4 +148,5 @@ def check_same_results(a: PrimFunc, b: PrimFunc, seed: int = 1, rtol: float = 1e
     _core.check_same_results(a, b, seed, rtol, atol, max_steps)
 
 
-from . import te, ops, workloads, transform  # noqa: E402  (they use the names above)
+from . import te, ops, workloads, transform, schedule  # noqa: E402  (they use the names above)
+from .schedule import BlockRV, ExprRV, LoopRV, Schedule, Trace  # noqa: E402
