@@ -66,6 +66,15 @@ absl::StatusOr<Var> Fuse(ScheduleState* state, const std::vector<Var>& loops) {
     map[f->loop_var.get()] = AddE(f->min, digit);
     stride = MulE(stride, f->extent);
   }
+  if (std::optional<int64_t> total = ConstInt(stride); !total) {
+    // A product of constants that did not fold overflowed the loop type.
+    bool all_const = true;
+    for (const ForNode* f : nest) all_const &= ConstInt(f->extent).has_value();
+    if (all_const) {
+      return state->ArgError(nest[0], absl::StrCat("the fused extent does not fit the type ",
+                                                   t.ToString(), " of the loops"));
+    }
+  }
   Stmt body = SubstituteInStmt(nest.back()->body, map);
   absl::StatusOr<Stmt> loop = MakeFor(fused, ConstOf(t, 0), stride, ForKind::kSerial, body);
   if (!loop.ok()) return loop.status();

@@ -363,6 +363,24 @@ func @f(A: f32[8, 8]) {
                          return StatusOf(ann.Fuse({a[0], a[1]}));
                        },
                        {"loop j has annotations; fuse only unannotated loops"});
+  Schedule big = MustSchedule(R"(
+func @f(A: f32[100000, 100000]) {
+  for i in range(0, 100000) {
+    for j in range(0, 100000) {
+      block B(vi: spatial[0, 100000] = i, vj: spatial[0, 100000] = j) {
+        reads(A[vi, vj])
+        writes(A[vi, vj])
+        A[vi, vj] = A[vi, vj] + 1.0f32
+      }
+    }
+  }
+})");
+  std::vector<LoopRV> g = Must(big.GetLoops(Must(big.GetBlock("B"))));
+  ExpectFailsUnchanged(big,
+                       [&] {
+                         return StatusOf(big.Fuse({g[0], g[1]}));
+                       },
+                       {"the fused extent does not fit the type i32 of the loops"});
   Schedule types = MustSchedule(R"(
 func @f(A: f32[4, 4]) {
   for i in range(0, 4) {
