@@ -88,12 +88,26 @@ absl::Status CheckIndependent(const ScheduleState& state, int sref, const std::s
       return state.Error(block, absl::StrCat(why, ", so the loop cannot be ", kind));
     }
   }
-  // Data flow between blocks of different iterations.
+  // Data flow between iterations: every iteration writes its own place, and no
+  // block reads or overwrites what another writes unless at the very same place.
+  std::optional<int64_t> extent = ConstInt(f->extent);
+  const bool single_iteration = extent && *extent <= 1;
   LocalBuffers local;
   local.VisitStmt(f->body);
   for (int w : blocks) {
     for (const BufferRegion& wr : InLoopTerms(index.realize(w), index.block(w)->writes)) {
       if (local.buffers.contains(wr.buffer.get())) continue;
+      bool depends = single_iteration;
+      for (const Range& r : wr.region) depends |= UsesVarIn(r.min, v) || UsesVarIn(r.extent, v);
+      if (!depends) {
+        return state.Error(
+            index.block(w),
+            absl::StrCat("block ", index.block(w)->name, " writes buffer ", wr.buffer->name,
+                         " at the same place in every iteration of ", what,
+                         " (the region does not depend on the loop); the loop "
+                         "cannot be ",
+                         kind));
+      }
       for (int o : blocks) {
         if (o == w) continue;
         const BlockNode* other = index.block(o);

@@ -211,6 +211,21 @@ func @f(A: f32[8], T: f32[8], B: f32[8]) {
   ExpectFailsUnchanged(flow, [&] { return flow.Parallel(fi); },
                        {"block Q reads buffer T that block P writes, at a place that may belong "
                         "to another iteration of loop i"});
+  // A block claiming spatial iterations while writing one place in all of them.
+  Schedule same = MustSchedule(R"(
+func @f(A: f32[8], S: f32[1]) {
+  for i in range(0, 8) {
+    block B(vi: spatial[0, 8] = i) {
+      reads(A[vi])
+      writes(S[0])
+      S[0] = A[vi]
+    }
+  }
+})");
+  LoopRV si = Must(same.GetLoops(Must(same.GetBlock("B"))))[0];
+  ExpectFailsUnchanged(same, [&] { return same.Parallel(si); },
+                       {"block B writes buffer S at the same place in every iteration of loop i"});
+  Must(same.Unroll(si));
   // The same pipeline where Q reads only what P wrote in this iteration.
   Schedule local = MustSchedule(R"(
 func @f(A: f32[8], T: f32[8], B: f32[8]) {
