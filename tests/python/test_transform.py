@@ -343,3 +343,35 @@ def test_passes_on_te_functions():
     out = transform.Sequential([transform.Simplify()])(mod)
     tessel.verify(out)
     tessel.check_same_results(mod["f"], out["f"])
+
+
+def test_pipelines_with_python_passes_run_in_threads():
+    # Pipelines run without the GIL; Python passes take it back. Several threads
+    # at once must neither deadlock nor mix up their contexts.
+    import threading
+
+    name = unique("count-funcs")
+
+    @transform.module_pass(name=name)
+    def count_funcs(mod, ctx):
+        return mod.with_attr("count", len(mod))
+
+    results, errors = [], []
+
+    def work(opt):
+        try:
+            with transform.PassContext(opt_level=opt) as ctx:
+                for _ in range(20):
+                    out = transform.parse_pipeline(f"simplify,{name}")(noisy())
+                    assert transform.PassContext.current() is ctx
+                results.append((opt, out.attrs["count"], "B[i] = A[i]" in str(out)))
+        except Exception as e:  # noqa: BLE001 -- reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(opt,)) for opt in (0, 1, 2, 3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert sorted(results) == [(0, 1, False), (1, 1, True), (2, 1, True), (3, 1, True)]
