@@ -1,4 +1,7 @@
 // Constant folding with the interpreter's semantics; see const_fold.h.
+//
+//   FoldIntOp(kAdd, i8, 100, 100) -> -56      FoldIntOp(kFloorMod, i32, -7, 2) -> 1
+//   WrapToDtype(u8, 300) -> 44                FoldIntOp(kDiv, i32, 7, 0) -> nothing
 #include "ir/arith/const_fold.h"
 
 #include <algorithm>

@@ -152,15 +152,16 @@ void ConstIntBoundAnalyzer::Rollback(size_t checkpoint) {
 }
 
 ConstIntBound ConstIntBoundAnalyzer::Bound(const Expr& e) const {
+  if (!e) return ConstIntBound::Everything();
   return Eval(e, assume_, nullptr).runtime;
 }
 
 bool ConstIntBoundAnalyzer::CannotOverflow(const Expr& e) const {
-  return assume_ || Eval(e, false, nullptr).exact;
+  return assume_ || !e || Eval(e, false, nullptr).exact;
 }
 
 bool ConstIntBoundAnalyzer::FitsExactly(const Expr& e, const TrustedSet& trusted) const {
-  return Eval(e, false, &trusted).exact;
+  return e && Eval(e, false, &trusted).exact;
 }
 
 namespace {

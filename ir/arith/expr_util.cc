@@ -1,4 +1,8 @@
 // Expression helpers for the arithmetic analyses; see expr_util.h.
+//
+//   CompareExpr(a, b) < 0 for variables a, b     (by name: a deterministic order)
+//   IsPure(x + f())   -> false                   (f is an extern call)
+//   CollectVars(i * 16 + j + i) -> [i, j]
 #include "ir/arith/expr_util.h"
 
 #include "absl/container/flat_hash_set.h"

@@ -19,8 +19,11 @@
 //   digit of a mark in a mixed radix;
 // - an IterSum is a sum of splits plus a base that uses no loop variable.
 // A map is bijective when every mark is cut into splits that tile it exactly
-// (each digit used once, none missing) and every loop variable is used;
-// surjective when digits do not overlap but some may be unused.
+// (each digit used once, none missing), every loop variable is used and every
+// index has scale 1: each index then takes every value of [base, base + extent)
+// and the loops map one-to-one onto the box of the indices. It is surjective
+// when digits do not overlap but some may be unused (f // 8 alone) and indices
+// may have scales (i * 2 reaches the even values of its range).
 // Divisors must not involve loop variables; non-divisible splits are reported,
 // except where a predicate `fused < bound` cuts a fused iterator (the padding a
 // non-divisible split leaves).
@@ -65,8 +68,8 @@ struct IterMarkNode {
 };
 
 enum class IterMapLevel {
-  kBijective,   // Every loop value maps to a distinct output, every output is reached.
-  kSurjective,  // Every output is reached; outputs may repeat (unused digits).
+  kBijective,   // Loop points map one-to-one onto the box of the index ranges.
+  kSurjective,  // Digits of each iterator do not overlap; some may be unused.
   kNoCheck,     // Affine only: no coverage check, predicates not required to fit.
 };
 

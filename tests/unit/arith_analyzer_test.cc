@@ -69,6 +69,14 @@ TEST(Analyzer, ProofsAndNonProofs) {
   EXPECT_FALSE(ana.CanProve(x));  // Not a condition.
   EXPECT_FALSE(ana.CanProve(Expr()));
   EXPECT_TRUE(ana.CanProve(Bool(true)));
+  // Missing pieces are ignored or answered "not proven", never a crash.
+  EXPECT_EQ(ana.Simplify(Expr()), nullptr);
+  EXPECT_FALSE(ana.CanProveEqual(Expr(), x));
+  ana.Bind(x, Range{});
+  ana.Bind(x, Expr());
+  ana.EnterConstraint(Expr());
+  EXPECT_EQ(ana.GetConstIntBound(x).ToString(), "[-2147483648, 2147483647]");
+  EXPECT_EQ(ana.GetConstIntBound(Expr()).ToString(), "[-inf, +inf]");
   {
     Analyzer::Scope s(&ana);
     Expr cond = Or(LT(x, C(0)), LT(y, C(0)));
@@ -133,7 +141,7 @@ TEST(StmtSimplify, ContextOfLoopsIfsAndBlocks) {
     }
   }
   for k in range(0, 4) {
-    block b(vk: spatial[0, 4] = k) {
+    block b(vk: spatial[0, 4] = k) where k < 4 {
       reads()
       writes(B[vk %% 4])
       B[vk %% 4] = vk // 4
@@ -196,6 +204,62 @@ TEST(StmtSimplify, UnchangedIsTheSameObject) {
   Analyzer ana;
   EXPECT_TRUE(SimplifyFunction(f, &ana).same_as(f));
   EXPECT_TRUE(SimplifyStmt(f->body, &ana).same_as(f->body));
+}
+
+// The shape of the simplify pass: a subclass adding a statement rule, counts
+// collected for the pass log, the checked overflow mode.
+class FlatteningSimplifier : public StmtSimplifier {
+ public:
+  using StmtSimplifier::StmtSimplifier;
+  Stmt VisitSeqStmt(const SeqStmtNode* op) override {
+    Stmt s = StmtSimplifier::VisitSeqStmt(op);
+    const auto* seq = dyn_cast<SeqStmtNode>(s);
+    if (seq == nullptr) return s;
+    std::vector<Stmt> flat;
+    bool nested = false;
+    for (const Stmt& c : seq->seq) {
+      if (const auto* inner = dyn_cast<SeqStmtNode>(c)) {
+        flat.insert(flat.end(), inner->seq.begin(), inner->seq.end());
+        nested = true;
+      } else {
+        flat.push_back(c);
+      }
+    }
+    if (!nested) return s;
+    return Applied("flatten-seq", Stmt(MakeNode<SeqStmtNode>(std::move(flat))));
+  }
+};
+
+TEST(StmtSimplify, SubclassedAsThePassUsesIt) {
+  PrimFunc f = Parse(R"(func @f(A: i32[8]) {
+  for i in range(0, 4 * 2) {
+    if 1 < 2 {
+      A[(i + 1) + 2 - 3] = 3 + 4 * (i - 0) + 0 * A[i]
+    }
+    if i >= 8 {
+      A[0] = 1
+    }
+  }
+}
+)");
+  ASSERT_TRUE(f);
+  RuleCounts counts;
+  Analyzer ana(AnalyzerOptions{.assume_no_overflow = false});
+  ana.set_rule_counts(&counts);
+  FlatteningSimplifier s(&ana);
+  PrimFunc g = s.SimplifyFunction(f);
+  // The dropped if leaves a one-statement sequence (remove-no-op's work).
+  EXPECT_EQ(PrintFunction(g, "f"), R"(func @f(A: i32[8]) {
+  for i in range(0, 8) {
+    seq {
+      A[i] = i * 4 + 3
+    }
+  }
+}
+)");
+  EXPECT_EQ(counts["constant-branch"], 2);
+  EXPECT_EQ(counts["flatten-seq"], 1);
+  EXPECT_GE(counts["canonical-form"], 2);
 }
 
 }  // namespace

@@ -1,4 +1,7 @@
 // Helpers of the arith units; see arith_test_util.h.
+//
+//   EvalExactWide(i * 16 + 3, {i: 2^28}) -> 2^32 + 3 with `overflow` set (i32)
+//   EvalInInterpreter({e}, {i}, rows)    -> one function, a loop over the rows
 #include "tests/unit/arith_test_util.h"
 
 #include <algorithm>
