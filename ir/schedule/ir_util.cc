@@ -3,7 +3,6 @@
 
 #include <functional>
 
-#include "absl/strings/str_join.h"
 #include "ir/mutator.h"
 #include "ir/visitor.h"
 
@@ -250,7 +249,5 @@ Stmt AddPredicateToBlocks(const Stmt& s, const Expr& cond) {
   PredicateAdder adder(cond);
   return adder.VisitStmt(s);
 }
-
-std::string JoinNames(const std::vector<std::string>& names) { return absl::StrJoin(names, ", "); }
 
 }  // namespace tessel::ir::schedule

@@ -58,9 +58,6 @@ bool HasStmtOutsideBlocks(const Stmt& s);
 // not inside another block.
 Stmt AddPredicateToBlocks(const Stmt& s, const Expr& cond);
 
-// "a, b, c" of names.
-std::string JoinNames(const std::vector<std::string>& names);
-
 }  // namespace tessel::ir::schedule
 
 #endif  // TESSEL_IR_SCHEDULE_IR_UTIL_H_

@@ -11,9 +11,9 @@
 // loop only through spatial iter vars, with affine bindings that run a distinct
 // block instance in each iteration; no statement outside blocks; every block
 // below writes a place that depends on the loop; and no block below reads or
-// overwrites what another block below writes in a different iteration. Bind takes blockIdx.x/y/z, threadIdx.x/y/z or vthread(.x/y/z), and
-// refuses an axis that a loop above or below is already bound to. Unroll
-// changes no order, so it has no further rule.
+// overwrites what another block below writes in a different iteration. Bind takes blockIdx.x/y/z,
+// threadIdx.x/y/z or vthread(.x/y/z), and refuses an axis that a loop above or below is already
+// bound to. Unroll changes no order, so it has no further rule.
 #ifndef TESSEL_IR_SCHEDULE_LOOP_KIND_H_
 #define TESSEL_IR_SCHEDULE_LOOP_KIND_H_
 

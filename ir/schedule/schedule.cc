@@ -139,12 +139,6 @@ absl::StatusOr<Ref<const ForNode>> Schedule::Get(LoopRV loop) const {
 
 absl::StatusOr<int64_t> Schedule::Get(ExprRV value) const { return Resolve(value); }
 
-std::string Schedule::Describe(LoopRV loop) const {
-  absl::StatusOr<Var> var = Resolve(loop);
-  if (!var.ok()) return absl::StrCat(RV{'l', loop.id}.Name(), " (", var.status().message(), ")");
-  return absl::StrCat(RV{'l', loop.id}.Name(), " (loop ", (*var)->name, ")");
-}
-
 void Schedule::MarkConsumed(const std::string& primitive) {
   for (Handle& h : handles_) {
     if (h.func != state_.func_name() || !h.consumed_by.empty()) continue;

@@ -96,8 +96,6 @@ class Schedule {
   absl::StatusOr<Block> Get(BlockRV block) const;
   absl::StatusOr<Ref<const ForNode>> Get(LoopRV loop) const;
   absl::StatusOr<int64_t> Get(ExprRV value) const;
-  // "l3 (loop i_0)" / "l3 (consumed by split)", for messages.
-  std::string Describe(LoopRV loop) const;
 
   // ---- Loop primitives (docs/schedule.md) --------------------------------------
   absl::StatusOr<std::vector<LoopRV>> Split(LoopRV loop, const std::vector<Factor>& factors);

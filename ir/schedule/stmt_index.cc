@@ -138,18 +138,4 @@ std::vector<int> StmtIndex::ChildBlocks(int i) const {
   return out;
 }
 
-std::vector<int> StmtIndex::LoopsBelow(int i) const {
-  std::vector<int> out, stack;
-  const std::vector<int>& start = i < 0 ? top_ : srefs_[i].children;
-  stack.assign(start.rbegin(), start.rend());
-  while (!stack.empty()) {
-    int c = stack.back();
-    stack.pop_back();
-    if (realize(c) != nullptr) continue;
-    out.push_back(c);
-    stack.insert(stack.end(), srefs_[c].children.rbegin(), srefs_[c].children.rend());
-  }
-  return out;
-}
-
 }  // namespace tessel::ir::schedule

@@ -58,8 +58,6 @@ class StmtIndex {
   // Blocks below `i` (or at the top, for -1) that are not inside another block
   // below `i`, in program order.
   std::vector<int> ChildBlocks(int i) const;
-  // Loops strictly below `i` that are not inside a block below `i`.
-  std::vector<int> LoopsBelow(int i) const;
 
  private:
   void Walk(const Stmt& s, int parent);
