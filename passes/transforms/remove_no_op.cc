@@ -10,16 +10,23 @@
 //
 // What remains of a sequence is kept in order; a body with nothing left is the
 // empty sequence `{ }`. Nothing that calls an external function is dropped.
+#include <map>
+#include <string>
+
 #include "absl/strings/str_cat.h"
+#include "ir/arith/expr_util.h"
+#include "ir/mutator.h"
 #include "ir/structural_equal.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
-#include "passes/transforms/arith_fold.h"
 
 namespace tessel::passes {
 
 namespace {
+
+// How often each rule applied, for the pass log.
+using RuleCounts = std::map<std::string, int>;
 
 ir::Stmt Empty() { return ir::Stmt(ir::MakeNode<ir::SeqStmtNode>(std::vector<ir::Stmt>{})); }
 
@@ -31,7 +38,7 @@ bool IsEmpty(const ir::Stmt& s) {
 
 class NoOpRemover : public ir::IRMutator {
  public:
-  explicit NoOpRemover(FoldCounts* counts) : counts_(counts) {}
+  explicit NoOpRemover(RuleCounts* counts) : counts_(counts) {}
 
   ir::Stmt VisitFor(const ir::ForNode* op) override {
     const auto* ext = ir::dyn_cast<ir::IntImmNode>(op->extent);
@@ -51,7 +58,7 @@ class NoOpRemover : public ir::IRMutator {
       bool same = true;
       for (size_t i = 0; i < st->indices.size() && same; ++i) {
         same =
-            ir::StructuralEqual(load->indices[i], st->indices[i]) && !HasExternCall(st->indices[i]);
+            ir::StructuralEqual(load->indices[i], st->indices[i]) && ir::arith::IsPure(st->indices[i]);
       }
       if (same) return Removed("self-store");
     }
@@ -59,7 +66,7 @@ class NoOpRemover : public ir::IRMutator {
   }
 
   ir::Stmt VisitEvaluate(const ir::EvaluateNode* op) override {
-    if (!HasExternCall(op->value)) return Removed("no-op-evaluate");
+    if (ir::arith::IsPure(op->value)) return Removed("no-op-evaluate");
     return IRMutator::VisitEvaluate(op);
   }
 
@@ -68,7 +75,7 @@ class NoOpRemover : public ir::IRMutator {
     const auto* n = ir::cast<ir::IfThenElseNode>(s);
     bool then_empty = IsEmpty(n->then_case);
     bool else_empty = IsEmpty(n->else_case);
-    if (then_empty && else_empty && !HasExternCall(n->condition)) return Removed("empty-branch");
+    if (then_empty && else_empty && ir::arith::IsPure(n->condition)) return Removed("empty-branch");
     if (n->else_case && else_empty) {
       absl::StatusOr<ir::Stmt> r = ir::MakeIfThenElse(n->condition, n->then_case);
       if (r.ok()) return Applied("empty-branch", *r);
@@ -86,7 +93,7 @@ class NoOpRemover : public ir::IRMutator {
   ir::Stmt VisitLetStmt(const ir::LetStmtNode* op) override {
     ir::Stmt s = IRMutator::VisitLetStmt(op);
     const auto* n = ir::cast<ir::LetStmtNode>(s);
-    if (IsEmpty(n->body) && !HasExternCall(n->value)) return Removed("empty-scope");
+    if (IsEmpty(n->body) && ir::arith::IsPure(n->value)) return Removed("empty-scope");
     return s;
   }
 
@@ -106,7 +113,7 @@ class NoOpRemover : public ir::IRMutator {
     ir::Stmt s = IRMutator::VisitBlockRealize(op);
     const auto* r = ir::cast<ir::BlockRealizeNode>(s);
     bool pure = true;
-    for (const ir::Expr& v : r->iter_values) pure &= !HasExternCall(v);
+    for (const ir::Expr& v : r->iter_values) pure &= ir::arith::IsPure(v);
     if (IsEmpty(r->block->body) && IsEmpty(r->block->init) && pure) return Removed("empty-block");
     return s;
   }
@@ -140,7 +147,7 @@ class NoOpRemover : public ir::IRMutator {
     return s;
   }
 
-  FoldCounts* counts_;
+  RuleCounts* counts_;
 };
 
 class RemoveNoOpPass : public FunctionPass {
@@ -157,7 +164,7 @@ class RemoveNoOpPass : public FunctionPass {
  protected:
   absl::StatusOr<ir::PrimFunc> RunOnFunction(const ir::PrimFunc& func, const std::string& name,
                                              PassContext& ctx) const override {
-    FoldCounts counts;
+    RuleCounts counts;
     NoOpRemover remover(&counts);
     ir::PrimFunc out = remover.VisitPrimFunc(func);
     for (const auto& [rule, n] : counts) ctx.log().RecordApplied(this->name(), name, rule, n);

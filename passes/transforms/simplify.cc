@@ -1,5 +1,6 @@
-// simplify: arithmetic simplification of index expressions and constant folding
-// (a first version; passes/transforms/arith_fold.h has the expression rules).
+// simplify: arithmetic simplification of index expressions and constant folding,
+// by the arithmetic analyser (ir/arith: canonical affine form, rewrite rules,
+// bounds of loop variables and known conditions).
 //
 //   for i in range(0, 4 * 2) {                for i in range(0, 8) {
 //     if 1 < 2 {                        ->      B[i + 3] = A[i] * 2.0f32
@@ -7,37 +8,28 @@
 //     }
 //   }
 //
-// Statement rules: an `if` on a constant condition becomes the branch taken (or
-// nothing), and sequences nested in sequences are flattened. The pass log counts
-// each rule per function (fold-constant, identity, reassociate-constants, ...).
+// Statement rules: an `if` whose condition is decided in context becomes the
+// branch taken (or nothing), and sequences nested in sequences are flattened. The
+// pass log counts each rule per function (canonical-form, constant-branch, ...).
 #include "absl/strings/str_cat.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
-#include "passes/transforms/arith_fold.h"
+#include "ir/arith/analyzer.h"
+#include "ir/arith/stmt_simplify.h"
 
 namespace tessel::passes {
 
 namespace {
 
-class StmtSimplifier : public ArithFolder {
+// The arithmetic analyser's statement simplifier (constant branches decided in
+// context), plus flattening of sequences nested in sequences.
+class StmtSimplifier : public ir::arith::StmtSimplifier {
  public:
-  using ArithFolder::ArithFolder;
-
-  ir::Stmt VisitIfThenElse(const ir::IfThenElseNode* op) override {
-    ir::Stmt s = ArithFolder::VisitIfThenElse(op);
-    const auto* n = ir::dyn_cast<ir::IfThenElseNode>(s);
-    if (n == nullptr) return s;
-    const auto* c = ir::dyn_cast<ir::IntImmNode>(n->condition);
-    if (c == nullptr) return s;
-    if (c->value != 0) return Applied("constant-branch", n->then_case);
-    if (n->else_case) return Applied("constant-branch", n->else_case);
-    return Applied("constant-branch",
-                   ir::Stmt(ir::MakeNode<ir::SeqStmtNode>(std::vector<ir::Stmt>{})));
-  }
+  using ir::arith::StmtSimplifier::StmtSimplifier;
 
   ir::Stmt VisitSeqStmt(const ir::SeqStmtNode* op) override {
-    ir::Stmt s = ArithFolder::VisitSeqStmt(op);
+    ir::Stmt s = ir::arith::StmtSimplifier::VisitSeqStmt(op);
     const auto* seq = ir::dyn_cast<ir::SeqStmtNode>(s);
     if (seq == nullptr) return s;
     bool nested = false;
@@ -69,9 +61,13 @@ class SimplifyPass : public FunctionPass {
  protected:
   absl::StatusOr<ir::PrimFunc> RunOnFunction(const ir::PrimFunc& func, const std::string& name,
                                              PassContext& ctx) const override {
-    FoldCounts counts;
-    StmtSimplifier simplifier(&counts);
-    ir::PrimFunc out = simplifier.VisitPrimFunc(func);
+    ir::arith::RuleCounts counts;
+    // Checked mode: rewrites that depend on exact values apply only where bounds
+    // prove nothing wraps, so the result matches bit for bit on every input.
+    ir::arith::Analyzer analyzer(ir::arith::AnalyzerOptions{.assume_no_overflow = false});
+    analyzer.set_rule_counts(&counts);
+    StmtSimplifier simplifier(&analyzer);
+    ir::PrimFunc out = simplifier.SimplifyFunction(func);
     for (const auto& [rule, n] : counts) ctx.log().RecordApplied(this->name(), name, rule, n);
     return out;
   }
