@@ -254,6 +254,12 @@ void BindTE(py::module_& m) {
                              "The tensors the operation reads, in order of first use.")
       .def_property_readonly("buffer", [](const te::Tensor& t) { return t.buffer(); })
       .def("same_as", &te::Tensor::same_as, py::arg("other"))
+      // __getitem__ alone would make Python iterate a tensor forever (A[0], A[1], ...).
+      .def("__iter__",
+           [](const te::Tensor& t) -> py::object {
+             throw py::type_error(absl::StrCat("tensor '", t.name(),
+                                               "' is not iterable; index it: A[i, j]"));
+           })
       .def("__getitem__",
            [](const te::Tensor& t, py::object index) {
              std::vector<ir::Expr> idx;

@@ -212,3 +212,11 @@ def test_reduction_must_be_the_whole_body():
         te.compute((4,), lambda i: te.sum(A[i, k], axis=k) * 2, name="B")
     with pytest.raises(tessel.IRError, match="whole body"):
         te.compute((4,), lambda i: (te.sum(A[i, k], axis=k), A[i, 0]), name="B")
+
+
+def test_a_tensor_is_not_a_sequence():
+    A = te.placeholder((4,), "float32", name="A")
+    with pytest.raises(TypeError, match="tensor 'A' is not iterable"):
+        list(A)
+    with pytest.raises(TypeError, match="not iterable"):
+        te.placeholder(A, "float32", name="B")
