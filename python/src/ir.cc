@@ -259,8 +259,10 @@ void BindIR(py::module_& m) {
       .def_property_readonly(
           "kind", [](const ir::IterVar& v) { return std::string(ir::IterKindName(v.kind)); },
           "'spatial', 'reduce' or 'opaque'.")
-      .def_property_readonly("name", [](const ir::IterVar& v) { return v.var->name; })
-      .def_property_readonly("dtype", [](const ir::IterVar& v) { return v.var->dtype.ToString(); })
+      .def_property_readonly("name", [](const ir::IterVar& v) { return v.var->name; },
+                             "The variable's name.")
+      .def_property_readonly("dtype", [](const ir::IterVar& v) { return v.var->dtype.ToString(); },
+                             "The variable's dtype.")
       .def("__repr__", [](const ir::IterVar& v) {
         return absl::StrCat("IterVar(", v.var->name, ": ", ir::IterKindName(v.kind), "[",
                             ir::PrintExpr(v.dom.min), ", ",
@@ -288,7 +290,8 @@ void BindIR(py::module_& m) {
            }),
            py::arg("name"), py::arg("dtype") = "i32",
            "A new variable. Two variables with the same name are still different variables.")
-      .def_property_readonly("name", [](const ir::VarNode& v) { return v.name; });
+      .def_property_readonly("name", [](const ir::VarNode& v) { return v.name; },
+                             "The name (not its identity: see same_as).");
 
   py::class_<ir::IntImmNode, ir::ExprNode, ir::Ref<ir::IntImmNode>>(m, "IntImm",
                                                                     "An integer or bool constant.")
@@ -296,10 +299,11 @@ void BindIR(py::module_& m) {
         if (n.dtype.is_bool()) return py::bool_(n.value != 0);
         if (n.dtype.is_uint() && n.dtype.bits() == 64) return py::int_(static_cast<uint64_t>(n.value));
         return py::int_(n.value);
-      });
+      }, "The value: an int, or a bool for bool constants.");
   py::class_<ir::FloatImmNode, ir::ExprNode, ir::Ref<ir::FloatImmNode>>(m, "FloatImm",
                                                                         "A float constant.")
-      .def_property_readonly("value", [](const ir::FloatImmNode& n) { return n.value; });
+      .def_property_readonly("value", [](const ir::FloatImmNode& n) { return n.value; },
+                             "The value (exactly representable in the dtype).");
 
   // ---- Statements and buffers -------------------------------------------------
   py::class_<ir::StmtNode, ir::Node, ir::Ref<ir::StmtNode>>(m, "Stmt", "A statement.")
@@ -310,15 +314,19 @@ void BindIR(py::module_& m) {
 
   py::class_<ir::BufferNode, ir::Node, ir::Ref<ir::BufferNode>>(
       m, "Buffer", "A typed, shaped view of memory: what loads and stores address.")
-      .def_property_readonly("name", [](const ir::BufferNode& b) { return b.name; })
-      .def_property_readonly("dtype", [](const ir::BufferNode& b) { return b.dtype.ToString(); })
+      .def_property_readonly("name", [](const ir::BufferNode& b) { return b.name; }, "The name.")
+      .def_property_readonly("dtype", [](const ir::BufferNode& b) { return b.dtype.ToString(); },
+                             "The element dtype, e.g. 'f32'.")
       .def_property_readonly("shape", [](const ir::BufferNode& b) { return ShapeToPy(b.shape); },
                              "Extents: ints where constant, expressions otherwise.")
       .def_property_readonly("strides", [](const ir::BufferNode& b) { return ShapeToPy(b.strides); },
                              "Empty for compact row-major.")
-      .def_property_readonly("elem_offset", [](const ir::BufferNode& b) { return b.elem_offset; })
-      .def_property_readonly("scope", [](const ir::BufferNode& b) { return b.scope; })
-      .def_property_readonly("ndim", [](const ir::BufferNode& b) { return b.ndim(); })
+      .def_property_readonly("elem_offset", [](const ir::BufferNode& b) { return b.elem_offset; },
+                             "The offset of element 0, in elements (an expression).")
+      .def_property_readonly("scope", [](const ir::BufferNode& b) { return b.scope; },
+                             "'global', 'local' or 'shared'.")
+      .def_property_readonly("ndim", [](const ir::BufferNode& b) { return b.ndim(); },
+                             "The number of dimensions.")
       .def("__repr__", [](const ir::BufferNode& b) {
         std::vector<std::string> dims;
         for (const ir::Expr& d : b.shape) dims.push_back(ir::PrintExpr(d));
@@ -339,7 +347,8 @@ void BindIR(py::module_& m) {
             return out;
           },
           "The parameters in order: Buffer objects and Var objects (scalars).")
-      .def_property_readonly("body", [](const ir::PrimFuncNode& f) { return f.body; })
+      .def_property_readonly("body", [](const ir::PrimFuncNode& f) { return f.body; },
+                             "The body statement.")
       .def_property_readonly("attrs", [](const ir::PrimFuncNode& f) { return AttrsToPy(f.attrs); },
                              "A copy of the function attributes as a dict.")
       .def(

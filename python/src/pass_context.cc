@@ -235,7 +235,7 @@ void BindPassContext(py::module_& m) {
 
   py::class_<passes::PassInstrument, InstrumentPtr>(m, "NativeInstrument",
                                                     "One of tessel's C++ instruments.")
-      .def_property_readonly("name", &passes::PassInstrument::name);
+      .def_property_readonly("name", &passes::PassInstrument::name, "The instrument's name.");
   py::class_<CapturingInstrument, passes::PassInstrument, std::shared_ptr<CapturingInstrument>>(
       m, "CapturingInstrument", "A tessel instrument whose output is kept as text.")
       .def("output", &CapturingInstrument::output, "Everything it has written so far.")
@@ -282,9 +282,12 @@ void BindPassContext(py::module_& m) {
            py::arg("opt_level") = 2, py::arg("required_passes") = std::vector<std::string>{},
            py::arg("disabled_passes") = std::vector<std::string>{}, py::arg("config") = py::none(),
            py::arg("instruments") = py::none())
-      .def_readwrite("opt_level", &passes::PassContext::opt_level)
-      .def_readwrite("required_passes", &passes::PassContext::required_passes)
-      .def_readwrite("disabled_passes", &passes::PassContext::disabled_passes)
+      .def_readwrite("opt_level", &passes::PassContext::opt_level,
+                     "Passes with a higher opt level are skipped unless required.")
+      .def_readwrite("required_passes", &passes::PassContext::required_passes,
+                     "Always run these when they appear, whatever their opt level.")
+      .def_readwrite("disabled_passes", &passes::PassContext::disabled_passes,
+                     "Never run these (a disabled pipeline skips everything in it).")
       .def_property(
           "instruments", &InstrumentsToPy,
           [](passes::PassContext& ctx, py::object list) {

@@ -368,15 +368,18 @@ PassView ViewOf(const passes::Pass& pass) {
 
 void BindPasses(py::module_& m) {
   py::class_<PassView>(m, "PassInfo", "What describes a pass: name, opt level, options, ...")
-      .def_readonly("name", &PassView::name)
+      .def_readonly("name", &PassView::name, "The registered name, e.g. 'simplify'.")
       .def_readonly("kind", &PassView::kind, "'pass', 'pipeline', 'combinator' or 'alias'.")
-      .def_readonly("description", &PassView::description)
-      .def_readonly("opt_level", &PassView::opt_level)
-      .def_readonly("required", &PassView::required)
+      .def_readonly("description", &PassView::description, "One line.")
+      .def_readonly("opt_level", &PassView::opt_level,
+                    "Runs when the context's opt level is at least this (or it is required).")
+      .def_readonly("required", &PassView::required, "Passes that must have run before it.")
       .def_readonly("options", &PassView::options, "(name, type, default, description) per option.")
-      .def_readonly("skips_scheduled", &PassView::skips_scheduled)
+      .def_readonly("skips_scheduled", &PassView::skips_scheduled,
+                    "A function pass that leaves functions marked scheduled = true alone.")
       .def_readonly("text", &PassView::text, "The pass as pipeline text ('' for registry entries).")
-      .def_property_readonly("is_pipeline", [](const PassView& v) { return v.kind == "pipeline"; })
+      .def_property_readonly("is_pipeline", [](const PassView& v) { return v.kind == "pipeline"; },
+                             "True for pipelines (sequences, combinators, aliases).")
       .def("__repr__", [](const PassView& v) {
         return absl::StrCat("PassInfo(", v.text.empty() ? v.name : v.text, ", ", v.kind,
                             ", opt_level=", v.opt_level, ")");
@@ -385,9 +388,12 @@ void BindPasses(py::module_& m) {
   py::class_<PyPass>(m, "Pass",
                      "A pass or pipeline. Call it on an IRModule to run it under the current "
                      "PassContext; str() is its pipeline text.")
-      .def_property_readonly("name", [](const PyPass& p) { return p.pass->name(); })
-      .def_property_readonly("info", [](const PyPass& p) { return ViewOf(*p.pass); })
-      .def_property_readonly("is_pipeline", [](const PyPass& p) { return p.pass->is_pipeline(); })
+      .def_property_readonly("name", [](const PyPass& p) { return p.pass->name(); },
+                             "The pass's name ('pipeline' for a top-level pipeline).")
+      .def_property_readonly("info", [](const PyPass& p) { return ViewOf(*p.pass); },
+                             "Its PassInfo, with `text` its pipeline text.")
+      .def_property_readonly("is_pipeline", [](const PyPass& p) { return p.pass->is_pipeline(); },
+                             "True for pipelines (sequences, combinators, aliases).")
       .def_property_readonly(
           "passes",
           [](const PyPass& p) {

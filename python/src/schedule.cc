@@ -111,19 +111,19 @@ sch::TraceValue DecisionFromPy(py::handle h) {
 
 void BindSchedule(py::module_& m) {
   py::class_<sch::BlockRV>(m, "BlockRV", "A handle on a block of a schedule (printed b<id>).")
-      .def_readonly("id", &sch::BlockRV::id)
+      .def_readonly("id", &sch::BlockRV::id, "The handle's number in its schedule.")
       .def("__repr__", [](const sch::BlockRV& h) { return HandleName(h, 'b'); })
       .def("__eq__", [](const sch::BlockRV& a, const sch::BlockRV& b) { return a.id == b.id; },
            py::is_operator())
       .def("__hash__", [](const sch::BlockRV& h) { return std::hash<int64_t>()(h.id); });
   py::class_<sch::LoopRV>(m, "LoopRV", "A handle on a loop of a schedule (printed l<id>).")
-      .def_readonly("id", &sch::LoopRV::id)
+      .def_readonly("id", &sch::LoopRV::id, "The handle's number in its schedule.")
       .def("__repr__", [](const sch::LoopRV& h) { return HandleName(h, 'l'); })
       .def("__eq__", [](const sch::LoopRV& a, const sch::LoopRV& b) { return a.id == b.id; },
            py::is_operator())
       .def("__hash__", [](const sch::LoopRV& h) { return std::hash<int64_t>()(h.id); });
   py::class_<sch::ExprRV>(m, "ExprRV", "A sampled value of a schedule (printed v<id>).")
-      .def_readonly("id", &sch::ExprRV::id)
+      .def_readonly("id", &sch::ExprRV::id, "The handle's number in its schedule.")
       .def("__repr__", [](const sch::ExprRV& h) { return HandleName(h, 'v'); })
       .def("__eq__", [](const sch::ExprRV& a, const sch::ExprRV& b) { return a.id == b.id; },
            py::is_operator())
@@ -177,7 +177,8 @@ void BindSchedule(py::module_& m) {
            "`func_name` (default: the first function); `seed` drives sampling.")
       .def_property_readonly("mod", &sch::Schedule::mod, "The scheduled module.")
       .def_property_readonly("func", &sch::Schedule::func, "The function being scheduled.")
-      .def_property_readonly("func_name", &sch::Schedule::func_name)
+      .def_property_readonly("func_name", &sch::Schedule::func_name,
+                             "The name of the function being scheduled.")
       .def_property_readonly("trace", &sch::Schedule::trace,
                              "A copy of the current function's trace.")
       .def("copy", [](const sch::Schedule& s) { return s; },

@@ -233,8 +233,9 @@ void BindTE(py::module_& m) {
   py::class_<te::Tensor>(m, "Tensor",
                          "A tensor of the compute DSL: a placeholder or the output of a compute. "
                          "Index it (A[i, j]) to read an element in another compute.")
-      .def_property_readonly("name", &te::Tensor::name)
-      .def_property_readonly("dtype", [](const te::Tensor& t) { return t.dtype().ToString(); })
+      .def_property_readonly("name", &te::Tensor::name, "The name (of its buffer and block).")
+      .def_property_readonly("dtype", [](const te::Tensor& t) { return t.dtype().ToString(); },
+                             "The element dtype, e.g. 'f32'.")
       .def_property_readonly("shape",
                              [](const te::Tensor& t) {
                                py::tuple out(t.shape().size());
@@ -243,17 +244,22 @@ void BindTE(py::module_& m) {
                                  out[i] = imm ? py::object(py::int_(imm->value)) : py::cast(t.shape()[i]);
                                }
                                return out;
-                             })
-      .def_property_readonly("ndim", &te::Tensor::ndim)
+                             },
+                             "Extents: ints where constant, expressions otherwise.")
+      .def_property_readonly("ndim", &te::Tensor::ndim, "The number of dimensions.")
       .def_property_readonly("tag", [](const te::Tensor& t) { return t.op()->tag; },
                              "The op family, e.g. 'elemwise', 'reduce', 'conv2d'.")
-      .def_property_readonly("op_name", [](const te::Tensor& t) { return t.op()->name; })
+      .def_property_readonly("op_name", [](const te::Tensor& t) { return t.op()->name; },
+                             "The name of the operation (the compute) that makes it.")
       .def_property_readonly("is_placeholder",
-                             [](const te::Tensor& t) { return t.op()->kind == te::OpKind::kPlaceholder; })
+                             [](const te::Tensor& t) { return t.op()->kind == te::OpKind::kPlaceholder; },
+                             "True for an input made by te.placeholder.")
       .def_property_readonly("inputs", [](const te::Tensor& t) { return t.op()->inputs; },
                              "The tensors the operation reads, in order of first use.")
-      .def_property_readonly("buffer", [](const te::Tensor& t) { return t.buffer(); })
-      .def("same_as", &te::Tensor::same_as, py::arg("other"))
+      .def_property_readonly("buffer", [](const te::Tensor& t) { return t.buffer(); },
+                             "The Buffer its elements live in (copied fresh into functions).")
+      .def("same_as", &te::Tensor::same_as, py::arg("other"),
+           "True when both are the same output of the same operation.")
       // __getitem__ alone would make Python iterate a tensor forever (A[0], A[1], ...).
       .def("__iter__",
            [](const te::Tensor& t) -> py::object {
