@@ -12,6 +12,8 @@ PACKAGES=(
   llvm-19-tools llvm-19-dev libmlir-19-dev mlir-19-tools
   # Python bindings and their tests.
   python3 python3-dev python3-numpy python3-pytest pybind11-dev
+  # Runtime tensors (DLPack) and the BLAS reference in tessel-bench.
+  libdlpack-dev libopenblas-dev
 )
 
 missing=()

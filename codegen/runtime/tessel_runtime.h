@@ -1,0 +1,82 @@
+/* tessel's C ABI: what compiled code exports, what it calls back into, and the
+ * runtime API a plain C program uses to load an exported library and call it.
+ *
+ *   TesselModule* m = tessel_module_load("./kernels.so");
+ *   if (!m) { fprintf(stderr, "%s\n", tessel_last_error()); return 1; }
+ *   DLTensor* args[3] = {&a, &b, &c};
+ *   if (tessel_module_call(m, "matmul", args, 3) != 0)
+ *     fprintf(stderr, "%s\n", tessel_last_error());
+ *   tessel_module_free(m);
+ *
+ * The runtime library (libtessel_runtime) implements this header with the C++
+ * standard library only: no LLVM, MLIR or Abseil, so an exported kernel library
+ * needs nothing else at run time.
+ *
+ * Stable ABI, version 1. Changing a signature here means bumping
+ * TESSEL_ABI_VERSION and the version recorded in every compiled module.
+ */
+#ifndef TESSEL_CODEGEN_RUNTIME_TESSEL_RUNTIME_H_
+#define TESSEL_CODEGEN_RUNTIME_TESSEL_RUNTIME_H_
+
+#include <dlpack/dlpack.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TESSEL_ABI_VERSION 1
+
+/* ---- What compiled code exports ---------------------------------------------------
+ * For every PrimFunc whose global symbol is NAME, codegen emits
+ *
+ *   int32_t tessel_packed_NAME(void* const* args, int32_t num_args);
+ *
+ * args[i] is, in parameter order, the data pointer of a buffer parameter (already
+ * offset by DLTensor::byte_offset, 64-byte aligned, dense row-major), or a pointer
+ * to the value of a scalar parameter (int64_t for integer vars, the var's own C
+ * type otherwise). The kernel trusts its arguments: the runtime checks count,
+ * dtype, shape, strides, alignment and device before calling. It returns 0, or
+ * non-zero after an error it reported with tessel_set_last_error. */
+typedef int32_t (*TesselPackedFunc)(void* const* args, int32_t num_args);
+
+/* ---- What compiled code calls back into --------------------------------------------
+ * A parallel loop `for i in parallel(0, extent)` is outlined by codegen into a body
+ * that runs iterations [begin, end) with its captured values in `closure`; the
+ * runtime splits [0, extent) over its worker threads (the calling thread included)
+ * and returns when every chunk has finished. A parallel loop reached from inside a
+ * worker runs serially on that worker. Returns the first non-zero body result. */
+typedef int32_t (*TesselParallelBody)(int64_t begin, int64_t end, void* closure);
+int32_t tessel_parallel_for(int64_t extent, TesselParallelBody body, void* closure);
+
+/* Records a message for the caller of the current call; returns -1. */
+int32_t tessel_set_last_error(const char* message);
+
+/* ---- Threads -------------------------------------------------------------------------
+ * The default is TESSEL_NUM_THREADS when set, else the number of online cores. */
+void tessel_set_num_threads(int32_t num_threads);
+int32_t tessel_get_num_threads(void);
+
+/* ---- Loading and calling an exported library ---------------------------------------- */
+typedef struct TesselModule TesselModule;
+
+/* Loads a library written by export_library. NULL on failure (see tessel_last_error). */
+TesselModule* tessel_module_load(const char* path);
+void tessel_module_free(TesselModule* module);
+/* Number of functions and the name of the i-th, for listing. */
+int32_t tessel_module_num_functions(const TesselModule* module);
+const char* tessel_module_function_name(const TesselModule* module, int32_t index);
+/* Checks every argument against the function's signature (count, dtype, shape,
+ * strides, alignment, device) and calls it. 0 on success; otherwise non-zero, the
+ * tensors untouched, and tessel_last_error() says which argument and why. */
+int32_t tessel_module_call(TesselModule* module, const char* function, DLTensor* const* args,
+                           int32_t num_args);
+
+/* The message of the last failure on this thread ("" when none). */
+const char* tessel_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSEL_CODEGEN_RUNTIME_TESSEL_RUNTIME_H_ */
