@@ -1,0 +1,253 @@
+// Argument checking and packing (see arg_check.h).
+#include "codegen/runtime/arg_check.h"
+
+#include <cstring>
+#include <map>
+#include <sstream>
+
+namespace tessel::runtime {
+namespace {
+
+std::string JoinInts(const int64_t* v, int n) {
+  std::string s = "[";
+  for (int i = 0; i < n; ++i) {
+    if (i) s += ", ";
+    s += std::to_string(v[i]);
+  }
+  return s + "]";
+}
+
+// Where a symbolic extent got its value, for the message of a later mismatch.
+struct Binding {
+  int64_t value;
+  std::string origin;
+};
+
+class Checker {
+ public:
+  Checker(const FunctionSignature& sig, DLTensor* const* args) : sig_(sig), args_(args) {}
+
+  std::string Run(int32_t num_args, PackedArgs* out) {
+    if (num_args < 0 || static_cast<size_t>(num_args) != sig_.params.size()) {
+      return Prefix() + "expected " + std::to_string(sig_.params.size()) + " argument" +
+             (sig_.params.size() == 1 ? "" : "s") + ", given " + std::to_string(num_args);
+    }
+    if (num_args > 0 && args_ == nullptr) return Prefix() + "the argument array is NULL";
+    PackedArgs packed;
+    packed.values.resize(sig_.params.size());
+    packed.scalars.resize(sig_.params.size());
+    // Scalars first: they bind the symbolic extents buffers are checked against.
+    for (size_t i = 0; i < sig_.params.size(); ++i) {
+      if (sig_.params[i].is_buffer) continue;
+      if (std::string e = CheckScalar(i, &packed.scalars[i]); !e.empty()) return e;
+      packed.values[i] = &packed.scalars[i];
+    }
+    for (size_t i = 0; i < sig_.params.size(); ++i) {
+      if (!sig_.params[i].is_buffer) continue;
+      if (std::string e = CheckBuffer(i, &packed.values[i]); !e.empty()) return e;
+    }
+    *out = std::move(packed);
+    return "";
+  }
+
+ private:
+  std::string Prefix() const { return DescribeSignature(sig_) + ": "; }
+  std::string Arg(size_t i) const {
+    return Prefix() + "argument " + std::to_string(i) + " (" + sig_.params[i].name + "): ";
+  }
+
+  // The checks every argument shares: present, on the CPU, of the parameter's dtype.
+  std::string CheckCommon(size_t i) {
+    const DLTensor* t = args_[i];
+    const ParamSignature& p = sig_.params[i];
+    if (t == nullptr) return Arg(i) + "the DLTensor pointer is NULL";
+    if (t->device.device_type != kDLCPU) {
+      return Arg(i) + "expected a tensor on the CPU, given one on " + DescribeDevice(t->device);
+    }
+    if (t->dtype != p.dtype) {
+      return Arg(i) + "expected dtype " + DTypeToString(p.dtype) + ", given " +
+             DTypeToString(t->dtype);
+    }
+    return "";
+  }
+
+  std::string CheckScalar(size_t i, uint64_t* slot) {
+    if (std::string e = CheckCommon(i); !e.empty()) return e;
+    const DLTensor* t = args_[i];
+    const ParamSignature& p = sig_.params[i];
+    if (t->ndim != 0) {
+      return Arg(i) + "a scalar parameter takes a 0-d tensor, given " + std::to_string(t->ndim) +
+             " dimension" + (t->ndim == 1 ? "" : "s");
+    }
+    if (t->data == nullptr) return Arg(i) + "the tensor's data is NULL";
+    const char* src = static_cast<const char*>(t->data) + t->byte_offset;
+    int64_t value = 0;
+    *slot = 0;
+    if (p.dtype.code == kDLInt || p.dtype.code == kDLUInt) {
+      // Integer scalars reach the kernel as int64_t (the ABI), widened by signedness.
+      switch (p.dtype.bits) {
+        case 8:
+          value = p.dtype.code == kDLInt ? int64_t{Load<int8_t>(src)} : Load<uint8_t>(src);
+          break;
+        case 16:
+          value = p.dtype.code == kDLInt ? int64_t{Load<int16_t>(src)} : Load<uint16_t>(src);
+          break;
+        case 32:
+          value = p.dtype.code == kDLInt ? int64_t{Load<int32_t>(src)} : Load<uint32_t>(src);
+          break;
+        default:
+          value = Load<int64_t>(src);
+          break;
+      }
+      std::memcpy(slot, &value, sizeof(value));
+      bindings_.emplace(p.name,
+                        Binding{value, "argument " + std::to_string(i) + " (" + p.name + ")"});
+    } else {
+      std::memcpy(slot, src, static_cast<size_t>(DTypeBytes(p.dtype)));
+    }
+    return "";
+  }
+
+  std::string CheckBuffer(size_t i, void** value) {
+    if (std::string e = CheckCommon(i); !e.empty()) return e;
+    const DLTensor* t = args_[i];
+    const ParamSignature& p = sig_.params[i];
+    int ndim = static_cast<int>(p.shape.size());
+    if (t->ndim != ndim) {
+      return Arg(i) + "expected " + std::to_string(ndim) + " dimension" + (ndim == 1 ? "" : "s") +
+             " (" + DescribeParam(p) + "), given " + std::to_string(t->ndim);
+    }
+    if (ndim > 0 && t->shape == nullptr) return Arg(i) + "the shape array is NULL";
+    int64_t numel = 1;
+    for (int d = 0; d < ndim; ++d) {
+      int64_t extent = t->shape[d];
+      if (extent < 0) return Arg(i) + "negative extent in shape " + JoinInts(t->shape, ndim);
+      if (__builtin_mul_overflow(numel, extent, &numel)) {
+        return Arg(i) + "the shape " + JoinInts(t->shape, ndim) + " overflows int64";
+      }
+    }
+    for (int d = 0; d < ndim; ++d) {
+      if (std::string e = CheckExtent(i, d); !e.empty()) return e;
+    }
+    if (t->strides != nullptr && numel > 0) {
+      int64_t expected = 1;
+      std::vector<int64_t> compact(static_cast<size_t>(ndim));
+      bool ok = true;
+      for (int d = ndim - 1; d >= 0; --d) {
+        compact[d] = expected;
+        if (t->shape[d] != 1 && t->strides[d] != expected) ok = false;
+        expected *= t->shape[d];
+      }
+      if (!ok) {
+        return Arg(i) + "expected compact row-major strides " + JoinInts(compact.data(), ndim) +
+               " (or NULL), given " + JoinInts(t->strides, ndim);
+      }
+    }
+    if (t->data == nullptr && numel > 0) return Arg(i) + "the tensor's data is NULL";
+    char* data = t->data ? static_cast<char*>(t->data) + t->byte_offset : nullptr;
+    if (numel == 0) {  // Never dereferenced: any pointer will do.
+      *value = data;
+      return "";
+    }
+    auto address = reinterpret_cast<uintptr_t>(data);
+    if (address % kArgumentAlignment != 0) {
+      std::ostringstream os;
+      os << Arg(i) << "expected data + byte_offset aligned to " << kArgumentAlignment
+         << " bytes, given data " << t->data << " + byte_offset " << t->byte_offset << " ("
+         << address % kArgumentAlignment << " bytes past a boundary)";
+      return os.str();
+    }
+    *value = data;
+    return "";
+  }
+
+  std::string CheckExtent(size_t i, int d) {
+    const DLTensor* t = args_[i];
+    const ParamSignature& p = sig_.params[i];
+    const Dim& dim = p.shape[d];
+    int64_t given = t->shape[d];
+    if (!dim.is_var()) {
+      if (given == dim.value) return "";
+      return Arg(i) + "expected shape " + DescribeShape(p) + ", given " +
+             JoinInts(t->shape, t->ndim) + " (dimension " + std::to_string(d) + ")";
+    }
+    std::string origin =
+        "argument " + std::to_string(i) + " (" + p.name + ") dimension " + std::to_string(d);
+    auto [it, inserted] = bindings_.emplace(dim.var, Binding{given, origin});
+    if (inserted || it->second.value == given) return "";
+    return Arg(i) + "dimension " + std::to_string(d) + " is " + dim.var + " = " +
+           std::to_string(given) + ", but " + it->second.origin + " gave " + dim.var + " = " +
+           std::to_string(it->second.value);
+  }
+
+  static std::string DescribeShape(const ParamSignature& p) {
+    std::string d = DescribeParam(p);
+    return d.substr(d.find('['));
+  }
+
+  template <typename T>
+  static T Load(const char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+  }
+
+  const FunctionSignature& sig_;
+  DLTensor* const* args_;
+  std::map<std::string, Binding> bindings_;
+};
+
+}  // namespace
+
+std::string DescribeDevice(DLDevice device) {
+  const char* name = nullptr;
+  switch (device.device_type) {
+    case kDLCPU:
+      name = "cpu";
+      break;
+    case kDLCUDA:
+      name = "cuda";
+      break;
+    case kDLCUDAHost:
+      name = "cuda_host";
+      break;
+    case kDLOpenCL:
+      name = "opencl";
+      break;
+    case kDLVulkan:
+      name = "vulkan";
+      break;
+    case kDLMetal:
+      name = "metal";
+      break;
+    case kDLROCM:
+      name = "rocm";
+      break;
+    case kDLCUDAManaged:
+      name = "cuda_managed";
+      break;
+    default:
+      break;
+  }
+  std::string s = name ? name : "device_type " + std::to_string(device.device_type);
+  return s + ":" + std::to_string(device.device_id);
+}
+
+std::string PackArguments(const FunctionSignature& sig, DLTensor* const* args, int32_t num_args,
+                          PackedArgs* out) {
+  return Checker(sig, args).Run(num_args, out);
+}
+
+CallOutcome CheckAndCall(const FunctionSignature& sig, TesselPackedFunc packed,
+                         DLTensor* const* args, int32_t num_args) {
+  PackedArgs values;
+  if (std::string e = PackArguments(sig, args, num_args, &values); !e.empty()) {
+    return {CallOutcome::kBadArgument, std::move(e)};
+  }
+  if (packed(values.values.data(), values.size()) == 0) return {};
+  std::string message = tessel_last_error();
+  return {CallOutcome::kKernelFailed,
+          sig.name + ": " + (message.empty() ? "the kernel failed without a message" : message)};
+}
+
+}  // namespace tessel::runtime

@@ -1,0 +1,60 @@
+// A shared library written by export_library, opened with dlopen: its metadata
+// (tessel_module_metadata(), see signature.h) and one tessel_packed_<name> per function.
+//
+//   std::string error;
+//   std::unique_ptr<LibraryModule> lib = LibraryModule::Load("./kernels.so", &error);
+//   if (!lib) ... error == "./kernels.so: not a tessel library (no tessel_module_metadata)"
+//   const LibraryModule::Function* f = lib->Find("add");
+//   CheckAndCall(f->signature, f->packed, args, 3);
+//
+// The library stays open while the object lives. It backs the C API's TesselModule
+// and the C++ Module alike.
+#ifndef TESSEL_CODEGEN_RUNTIME_LIBRARY_MODULE_H_
+#define TESSEL_CODEGEN_RUNTIME_LIBRARY_MODULE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codegen/runtime/signature.h"
+#include "codegen/runtime/tessel_runtime.h"
+
+namespace tessel::runtime {
+
+// The symbol holding a library's metadata text: const char* tessel_module_metadata(void).
+inline constexpr const char* kMetadataSymbol = "tessel_module_metadata";
+// The prefix of a function's entry point: tessel_packed_<name>.
+inline constexpr const char* kPackedPrefix = "tessel_packed_";
+
+class LibraryModule {
+ public:
+  struct Function {
+    FunctionSignature signature;
+    TesselPackedFunc packed;
+  };
+
+  // Null with `*error` set when the file cannot be opened, has no or bad metadata,
+  // or lacks an entry point the metadata lists.
+  static std::unique_ptr<LibraryModule> Load(const std::string& path, std::string* error);
+  ~LibraryModule();
+  LibraryModule(const LibraryModule&) = delete;
+  LibraryModule& operator=(const LibraryModule&) = delete;
+
+  const std::string& path() const { return path_; }
+  const std::vector<Function>& functions() const { return functions_; }
+  // Null when absent.
+  const Function* Find(std::string_view name) const;
+  // "no function 'x' in <path> (it has: a, b)".
+  std::string NotFoundMessage(std::string_view name) const;
+
+ private:
+  LibraryModule() = default;
+  std::string path_;
+  void* handle_ = nullptr;
+  std::vector<Function> functions_;
+};
+
+}  // namespace tessel::runtime
+
+#endif  // TESSEL_CODEGEN_RUNTIME_LIBRARY_MODULE_H_

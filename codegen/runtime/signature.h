@@ -1,0 +1,92 @@
+// What a compiled function expects of its arguments, and the text form an exported
+// library carries it in. Plain C++ (no Abseil): libtessel_runtime reads it.
+//
+//   FunctionSignature s{"scale", {ParamSignature::Buffer("A", F32, {Dim::Var("n")}),
+//                                 ParamSignature::Scalar("s", F32)}};
+//   DescribeSignature(s)            -> "scale(A: f32[n], s: f32)"
+//   SerializeSignatures({s})        -> "tessel-module 1\n"
+//                                      "function scale 2\n"
+//                                      "buffer A f32 1 n\n"
+//                                      "scalar s f32\n"
+//
+// A buffer's dimension is either a constant or a name: every buffer dimension and
+// scalar parameter with the same name must receive the same value in a call.
+#ifndef TESSEL_CODEGEN_RUNTIME_SIGNATURE_H_
+#define TESSEL_CODEGEN_RUNTIME_SIGNATURE_H_
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessel::runtime {
+
+// DLPack 0.6 has no boolean code; this is the one later versions assign (kDLBool),
+// with 8 bits per element, the layout tessel's bool buffers have.
+inline constexpr uint8_t kDLBoolCode = 6;
+
+// "f32", "i64", "u8", "bf16", "f16", "bool"; lanes > 1 append "x4". Unknown codes
+// print as "dtype(code=9, bits=8, lanes=1)".
+std::string DTypeToString(DLDataType dtype);
+// Parses the scalar spellings above (and "boolx4"-style vectors). False on anything else.
+bool ParseDType(std::string_view text, DLDataType* out);
+// Bytes per element of a scalar dtype (bool: 1).
+int64_t DTypeBytes(DLDataType dtype);
+// The dtypes a signature may name: scalars of i8..i64, u8..u64, f16, bf16, f32, f64, bool.
+bool IsSupportedDType(DLDataType dtype);
+inline bool operator==(DLDataType a, DLDataType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+inline bool operator!=(DLDataType a, DLDataType b) { return !(a == b); }
+
+struct Dim {
+  int64_t value = 0;  // Used when `var` is empty.
+  std::string var;    // A symbolic extent, bound by the call's arguments.
+  static Dim Const(int64_t v) { return Dim{v, ""}; }
+  static Dim Var(std::string name) { return Dim{0, std::move(name)}; }
+  bool is_var() const { return !var.empty(); }
+};
+
+struct ParamSignature {
+  std::string name;
+  bool is_buffer = true;
+  DLDataType dtype{kDLFloat, 32, 1};
+  std::vector<Dim> shape;  // Buffers only.
+
+  static ParamSignature Buffer(std::string name, DLDataType dtype, std::vector<Dim> shape) {
+    return ParamSignature{std::move(name), true, dtype, std::move(shape)};
+  }
+  static ParamSignature Scalar(std::string name, DLDataType dtype) {
+    return ParamSignature{std::move(name), false, dtype, {}};
+  }
+};
+
+struct FunctionSignature {
+  std::string name;  // The symbol: compiled code exports tessel_packed_<name>.
+  std::vector<ParamSignature> params;
+};
+
+// "A: f32[128, n]" / "n: i64".
+std::string DescribeParam(const ParamSignature& param);
+// "matmul(A: f32[128, 64], B: f32[64, 32], C: f32[128, 32])".
+std::string DescribeSignature(const FunctionSignature& sig);
+
+// "" when `sig` can be exported and called: a C identifier as name, unique parameter
+// names that are C identifiers, supported dtypes, non-negative constant dimensions,
+// identifier dimension names, a scalar named like a dimension holding an integer.
+std::string ValidateSignature(const FunctionSignature& sig);
+
+// The metadata text of a library (format above: a header with TESSEL_ABI_VERSION, then
+// per function one `function` line and one line per parameter). Signatures must be
+// valid. A library recording another ABI version is refused when parsed.
+std::string SerializeSignatures(const std::vector<FunctionSignature>& sigs);
+// Parses that text into `out`; on failure returns false with `*error` naming the
+// line and what was wrong.
+bool ParseSignatures(std::string_view text, std::vector<FunctionSignature>* out,
+                     std::string* error);
+
+}  // namespace tessel::runtime
+
+#endif  // TESSEL_CODEGEN_RUNTIME_SIGNATURE_H_

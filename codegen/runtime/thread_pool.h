@@ -1,0 +1,82 @@
+// The thread pool behind tessel_parallel_for: [0, extent) split into one contiguous
+// chunk per thread, the calling thread running the first.
+//
+//   tessel_set_num_threads(4);
+//   tessel_parallel_for(10, body, closure);
+//   // body(0, 3), body(3, 6), body(6, 8), body(8, 10) on four threads, the caller
+//   // running body(0, 3); returns once all four returned.
+//
+// Workers are started on first use (never per call) and wait for work spinning
+// briefly, then sleeping on a futex (std::atomic::wait), so back-to-back parallel
+// loops do not pay a wake-up each. A parallel_for reached inside a chunk (nested
+// parallelism) or while another thread is using the pool runs serially on its
+// caller: the result is the same, nothing waits on itself.
+#ifndef TESSEL_CODEGEN_RUNTIME_THREAD_POOL_H_
+#define TESSEL_CODEGEN_RUNTIME_THREAD_POOL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codegen/runtime/tessel_runtime.h"
+
+namespace tessel::runtime {
+
+class ThreadPool {
+ public:
+  // The process-wide pool tessel_parallel_for uses.
+  static ThreadPool& Global();
+
+  ThreadPool();
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  // Runs body over [0, extent); returns the first non-zero body result (its message,
+  // recorded by the failing chunk's thread, becomes the caller's last error).
+  int32_t ParallelFor(int64_t extent, TesselParallelBody body, void* closure);
+
+  // Threads the next parallel loops use, the caller included; <= 0 restores the
+  // default. Clamped to [1, kMaxThreads].
+  void SetNumThreads(int32_t num_threads);
+  int32_t num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
+  // Worker threads started so far (they are reused, never stopped before exit).
+  int32_t num_workers_started();
+
+  // TESSEL_NUM_THREADS when it holds a positive integer, else the online cores.
+  static int32_t DefaultNumThreads();
+  static constexpr int32_t kMaxThreads = 1024;
+
+  // True on a worker thread and on a caller while it runs its own chunk.
+  static bool InParallelRegion();
+
+ private:
+  struct Worker;
+
+  void EnsureWorkers(int32_t count);  // Holding dispatch_mu_.
+  void WorkerLoop(Worker* self, int32_t chunk);
+  void RunChunk(int32_t chunk);
+  void AfterFork();
+
+  std::mutex dispatch_mu_;  // Held by the one caller the pool serves at a time.
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::atomic<int32_t> num_threads_;
+
+  // The current job; written by the dispatcher before it signals the workers.
+  TesselParallelBody body_ = nullptr;
+  void* closure_ = nullptr;
+  int64_t extent_ = 0;
+  int32_t chunks_ = 0;
+  std::atomic<int32_t> pending_{0};  // Worker chunks not yet finished.
+  std::atomic<int32_t> error_{0};    // First non-zero body result.
+  std::mutex error_mu_;
+  std::string error_message_;
+};
+
+}  // namespace tessel::runtime
+
+#endif  // TESSEL_CODEGEN_RUNTIME_THREAD_POOL_H_
