@@ -1,0 +1,52 @@
+// AOT export: compiled objects + the functions' signatures -> a shared library that
+// libtessel_runtime loads (tessel_module_load), plus a C header for C callers.
+//
+//   ExportLibrary({"matmul.o"}, sigs, "build/kernels.so");
+//   // writes build/kernels.so: matmul.o + a generated C file defining
+//   //   const char* tessel_module_metadata(void)   (SerializeSignatures(sigs))
+//   // linked with `cc -shared ... -ltessel_runtime`, and build/kernels.h:
+//   //   /* matmul(A: f32[128, 64], B: f32[64, 32], C: f32[128, 32]) ... */
+//   //   static inline int32_t kernels_matmul(TesselModule* m, DLTensor* A, DLTensor* B,
+//   //                                        DLTensor* C);
+//
+// The objects must be position-independent and define tessel_packed_<name> for every
+// signature (what codegen's object emission writes). The library records a
+// dependency on libtessel_runtime (found through an rpath to its directory), so it
+// also loads into a process that opened the runtime privately (e.g. Python).
+#ifndef TESSEL_CODEGEN_RUNTIME_EXPORT_LIBRARY_H_
+#define TESSEL_CODEGEN_RUNTIME_EXPORT_LIBRARY_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "codegen/runtime/signature.h"
+
+namespace tessel::runtime {
+
+struct ExportOptions {
+  std::string compiler;                  // "" -> $TESSEL_CC, else "cc".
+  std::string header_path;               // "" -> the library path with ".h" for its extension.
+  std::string header_prefix;             // "" -> the library's file name stem, as an identifier.
+  std::string runtime_library_dir;       // "" -> where libtessel_runtime was built.
+  std::vector<std::string> extra_flags;  // Appended to the link command.
+};
+
+// Writes the library and its header. Fails on an invalid or repeated signature, a
+// missing object file, or a failing compiler (its output in the message).
+absl::Status ExportLibrary(const std::vector<std::string>& object_files,
+                           const std::vector<FunctionSignature>& signatures,
+                           const std::string& library_path, const ExportOptions& options = {});
+
+// The generated pieces, for inspection and tests.
+std::string MetadataSource(const std::vector<FunctionSignature>& signatures);
+std::string HeaderSource(const std::vector<FunctionSignature>& signatures,
+                         const std::string& prefix);
+
+// Where libtessel_runtime.so lies in this build (the default rpath of exports).
+std::string DefaultRuntimeLibraryDir();
+
+}  // namespace tessel::runtime
+
+#endif  // TESSEL_CODEGEN_RUNTIME_EXPORT_LIBRARY_H_

@@ -1,0 +1,71 @@
+// Module: compiled functions looked up by name and called with DLPack tensors or
+// NDArrays, every argument checked first (arg_check.h). Backed by a library loaded
+// from disk (export_library's output) or by functions compiled in this process (the
+// JIT hands over their entry points and an owner that keeps the code alive).
+//
+//   absl::StatusOr<Module> m = Module::LoadLibrary("./kernels.so");
+//   absl::Status s = m->Call("add", {a, b, c});            // NDArrays
+//   // s: "add(A: f32[n], B: f32[n], C: f32[n]): argument 1 (B): expected dtype f32, given i32"
+//
+// Copies of a Module share the loaded code; it stays loaded while any copy lives.
+#ifndef TESSEL_CODEGEN_RUNTIME_MODULE_H_
+#define TESSEL_CODEGEN_RUNTIME_MODULE_H_
+
+#include <dlpack/dlpack.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "codegen/runtime/ndarray.h"
+#include "codegen/runtime/signature.h"
+#include "codegen/runtime/tessel_runtime.h"
+
+namespace tessel::runtime {
+
+class Module {
+ public:
+  struct Function {
+    FunctionSignature signature;
+    TesselPackedFunc packed = nullptr;
+  };
+
+  Module() = default;  // Holds no functions.
+
+  // Opens a library written by ExportLibrary (dlopen; see library_module.h).
+  static absl::StatusOr<Module> LoadLibrary(const std::string& path);
+  // Functions compiled in this process; `owner` (may be null) is kept alive as long as
+  // the module, e.g. the JIT engine that holds their code. Fails on an invalid
+  // signature, a null entry point or a repeated name.
+  static absl::StatusOr<Module> FromFunctions(std::vector<Function> functions,
+                                              std::shared_ptr<const void> owner);
+
+  // In the order the library or the JIT listed them.
+  std::vector<std::string> FunctionNames() const;
+  // Null when absent; valid while this module (or a copy) lives.
+  const Function* Find(std::string_view name) const;
+  absl::StatusOr<const Function*> GetFunction(std::string_view name) const;
+  // "" unless loaded from a file.
+  const std::string& library_path() const;
+
+  // Checks the arguments against the function's signature, then calls it. Errors:
+  // NotFound for an unknown name, InvalidArgument for a bad argument (nothing ran),
+  // Internal when the kernel itself reported a failure.
+  absl::Status Call(std::string_view name, absl::Span<DLTensor* const> args) const;
+  absl::Status Call(std::string_view name, absl::Span<const NDArray> args) const;
+
+ private:
+  struct State;
+  std::shared_ptr<const State> state_;
+};
+
+// Checks and calls one function (what Module::Call does once it found it).
+absl::Status CallFunction(const Module::Function& function, absl::Span<DLTensor* const> args);
+
+}  // namespace tessel::runtime
+
+#endif  // TESSEL_CODEGEN_RUNTIME_MODULE_H_
