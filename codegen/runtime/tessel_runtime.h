@@ -63,16 +63,22 @@ typedef struct TesselModule TesselModule;
 /* Loads a library written by export_library. NULL on failure (see tessel_last_error). */
 TesselModule* tessel_module_load(const char* path);
 void tessel_module_free(TesselModule* module);
-/* Number of functions and the name of the i-th, for listing. */
+/* Number of functions and the name of the i-th, for listing (-1 / NULL on a NULL
+ * module or an index out of range, with tessel_last_error set). */
 int32_t tessel_module_num_functions(const TesselModule* module);
 const char* tessel_module_function_name(const TesselModule* module, int32_t index);
 /* Checks every argument against the function's signature (count, dtype, shape,
  * strides, alignment, device) and calls it. 0 on success; otherwise non-zero, the
- * tensors untouched, and tessel_last_error() says which argument and why. */
+ * tensors untouched, and tessel_last_error() says which argument and why.
+ * A buffer parameter takes a CPU DLTensor of its dtype and shape, strides NULL or
+ * compact row-major, data + byte_offset 64-byte aligned; a scalar parameter takes a
+ * 0-d DLTensor of its dtype holding the value. Extents named alike (a symbolic
+ * dimension, a scalar of that name) must agree. */
 int32_t tessel_module_call(TesselModule* module, const char* function, DLTensor* const* args,
                            int32_t num_args);
 
-/* The message of the last failure on this thread ("" when none). */
+/* The message of the last failure on this thread ("" when none yet; a success does
+ * not clear it). */
 const char* tessel_last_error(void);
 
 #ifdef __cplusplus
