@@ -73,7 +73,8 @@ absl::StatusOr<TimeResult> TimeFunction(const Module::Function& function,
         if (absl::Status s = call(); !s.ok()) return s;
       }
       seconds = std::chrono::duration<double>(Clock::now() - start).count();
-      if (seconds * 1e3 >= options.min_repeat_ms || number >= kMaxNumber) break;
+      // Only the first measurement calibrates: every figure then averages as many calls.
+      if (r > 0 || seconds * 1e3 >= options.min_repeat_ms || number >= kMaxNumber) break;
       // Aim at min_repeat_ms from the rate just seen, growing by at least 1.6x so that
       // a timer too coarse to see one call still gets there.
       double per_call = seconds / static_cast<double>(number);

@@ -8,9 +8,10 @@
 //
 // The arguments are checked once, then the kernel is called directly, so the figures
 // hold the kernel and nothing of the checks. One untimed warm-up call comes first.
-// With min_repeat_ms, a measurement that finishes sooner is discarded and redone
-// with more calls (number grows to about what fills min_repeat_ms, at least by
-// 1.6x), and later measurements keep the grown number. With flush_cache, a buffer
+// With min_repeat_ms, the first measurement, while it finishes sooner, is discarded
+// and redone with more calls (number grows to about what fills min_repeat_ms, at
+// least by 1.6x); the other measurements then use that number, so every figure is
+// the mean of as many calls. With flush_cache, a buffer
 // larger than the last-level cache is written before every measurement.
 #ifndef TESSEL_CODEGEN_RUNTIME_TIME_EVALUATOR_H_
 #define TESSEL_CODEGEN_RUNTIME_TIME_EVALUATOR_H_

@@ -71,7 +71,19 @@ TEST_F(TimeEvaluatorTest, GrowsNumberUntilARepeatLastsMinRepeatMs) {
   EXPECT_EQ(r->seconds_per_call.size(), 2u);
   EXPECT_GT(r->number, 1);
   EXPECT_EQ(r->total_calls, calls.load());
-  EXPECT_GE(r->total_calls, 1 + 2 * r->number) << "discarded short repeats also count";
+  EXPECT_GE(r->total_calls, 1 + 2 * r->number + 1) << "discarded short repeats also count";
+  // The calibration's discarded runs grew from 1 by at least 1.6x each: 1 + n1 + n2 + ...
+  // before the final number, so the total is below warmup + 2 * number + a geometric sum.
+  EXPECT_LE(r->total_calls, 1 + 2 * r->number + 3 * r->number);
+
+  // Without min_repeat_ms, number stays as given however fast the calls are.
+  o.min_repeat_ms = 0;
+  o.number = 2;
+  calls = 0;
+  r = TimeFunction(module_, "count", {x_}, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->number, 2);
+  EXPECT_EQ(calls.load(), 5);
 }
 
 TEST_F(TimeEvaluatorTest, RefusesBadOptionsAndArguments) {
