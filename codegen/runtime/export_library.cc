@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "codegen/runtime/func_signature.h"
 #include "codegen/runtime/library_module.h"
 
 #ifndef TESSEL_RUNTIME_LIBRARY_DIR
@@ -79,6 +80,15 @@ absl::Status RunCommand(const std::string& command) {
                                       : std::string("abnormal termination");
   return absl::InternalError(
       absl::StrCat("export_library: the link command failed (", how, "): ", command, "\n", output));
+}
+
+// A fresh directory under the system's temporary directory.
+absl::StatusOr<fs::path> MakeTempDir() {
+  std::string pattern = (fs::temp_directory_path() / "tessel_export_XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::InternalError("export_library: cannot create a temporary directory");
+  }
+  return fs::path(pattern);
 }
 
 absl::Status WriteFile(const fs::path& path, const std::string& text) {
@@ -179,11 +189,9 @@ absl::Status ExportLibrary(const std::vector<std::string>& object_files,
                                                      : Identifier(options.header_prefix);
 
   // The metadata source goes next to the library under a unique name, removed after.
-  std::string pattern = (fs::temp_directory_path() / "tessel_export_XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return absl::InternalError("export_library: cannot create a temporary directory");
-  }
-  fs::path tmp(pattern);
+  absl::StatusOr<fs::path> dir = MakeTempDir();
+  if (!dir.ok()) return dir.status();
+  fs::path tmp = *dir;
   fs::path metadata_c = tmp / "tessel_metadata.c";
   absl::Status status = WriteFile(metadata_c, MetadataSource(signatures));
   if (status.ok()) {
@@ -218,6 +226,20 @@ absl::Status ExportLibrary(const std::vector<std::string>& object_files,
   if (status.ok()) status = WriteFile(header, HeaderSource(signatures, prefix));
   std::error_code ec;
   fs::remove_all(tmp, ec);
+  return status;
+}
+
+absl::Status ExportModule(const ir::IRModule& mod, const std::string& object_code,
+                          const std::string& library_path, const ExportOptions& options) {
+  absl::StatusOr<std::vector<FunctionSignature>> sigs = SignaturesOf(mod);
+  if (!sigs.ok()) return sigs.status();
+  absl::StatusOr<fs::path> dir = MakeTempDir();
+  if (!dir.ok()) return dir.status();
+  fs::path object = *dir / "tessel_kernels.o";
+  absl::Status status = WriteFile(object, object_code);
+  if (status.ok()) status = ExportLibrary({object.string()}, *sigs, library_path, options);
+  std::error_code ec;
+  fs::remove_all(*dir, ec);
   return status;
 }
 

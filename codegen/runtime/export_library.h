@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "codegen/runtime/signature.h"
+#include "ir/function.h"
 
 namespace tessel::runtime {
 
@@ -38,6 +39,12 @@ struct ExportOptions {
 absl::Status ExportLibrary(const std::vector<std::string>& object_files,
                            const std::vector<FunctionSignature>& signatures,
                            const std::string& library_path, const ExportOptions& options = {});
+
+// Exports the functions of `mod` from the object code compiled for it (the bytes of
+// an ELF object, e.g. codegen's EmitObject): signatures from the PrimFuncs
+// (SignaturesOf), the object written to a temporary file, then ExportLibrary.
+absl::Status ExportModule(const ir::IRModule& mod, const std::string& object_code,
+                          const std::string& library_path, const ExportOptions& options = {});
 
 // The generated pieces, for inspection and tests.
 std::string MetadataSource(const std::vector<FunctionSignature>& signatures);

@@ -2,14 +2,20 @@
 #include "codegen/runtime/library_module.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 namespace tessel::runtime {
 
 std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std::string* error) {
   std::unique_ptr<LibraryModule> lib(new LibraryModule());
   lib->path_ = path;
+  // dlopen searches the library path for a bare name; a file of that name here is
+  // what the caller means.
+  std::string open_path = path;
+  if (path.find('/') == std::string::npos && access(path.c_str(), F_OK) == 0)
+    open_path = "./" + path;
   dlerror();
-  lib->handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  lib->handle_ = dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib->handle_ == nullptr) {
     const char* why = dlerror();
     *error = "cannot load " + path + ": " + (why ? why : "dlopen failed");

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codegen/runtime/arg_check.h"
+#include "codegen/runtime/func_signature.h"
 #include "codegen/runtime/library_module.h"
 
 namespace tessel::runtime {
@@ -53,6 +54,19 @@ absl::StatusOr<Module> Module::FromFunctions(std::vector<Function> functions,
   Module m;
   m.state_ = std::move(state);
   return m;
+}
+
+absl::StatusOr<Module> Module::FromCompiled(const ir::IRModule& mod, const Lookup& lookup,
+                                            std::shared_ptr<const void> owner) {
+  std::vector<Function> functions;
+  for (const auto& [name, func] : mod->functions) {
+    absl::StatusOr<FunctionSignature> sig = SignatureOf(name, func);
+    if (!sig.ok()) return sig.status();
+    absl::StatusOr<TesselPackedFunc> packed = lookup(name);
+    if (!packed.ok()) return packed.status();
+    functions.push_back(Function{*std::move(sig), *packed});
+  }
+  return FromFunctions(std::move(functions), std::move(owner));
 }
 
 std::vector<std::string> Module::FunctionNames() const {

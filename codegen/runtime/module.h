@@ -13,6 +13,7 @@
 
 #include <dlpack/dlpack.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -24,6 +25,7 @@
 #include "codegen/runtime/ndarray.h"
 #include "codegen/runtime/signature.h"
 #include "codegen/runtime/tessel_runtime.h"
+#include "ir/function.h"
 
 namespace tessel::runtime {
 
@@ -43,6 +45,14 @@ class Module {
   // signature, a null entry point or a repeated name.
   static absl::StatusOr<Module> FromFunctions(std::vector<Function> functions,
                                               std::shared_ptr<const void> owner);
+
+  // The functions of `mod` compiled in this process: signatures from the PrimFuncs
+  // (SignaturesOf), entry points from `lookup`, which gets each function's name in
+  // `mod` (e.g. a JIT module's Lookup). Fails when a signature cannot be made or a
+  // lookup fails.
+  using Lookup = std::function<absl::StatusOr<TesselPackedFunc>(const std::string& name)>;
+  static absl::StatusOr<Module> FromCompiled(const ir::IRModule& mod, const Lookup& lookup,
+                                             std::shared_ptr<const void> owner);
 
   // In the order the library or the JIT listed them.
   std::vector<std::string> FunctionNames() const;

@@ -17,6 +17,7 @@
 #include "ir/parser.h"
 
 extern "C" int32_t tessel_packed_vector_add(void* const* args, int32_t num_args);
+extern "C" int32_t tessel_packed_axpy(void* const* args, int32_t num_args);
 
 namespace tessel::runtime {
 namespace {
@@ -26,13 +27,23 @@ using ::testing::HasSubstr;
 
 constexpr DLDataType kF32{kDLFloat, 32, 1};
 
-std::vector<FunctionSignature> KernelSignatures() {
-  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/tests/c/kernels.tsl");
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  absl::StatusOr<ir::IRModule> mod = ir::ParseModule(text.str(), "kernels.tsl");
+  EXPECT_TRUE(in) << path;
+  return text.str();
+}
+
+ir::IRModule KernelModule() {
+  absl::StatusOr<ir::IRModule> mod = ir::ParseModule(
+      ReadFile(std::string(TESSEL_SOURCE_DIR) + "/tests/c/kernels.tsl"), "kernels.tsl");
   EXPECT_TRUE(mod.ok()) << mod.status();
-  absl::StatusOr<std::vector<FunctionSignature>> sigs = SignaturesOf(*mod);
+  return *mod;
+}
+
+std::vector<FunctionSignature> KernelSignatures() {
+  absl::StatusOr<std::vector<FunctionSignature>> sigs = SignaturesOf(KernelModule());
   EXPECT_TRUE(sigs.ok()) << sigs.status();
   return *sigs;
 }
@@ -96,6 +107,29 @@ TEST_F(ExportTest, ExportsLoadsAndCalls) {
   Module copy = *m;
   m = Module();
   EXPECT_TRUE(copy.Call("vector_add", {a, b, c, Scalar(37)}).ok());
+}
+
+TEST_F(ExportTest, ABareFileNameMeansTheFileHere) {
+  fs::path saved = fs::current_path();
+  fs::current_path(dir_);
+  absl::Status s = ExportLibrary(objects_, KernelSignatures(), "bare.so");
+  absl::StatusOr<Module> m = Module::LoadLibrary("bare.so");
+  fs::current_path(saved);
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->FunctionNames().size(), 2u);
+}
+
+TEST_F(ExportTest, ExportsAModuleFromObjectBytes) {
+  std::string lib = Path("from_bytes.so");
+  ASSERT_TRUE(ExportModule(KernelModule(), ReadFile(TESSEL_TEST_KERNELS_OBJECT), lib).ok());
+  absl::StatusOr<Module> m = Module::LoadLibrary(lib);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->FunctionNames(), (std::vector<std::string>{"vector_add", "axpy"}));
+  EXPECT_TRUE(fs::exists(Path("from_bytes.h")));
+  absl::Status bad = ExportModule(KernelModule(), "not an object", Path("bad.so"));
+  EXPECT_THAT(bad.message(), HasSubstr("the link command failed"));
+  EXPECT_FALSE(fs::exists(Path("bad.h")));
 }
 
 TEST_F(ExportTest, TheCApiLoadsTheSameLibrary) {
@@ -195,6 +229,33 @@ TEST(InProcessModule, CallsLinkedFunctions) {
   ASSERT_TRUE(f.ok());
   EXPECT_TRUE(CallFunction(**f, absl::MakeConstSpan(args)).ok());
   EXPECT_THAT(Module().Call("f", std::vector<NDArray>{}).message(), HasSubstr("(it has: none)"));
+}
+
+TEST(InProcessModule, FromCompiledIRModule) {
+  auto lookup = [](const std::string& name) -> absl::StatusOr<TesselPackedFunc> {
+    if (name == "vector_add") return tessel_packed_vector_add;
+    if (name == "axpy") return tessel_packed_axpy;
+    return absl::NotFoundError("no " + name);
+  };
+  absl::StatusOr<Module> m = Module::FromCompiled(KernelModule(), lookup, nullptr);
+  ASSERT_TRUE(m.ok()) << m.status();
+  NDArray x = *NDArray::Empty({4, 250}, kF32), y = *NDArray::Empty({4, 250}, kF32);
+  NDArray a = *NDArray::Empty({}, kF32);
+  static_cast<float*>(x.data())[999] = 3.0f;
+  *static_cast<float*>(a.data()) = 2.0f;
+  ASSERT_TRUE(m->Call("axpy", {x, y, a}).ok());
+  EXPECT_EQ(static_cast<float*>(y.data())[999], 6.0f);
+
+  auto failing = [](const std::string& name) -> absl::StatusOr<TesselPackedFunc> {
+    return absl::NotFoundError("the JIT has no " + name);
+  };
+  EXPECT_THAT(Module::FromCompiled(KernelModule(), failing, nullptr).status().message(),
+              HasSubstr("the JIT has no vector_add"));
+  absl::StatusOr<ir::IRModule> strided =
+      ir::ParseModule("func @f(A: f32[4, 4] strides [8, 1]) {\n}\n");
+  ASSERT_TRUE(strided.ok());
+  EXPECT_THAT(Module::FromCompiled(*strided, lookup, nullptr).status().message(),
+              HasSubstr("explicit strides"));
 }
 
 TEST(InProcessModule, Refusals) {
