@@ -47,18 +47,74 @@ absl::StatusOr<int64_t> CountElements(const std::vector<int64_t>& shape, const c
   return n;
 }
 
+// The shape of a tensor from elsewhere, after the checks every use of one needs: on
+// the CPU, a supported dtype, a well-formed non-negative shape, data unless empty.
+absl::StatusOr<std::vector<int64_t>> CheckForeignTensor(const DLTensor& t, const char* what) {
+  if (t.device.device_type != kDLCPU) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": only CPU tensors are supported, given one on ", DescribeDevice(t.device)));
+  }
+  if (!IsSupportedDType(t.dtype)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": unsupported dtype ", DTypeToString(t.dtype)));
+  }
+  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": malformed tensor (ndim ", t.ndim,
+                                                   ", shape ", t.shape ? "set" : "NULL", ")"));
+  }
+  std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
+  absl::StatusOr<int64_t> numel = CountElements(shape, what);
+  if (!numel.ok()) return numel.status();
+  if (t.data == nullptr && *numel > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": NULL data for a non-empty tensor"));
+  }
+  return shape;
+}
+
+// Copies the elements of `src` (any strides, in elements) into dense row-major `dst`,
+// one dimension per recursion level.
+void CopyStrided(const char* src, const int64_t* shape, const int64_t* strides, int ndim,
+                 int64_t elem_bytes, char** dst) {
+  if (ndim == 0) {
+    std::memcpy(*dst, src, static_cast<size_t>(elem_bytes));
+    *dst += elem_bytes;
+    return;
+  }
+  for (int64_t i = 0; i < shape[0]; ++i) {
+    CopyStrided(src + i * strides[0] * elem_bytes, shape + 1, strides + 1, ndim - 1, elem_bytes,
+                dst);
+  }
+}
+
 }  // namespace
 
-absl::StatusOr<NDArray> NDArray::Empty(std::vector<int64_t> shape, DLDataType dtype) {
+absl::StatusOr<NDArray> NDArray::CopyOf(const DLTensor& t) {
+  absl::StatusOr<std::vector<int64_t>> shape = CheckForeignTensor(t, "NDArray::CopyOf");
+  if (!shape.ok()) return shape.status();
+  absl::StatusOr<NDArray> copy = Zeros(*shape, t.dtype);
+  if (!copy.ok() || copy->numel() == 0) return copy;
+  std::vector<int64_t> strides(static_cast<size_t>(t.ndim));
+  int64_t compact = 1;
+  for (int d = t.ndim - 1; d >= 0; --d) {
+    strides[d] = t.strides ? t.strides[d] : compact;
+    compact *= t.shape[d];
+  }
+  char* dst = static_cast<char*>(copy->data());
+  CopyStrided(static_cast<const char*>(t.data) + t.byte_offset, t.shape, strides.data(), t.ndim,
+              DTypeBytes(t.dtype), &dst);
+  return copy;
+}
+
+absl::StatusOr<NDArray> NDArray::Zeros(std::vector<int64_t> shape, DLDataType dtype) {
   if (!IsSupportedDType(dtype)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("NDArray::Empty: unsupported dtype ", DTypeToString(dtype)));
+        absl::StrCat("NDArray::Zeros: unsupported dtype ", DTypeToString(dtype)));
   }
-  absl::StatusOr<int64_t> numel = CountElements(shape, "NDArray::Empty");
+  absl::StatusOr<int64_t> numel = CountElements(shape, "NDArray::Zeros");
   if (!numel.ok()) return numel.status();
   int64_t bytes;
   if (__builtin_mul_overflow(*numel, DTypeBytes(dtype), &bytes) || bytes > (int64_t{1} << 46)) {
-    return absl::ResourceExhaustedError(absl::StrCat("NDArray::Empty: shape [",
+    return absl::ResourceExhaustedError(absl::StrCat("NDArray::Zeros: shape [",
                                                      absl::StrJoin(shape, ", "), "] of ",
                                                      DTypeToString(dtype), " is too large"));
   }
@@ -70,7 +126,7 @@ absl::StatusOr<NDArray> NDArray::Empty(std::vector<int64_t> shape, DLDataType dt
                                 std::align_val_t(kArgumentAlignment), std::nothrow);
   if (state->owned == nullptr) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("NDArray::Empty: cannot allocate ", bytes, " bytes"));
+        absl::StrCat("NDArray::Zeros: cannot allocate ", bytes, " bytes"));
   }
   std::memset(state->owned, 0, alloc);
   state->shape = std::move(shape);
@@ -86,41 +142,23 @@ absl::StatusOr<NDArray> NDArray::Empty(std::vector<int64_t> shape, DLDataType dt
   return a;
 }
 
-absl::StatusOr<NDArray> NDArray::Empty(std::vector<int64_t> shape, ir::DataType dtype) {
+absl::StatusOr<NDArray> NDArray::Zeros(std::vector<int64_t> shape, ir::DataType dtype) {
   if (!dtype.is_scalar()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("NDArray::Empty: element type ", dtype.ToString(), " is not a scalar"));
+        absl::StrCat("NDArray::Zeros: element type ", dtype.ToString(), " is not a scalar"));
   }
   absl::StatusOr<DLDataType> dl = ToDLDataType(dtype);
   if (!dl.ok()) return dl.status();
-  return Empty(std::move(shape), *dl);
+  return Zeros(std::move(shape), *dl);
 }
 
 absl::StatusOr<NDArray> NDArray::FromDLPack(DLManagedTensor* managed) {
   if (managed == nullptr) return absl::InvalidArgumentError("NDArray::FromDLPack: NULL tensor");
   const DLTensor& t = managed->dl_tensor;
-  if (t.device.device_type != kDLCPU) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("NDArray::FromDLPack: only CPU tensors are supported, given one on ",
-                     DescribeDevice(t.device)));
-  }
-  if (!IsSupportedDType(t.dtype)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("NDArray::FromDLPack: unsupported dtype ", DTypeToString(t.dtype)));
-  }
-  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) {
-    return absl::InvalidArgumentError(absl::StrCat("NDArray::FromDLPack: malformed tensor (ndim ",
-                                                   t.ndim, ", shape ", t.shape ? "set" : "NULL",
-                                                   ")"));
-  }
-  std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
-  absl::StatusOr<int64_t> numel = CountElements(shape, "NDArray::FromDLPack");
-  if (!numel.ok()) return numel.status();
-  if (t.data == nullptr && *numel > 0) {
-    return absl::InvalidArgumentError("NDArray::FromDLPack: NULL data for a non-empty tensor");
-  }
+  absl::StatusOr<std::vector<int64_t>> shape = CheckForeignTensor(t, "NDArray::FromDLPack");
+  if (!shape.ok()) return shape.status();
   auto state = std::make_shared<State>();
-  state->shape = std::move(shape);
+  state->shape = *std::move(shape);
   if (t.strides != nullptr) state->strides.assign(t.strides, t.strides + t.ndim);
   state->tensor = t;
   state->tensor.shape = state->shape.data();
@@ -144,7 +182,7 @@ DLManagedTensor* NDArray::ToDLPack() const {
 }
 
 absl::StatusOr<NDArray> NDArray::FromHostBuffer(const ir::HostBuffer& buffer) {
-  absl::StatusOr<NDArray> a = Empty(buffer.shape(), buffer.dtype());
+  absl::StatusOr<NDArray> a = Zeros(buffer.shape(), buffer.dtype());
   if (!a.ok()) return a.status();
   if (a->nbytes() > 0) std::memcpy(a->data(), buffer.data(), static_cast<size_t>(a->nbytes()));
   return a;

@@ -2,7 +2,7 @@
 // row-major and 64-byte aligned (what compiled kernels require); arrays imported from
 // DLPack share the producer's memory without copying.
 //
-//   absl::StatusOr<NDArray> a = NDArray::Empty({128, 64}, DLDataType{kDLFloat, 32, 1});
+//   absl::StatusOr<NDArray> a = NDArray::Zeros({128, 64}, DLDataType{kDLFloat, 32, 1});
 //   static_cast<float*>(a->data())[0] = 1.0f;
 //   DLManagedTensor* t = a->ToDLPack();   // zero-copy; `a` may go away now
 //   ... consumer calls t->deleter(t) when done; the memory is freed after both are gone.
@@ -31,8 +31,8 @@ class NDArray {
 
   // A zero-filled, dense, 64-byte-aligned array. Fails on a negative extent, an
   // overflowing size or a dtype outside i8..i64, u8..u64, f16, bf16, f32, f64, bool.
-  static absl::StatusOr<NDArray> Empty(std::vector<int64_t> shape, DLDataType dtype);
-  static absl::StatusOr<NDArray> Empty(std::vector<int64_t> shape, ir::DataType dtype);
+  static absl::StatusOr<NDArray> Zeros(std::vector<int64_t> shape, DLDataType dtype);
+  static absl::StatusOr<NDArray> Zeros(std::vector<int64_t> shape, ir::DataType dtype);
 
   // Takes ownership of `managed` without copying; its deleter runs once, when the last
   // NDArray (or export) referencing it is gone. Fails, leaving ownership with the
@@ -42,6 +42,10 @@ class NDArray {
   // A DLManagedTensor viewing this array's memory, keeping it alive until the consumer
   // calls its deleter (exactly once). Null for an undefined array.
   DLManagedTensor* ToDLPack() const;
+
+  // A dense, aligned copy of any CPU tensor (strided, offset, unaligned): how arrays
+  // from elsewhere (numpy) become arguments a call accepts. Fails like FromDLPack.
+  static absl::StatusOr<NDArray> CopyOf(const DLTensor& tensor);
 
   // Copies between host buffers of the interpreter and NDArrays (same dtype and shape).
   static absl::StatusOr<NDArray> FromHostBuffer(const ir::HostBuffer& buffer);

@@ -63,7 +63,7 @@ class ExportTest : public ::testing::Test {
 };
 
 NDArray Scalar(int32_t v) {
-  NDArray a = *NDArray::Empty({}, DLDataType{kDLInt, 32, 1});
+  NDArray a = *NDArray::Zeros({}, DLDataType{kDLInt, 32, 1});
   *static_cast<int32_t*>(a.data()) = v;
   return a;
 }
@@ -84,8 +84,8 @@ TEST_F(ExportTest, ExportsLoadsAndCalls) {
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->FunctionNames(), (std::vector<std::string>{"vector_add", "axpy"}));
   EXPECT_EQ(m->library_path(), lib);
-  NDArray a = *NDArray::Empty({37}, kF32), b = *NDArray::Empty({37}, kF32),
-          c = *NDArray::Empty({37}, kF32);
+  NDArray a = *NDArray::Zeros({37}, kF32), b = *NDArray::Zeros({37}, kF32),
+          c = *NDArray::Zeros({37}, kF32);
   for (int i = 0; i < 37; ++i) {
     static_cast<float*>(a.data())[i] = static_cast<float>(i);
     static_cast<float*>(b.data())[i] = 100.0f;
@@ -217,8 +217,8 @@ TEST(InProcessModule, CallsLinkedFunctions) {
       {Module::Function{sig, tessel_packed_vector_add}}, std::make_shared<int>(0));
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->library_path(), "");
-  NDArray a = *NDArray::Empty({5}, kF32), b = *NDArray::Empty({5}, kF32),
-          c = *NDArray::Empty({5}, kF32);
+  NDArray a = *NDArray::Zeros({5}, kF32), b = *NDArray::Zeros({5}, kF32),
+          c = *NDArray::Zeros({5}, kF32);
   static_cast<float*>(a.data())[4] = 2.0f;
   static_cast<float*>(b.data())[4] = 3.0f;
   NDArray n = Scalar(5);
@@ -239,8 +239,8 @@ TEST(InProcessModule, FromCompiledIRModule) {
   };
   absl::StatusOr<Module> m = Module::FromCompiled(KernelModule(), lookup, nullptr);
   ASSERT_TRUE(m.ok()) << m.status();
-  NDArray x = *NDArray::Empty({4, 250}, kF32), y = *NDArray::Empty({4, 250}, kF32);
-  NDArray a = *NDArray::Empty({}, kF32);
+  NDArray x = *NDArray::Zeros({4, 250}, kF32), y = *NDArray::Zeros({4, 250}, kF32);
+  NDArray a = *NDArray::Zeros({}, kF32);
   static_cast<float*>(x.data())[999] = 3.0f;
   *static_cast<float*>(a.data()) = 2.0f;
   ASSERT_TRUE(m->Call("axpy", {x, y, a}).ok());

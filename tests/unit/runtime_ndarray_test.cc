@@ -20,7 +20,7 @@ TEST(NDArray, AllocatesAlignedZeroedArraysOfEveryDType) {
                          ir::DataType::Int(64), ir::DataType::UInt(8), ir::DataType::UInt(64),
                          ir::DataType::Float(16), ir::DataType::BFloat(16), ir::DataType::Float(32),
                          ir::DataType::Float(64), ir::DataType::Bool()}) {
-    absl::StatusOr<NDArray> a = NDArray::Empty({3, 5, 7}, t);
+    absl::StatusOr<NDArray> a = NDArray::Zeros({3, 5, 7}, t);
     ASSERT_TRUE(a.ok()) << t.ToString() << ": " << a.status();
     EXPECT_TRUE(a->IsAligned(64));
     EXPECT_TRUE(a->IsContiguous());
@@ -33,36 +33,36 @@ TEST(NDArray, AllocatesAlignedZeroedArraysOfEveryDType) {
     const auto* bytes = static_cast<const uint8_t*>(a->data());
     for (int64_t i = 0; i < a->nbytes(); ++i) ASSERT_EQ(bytes[i], 0);
   }
-  absl::StatusOr<NDArray> scalar = NDArray::Empty({}, kF32);
+  absl::StatusOr<NDArray> scalar = NDArray::Zeros({}, kF32);
   ASSERT_TRUE(scalar.ok());
   EXPECT_EQ(scalar->numel(), 1);
   EXPECT_EQ(scalar->ndim(), 0);
-  absl::StatusOr<NDArray> empty = NDArray::Empty({0, 4}, kF32);
+  absl::StatusOr<NDArray> empty = NDArray::Zeros({0, 4}, kF32);
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->nbytes(), 0);
   EXPECT_NE(empty->data(), nullptr);
 }
 
 TEST(NDArray, RefusesBadShapesAndDTypes) {
-  EXPECT_THAT(NDArray::Empty({2, -1}, kF32).status().message(),
+  EXPECT_THAT(NDArray::Zeros({2, -1}, kF32).status().message(),
               HasSubstr("shape [2, -1] is negative or overflows"));
-  EXPECT_THAT(NDArray::Empty({int64_t{1} << 40, int64_t{1} << 40}, kF32).status().message(),
+  EXPECT_THAT(NDArray::Zeros({int64_t{1} << 40, int64_t{1} << 40}, kF32).status().message(),
               HasSubstr("overflows"));
-  EXPECT_THAT(NDArray::Empty({int64_t{1} << 50}, kF32).status().message(), HasSubstr("too large"));
-  EXPECT_THAT(NDArray::Empty({2}, DLDataType{kDLComplex, 64, 1}).status().message(),
+  EXPECT_THAT(NDArray::Zeros({int64_t{1} << 50}, kF32).status().message(), HasSubstr("too large"));
+  EXPECT_THAT(NDArray::Zeros({2}, DLDataType{kDLComplex, 64, 1}).status().message(),
               HasSubstr("unsupported dtype dtype(code=5"));
-  EXPECT_THAT(NDArray::Empty({2}, DLDataType{kDLFloat, 32, 4}).status().message(),
+  EXPECT_THAT(NDArray::Zeros({2}, DLDataType{kDLFloat, 32, 4}).status().message(),
               HasSubstr("unsupported dtype f32x4"));
-  EXPECT_THAT(NDArray::Empty({2}, ir::DataType::Float(32, 4)).status().message(),
+  EXPECT_THAT(NDArray::Zeros({2}, ir::DataType::Float(32, 4)).status().message(),
               HasSubstr("element type f32x4 is not a scalar"));
-  EXPECT_FALSE(NDArray::Empty({2}, ir::DataType::Handle()).ok());
+  EXPECT_FALSE(NDArray::Zeros({2}, ir::DataType::Handle()).ok());
 }
 
 TEST(NDArray, ExportSharesMemoryAndOutlivesTheArray) {
   DLManagedTensor* managed;
   void* data;
   {
-    NDArray a = *NDArray::Empty({4}, kF32);
+    NDArray a = *NDArray::Zeros({4}, kF32);
     static_cast<float*>(a.data())[2] = 7.0f;
     managed = a.ToDLPack();
     data = a.data();
@@ -130,6 +130,35 @@ TEST(NDArray, ImportKeepsStridesAndOffsets) {
   EXPECT_THAT(a.CopyToBytes(absl::MakeSpan(out)).message(), HasSubstr("not contiguous"));
 }
 
+TEST(NDArray, CopyOfMakesDenseAlignedCopiesOfStridedTensors) {
+  Producer p;  // [[1, 2, 3], [4, 5, 6]] viewed as its transpose through strides.
+  int64_t shape[2] = {3, 2};
+  int64_t strides[2] = {1, 3};
+  DLTensor t = p.managed.dl_tensor;
+  t.shape = shape;
+  t.strides = strides;
+  NDArray a = *NDArray::CopyOf(t);
+  EXPECT_TRUE(a.IsContiguous());
+  EXPECT_TRUE(a.IsAligned());
+  EXPECT_TRUE(a.owns_memory());
+  const float* v = static_cast<const float*>(a.data());
+  EXPECT_EQ(std::vector<float>(v, v + 6), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  // An unaligned, offset row: the second row of the original.
+  DLTensor row = p.managed.dl_tensor;
+  int64_t row_shape[1] = {3};
+  row.ndim = 1;
+  row.shape = row_shape;
+  row.strides = nullptr;
+  row.byte_offset = 12;
+  NDArray r = *NDArray::CopyOf(row);
+  v = static_cast<const float*>(r.data());
+  EXPECT_EQ(std::vector<float>(v, v + 3), (std::vector<float>{4, 5, 6}));
+  EXPECT_EQ(p.deleted, 0) << "a copy never takes ownership";
+  row.device = DLDevice{kDLCUDA, 0};
+  EXPECT_THAT(NDArray::CopyOf(row).status().message(),
+              HasSubstr("NDArray::CopyOf: only CPU tensors are supported"));
+}
+
 TEST(NDArray, ImportRefusalsLeaveOwnershipWithTheCaller) {
   EXPECT_THAT(NDArray::FromDLPack(nullptr).status().message(), HasSubstr("NULL tensor"));
   Producer p;
@@ -153,7 +182,7 @@ TEST(NDArray, ImportRefusalsLeaveOwnershipWithTheCaller) {
 }
 
 TEST(NDArray, CopiesBytesAndHostBuffers) {
-  NDArray a = *NDArray::Empty({2, 2}, ir::DataType::Int(16));
+  NDArray a = *NDArray::Zeros({2, 2}, ir::DataType::Int(16));
   std::vector<uint8_t> in = {1, 0, 2, 0, 3, 0, 4, 0};
   ASSERT_TRUE(a.CopyFromBytes(in).ok());
   ir::HostBuffer h = *a.ToHostBuffer();

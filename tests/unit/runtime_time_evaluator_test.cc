@@ -34,7 +34,7 @@ class TimeEvaluatorTest : public ::testing::Test {
     FunctionSignature sig{
         "count", {ParamSignature::Buffer("X", DLDataType{kDLFloat, 32, 1}, {Dim::Const(4)})}};
     module_ = *Module::FromFunctions({Module::Function{sig, CountKernel}}, nullptr);
-    x_ = *NDArray::Empty({4}, DLDataType{kDLFloat, 32, 1});
+    x_ = *NDArray::Zeros({4}, DLDataType{kDLFloat, 32, 1});
   }
   Module module_;
   NDArray x_;
@@ -100,7 +100,7 @@ TEST_F(TimeEvaluatorTest, RefusesBadOptionsAndArguments) {
   o = TimeOptions();
   o.warmup = -1;
   EXPECT_FALSE(TimeFunction(module_, "count", {x_}, o).ok());
-  NDArray wrong = *NDArray::Empty({5}, DLDataType{kDLFloat, 32, 1});
+  NDArray wrong = *NDArray::Zeros({5}, DLDataType{kDLFloat, 32, 1});
   EXPECT_THAT(TimeFunction(module_, "count", {wrong}, TimeOptions()).status().message(),
               HasSubstr("argument 0 (X): expected shape [4], given [5]"));
   EXPECT_THAT(TimeFunction(module_, "nope", {x_}, TimeOptions()).status().message(),
