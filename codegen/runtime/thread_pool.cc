@@ -100,9 +100,8 @@ int32_t ThreadPool::num_workers_started() {
 void ThreadPool::EnsureWorkers(int32_t count) {
   while (static_cast<int32_t>(workers_.size()) < count) {
     auto w = std::make_unique<Worker>();
-    int32_t chunk = static_cast<int32_t>(workers_.size()) + 1;  // The caller runs chunk 0.
     try {
-      w->thread = std::thread(&ThreadPool::WorkerLoop, this, w.get(), chunk);
+      w->thread = std::thread(&ThreadPool::WorkerLoop, this, w.get());
     } catch (const std::system_error&) {
       return;  // Out of threads: run with the workers there are.
     }
@@ -110,7 +109,7 @@ void ThreadPool::EnsureWorkers(int32_t count) {
   }
 }
 
-void ThreadPool::WorkerLoop(Worker* self, int32_t chunk) {
+void ThreadPool::WorkerLoop(Worker* self) {
   in_parallel_region = true;
   uint64_t seen = 0;
   for (;;) {
@@ -125,14 +124,31 @@ void ThreadPool::WorkerLoop(Worker* self, int32_t chunk) {
     }
     seen = g;
     if (self->stop.load(std::memory_order_acquire)) return;
-    RunChunk(chunk);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    RunClaimedChunks();
   }
 }
 
-void ThreadPool::RunChunk(int32_t chunk) {
+void ThreadPool::RunClaimedChunks() {
+  uint64_t word = claim_.load(std::memory_order_acquire);
+  for (;;) {
+    auto next = static_cast<int32_t>(word & 0xffff);
+    auto chunks = static_cast<int32_t>((word >> 16) & 0xffff);
+    if (next >= chunks) return;
+    // A successful claim also makes the job's fields, written before the word was
+    // published, visible; they stay put until this chunk is counted done.
+    if (!claim_.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel,
+                                      std::memory_order_acquire)) {
+      continue;
+    }
+    RunChunk(next, chunks);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    word = claim_.load(std::memory_order_acquire);
+  }
+}
+
+void ThreadPool::RunChunk(int32_t chunk, int32_t chunks) {
   int64_t begin, end;
-  ChunkBounds(extent_, chunks_, chunk, &begin, &end);
+  ChunkBounds(extent_, chunks, chunk, &begin, &end);
   if (begin >= end) return;
   int32_t rc = body_(begin, end, closure_);
   if (rc == 0) return;
@@ -156,16 +172,20 @@ int32_t ThreadPool::ParallelFor(int64_t extent, TesselParallelBody body, void* c
   body_ = body;
   closure_ = closure;
   extent_ = extent;
-  chunks_ = threads;
   error_.store(0, std::memory_order_relaxed);
-  pending_.store(threads - 1, std::memory_order_release);
+  pending_.store(threads, std::memory_order_relaxed);
+  ++job_;
+  claim_.store((uint64_t{job_} << 32) | (static_cast<uint64_t>(threads) << 16),
+               std::memory_order_release);
   for (int32_t k = 1; k < threads; ++k) {
     Worker* w = workers_[k - 1].get();
     w->generation.fetch_add(1, std::memory_order_release);
     w->generation.notify_one();
   }
+  // The caller claims chunks too: when a worker is slow to wake (a busy machine), the
+  // caller runs its chunk instead of waiting for it.
   in_parallel_region = true;
-  RunChunk(0);
+  RunClaimedChunks();
   in_parallel_region = false;
 
   int32_t left = pending_.load(std::memory_order_acquire);

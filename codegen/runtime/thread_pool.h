@@ -3,14 +3,16 @@
 //
 //   tessel_set_num_threads(4);
 //   tessel_parallel_for(10, body, closure);
-//   // body(0, 3), body(3, 6), body(6, 8), body(8, 10) on four threads, the caller
-//   // running body(0, 3); returns once all four returned.
+//   // body(0, 3), body(3, 6), body(6, 8), body(8, 10), each on one of four threads
+//   // (the caller among them); returns once all four returned.
 //
-// Workers are started on first use (never per call) and wait for work spinning
-// briefly, then sleeping on a futex (std::atomic::wait), so back-to-back parallel
-// loops do not pay a wake-up each. A parallel_for reached inside a chunk (nested
-// parallelism) or while another thread is using the pool runs serially on its
-// caller: the result is the same, nothing waits on itself.
+// Chunks are claimed from an atomic counter by the caller and the workers it woke,
+// so a worker that is slow to wake (another process on its core) costs nothing: the
+// threads already running take its chunk. Workers are started on first use (never
+// per call) and wait for work spinning briefly, then sleeping on a futex
+// (std::atomic::wait), so back-to-back parallel loops do not pay a wake-up each. A parallel_for
+// reached inside a chunk (nested parallelism) or while another thread is using the pool runs
+// serially on its caller: the result is the same, nothing waits on itself.
 #ifndef TESSEL_CODEGEN_RUNTIME_THREAD_POOL_H_
 #define TESSEL_CODEGEN_RUNTIME_THREAD_POOL_H_
 
@@ -58,8 +60,10 @@ class ThreadPool {
   struct Worker;
 
   void EnsureWorkers(int32_t count);  // Holding dispatch_mu_.
-  void WorkerLoop(Worker* self, int32_t chunk);
-  void RunChunk(int32_t chunk);
+  void WorkerLoop(Worker* self);
+  // Claims and runs chunks of the current job until every chunk is claimed.
+  void RunClaimedChunks();
+  void RunChunk(int32_t chunk, int32_t chunks);
   void AfterFork();
 
   std::mutex dispatch_mu_;  // Held by the one caller the pool serves at a time.
@@ -70,8 +74,11 @@ class ThreadPool {
   TesselParallelBody body_ = nullptr;
   void* closure_ = nullptr;
   int64_t extent_ = 0;
-  int32_t chunks_ = 0;
-  std::atomic<int32_t> pending_{0};  // Worker chunks not yet finished.
+  uint32_t job_ = 0;
+  // (job << 32) | (chunks << 16) | next unclaimed chunk: one word, so that a claim
+  // never mixes two jobs.
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<int32_t> pending_{0};  // Chunks not yet finished.
   std::atomic<int32_t> error_{0};    // First non-zero body result.
   std::mutex error_mu_;
   std::string error_message_;
