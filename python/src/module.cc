@@ -22,6 +22,7 @@
 #include "ir/printer.h"
 #include "ir/stmt.h"
 #include "python/src/common.h"
+#include "python/src/runtime_common.h"
 
 namespace tessel::python {
 
@@ -345,4 +346,6 @@ PYBIND11_MODULE(_core, m) {
   tp::BindPasses(m);
   tp::BindInterpreter(m);
   tp::BindSchedule(m);
+  tp::BindRuntime(m);
+  tp::BindRuntimeModule(m);
 }

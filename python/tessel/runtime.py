@@ -1,0 +1,234 @@
+"""Running compiled tessel functions: modules, calls, timing, libraries.
+
+A :class:`Module` holds compiled functions, from :func:`tessel.build` (compiled
+in this process) or :func:`load_library` (an exported ``.so``). Index it by
+function name and call the result::
+
+    lib = tessel.load_library("kernels.so")
+    lib["vector_add"](a, b, c, len(a))            # c is written in place
+    t = lib.time_evaluator("vector_add", number=100, repeat=5)(a, b, c, len(a))
+    t.median, t.results                           # seconds per call
+
+**Arguments**, one per parameter, in order:
+
+* a :class:`tessel.nd.NDArray` (or any DLPack tensor): passed as it is, never
+  copied. It must be dense row-major and 64-byte aligned (tessel's own arrays
+  are); otherwise the call raises.
+* a numpy array with the parameter's exact dtype and shape. When it is
+  C-contiguous, 64-byte aligned and writeable, the kernel works on its memory
+  directly. Any other array (a slice, a transpose, numpy's ordinary 16-byte
+  alignment, a read-only array) is copied into an aligned array for the call
+  and, when writeable, copied back afterwards: results always land in the
+  caller's array, at the price of two copies. Use NDArrays where that matters.
+* a Python or numpy number for a scalar parameter, converted to its dtype
+  (an int that does not fit, a float for an integer parameter or a non-bool
+  for a bool raises).
+
+Arguments are all checked before anything runs: a wrong count, type, dtype,
+rank, shape, or extents that disagree raise :class:`tessel.ArgumentError` whose
+message names the function, the argument and what was expected; a kernel that
+fails raises :class:`tessel.RuntimeError`. Compiled code runs without the GIL,
+so other Python threads go on meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from typing import Any, Callable, List, Optional, Sequence
+
+from . import _core
+from .errors import ArgumentError, BuildError
+
+__all__ = [
+    "Module", "Function", "BenchmarkResult", "load_library", "export_object",
+    "set_num_threads", "get_num_threads",
+]
+
+
+class BenchmarkResult:
+    """What a time evaluator measured: ``results`` holds one figure per repeat,
+    each the mean time of ``number`` back-to-back calls, in seconds."""
+
+    def __init__(self, results: Sequence[float], number: int, total_calls: int):
+        self.results: List[float] = list(results)
+        self.number = number
+        self.total_calls = total_calls
+
+    @property
+    def mean(self) -> float:
+        """The mean of the per-repeat figures, in seconds per call."""
+        return statistics.fmean(self.results)
+
+    @property
+    def median(self) -> float:
+        """The median of the per-repeat figures, in seconds per call."""
+        return statistics.median(self.results)
+
+    @property
+    def min(self) -> float:
+        """The fastest repeat, in seconds per call."""
+        return min(self.results)
+
+    @property
+    def max(self) -> float:
+        """The slowest repeat, in seconds per call."""
+        return max(self.results)
+
+    @property
+    def std(self) -> float:
+        """The standard deviation of the per-repeat figures (0 for one repeat)."""
+        return statistics.pstdev(self.results)
+
+    def __repr__(self) -> str:
+        return (f"BenchmarkResult(median={self.median:.3e} s, mean={self.mean:.3e} s, "
+                f"repeat={len(self.results)}, number={self.number})")
+
+
+class Function:
+    """One compiled function of a :class:`Module`; call it with the arguments
+    described in :mod:`tessel.runtime`. Returns None: results are written into
+    the output arrays."""
+
+    def __init__(self, module: "Module", name: str):
+        self._module = module
+        self.name = name
+
+    @property
+    def signature(self) -> str:
+        """The parameters as text, e.g. ``vector_add(A: f32[n], B: f32[n], n: i32)``."""
+        return self._module._core.signature(self.name)
+
+    def __call__(self, *args: Any) -> None:
+        self._module._core.call(self.name, args)
+
+    def __repr__(self) -> str:
+        return f"<tessel.runtime.Function {self.signature}>"
+
+
+class Module:
+    """Compiled functions, looked up by name: ``mod["matmul"](a, b, c)``.
+
+    Made by :func:`tessel.build` or :func:`load_library`; not constructed
+    directly. The compiled code stays loaded while the Module (or a Function
+    taken from it) lives."""
+
+    def __init__(self, core: Any, ir_module: Any = None, target: Optional[str] = None):
+        self._core = core
+        self._ir_module = ir_module
+        self._target = target
+
+    @property
+    def function_names(self) -> List[str]:
+        """The names of the functions, in the module's order."""
+        return self._core.function_names()
+
+    @property
+    def library_path(self) -> str:
+        """The file the module was loaded from ('' for code compiled in-process)."""
+        return self._core.library_path
+
+    @property
+    def target(self) -> Optional[str]:
+        """The target string the module was built for (None for a loaded library)."""
+        return self._target
+
+    def __getitem__(self, name: str) -> Function:
+        if not isinstance(name, str):
+            raise ArgumentError(f"functions are looked up by name (a str), got {name!r}")
+        self._core.signature(name)  # Raises ArgumentError listing the names there are.
+        return Function(self, name)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self.function_names
+
+    def get_function(self, name: str) -> Function:
+        """``self[name]``: the function called ``name``; raises
+        :class:`tessel.ArgumentError` listing the names there are."""
+        return self[name]
+
+    def time_evaluator(self, name: str, number: int = 1, repeat: int = 1,
+                       min_repeat_ms: float = 0, flush_cache: bool = False,
+                       warmup: int = 1) -> Callable[..., BenchmarkResult]:
+        """A callable that times function ``name`` on the arguments it is given
+        and returns a :class:`BenchmarkResult`.
+
+        After ``warmup`` untimed calls, each of ``repeat`` measurements times
+        ``number`` back-to-back calls and records their mean. With
+        ``min_repeat_ms``, ``number`` grows until a measurement lasts at least
+        that long, and every repeat then uses the grown count. ``flush_cache``
+        evicts the caches (writes a buffer larger than the last-level cache)
+        before each measurement. Arguments are checked once, as for a call;
+        numpy arrays that need staging are copied once, outside the timing.
+        """
+        self[name]
+        options = dict(number=number, repeat=repeat, min_repeat_ms=min_repeat_ms,
+                       flush_cache=flush_cache, warmup=warmup)
+        for key in ("number", "repeat", "warmup"):
+            if isinstance(options[key], bool) or not isinstance(options[key], int):
+                raise ArgumentError(f"time_evaluator: {key} is an int, got {options[key]!r}")
+        if isinstance(min_repeat_ms, bool) or not isinstance(min_repeat_ms, (int, float)):
+            raise ArgumentError(f"time_evaluator: min_repeat_ms is a number, got {min_repeat_ms!r}")
+
+        def evaluate(*args: Any) -> BenchmarkResult:
+            results, calls_per_repeat, total = self._core.time(
+                name, args, number, repeat, float(min_repeat_ms), bool(flush_cache), warmup)
+            return BenchmarkResult(results, calls_per_repeat, total)
+
+        evaluate.__doc__ = f"Times {name}; returns a BenchmarkResult."
+        return evaluate
+
+    def export_library(self, path: str, header_path: Optional[str] = None) -> None:
+        """Writes the module as a shared library at ``path`` and a C header next
+        to it (``kernels.so`` -> ``kernels.h``, or ``header_path``). The library
+        needs only libtessel_runtime; :func:`load_library` reads it back, and C
+        programs call it through the header. Raises :class:`tessel.BuildError`
+        when compiling or linking fails."""
+        if self._ir_module is None:
+            raise BuildError(
+                f"this module was loaded from {self.library_path!r}, which is already a "
+                "library: copy that file (and its header) instead of exporting it")
+        object_code = _core.emit_object(self._ir_module, self._target)
+        export_object(self._ir_module, object_code, path, header_path)
+
+    def __repr__(self) -> str:
+        where = self.library_path or f"target {self._target!r}"
+        return f"<tessel.runtime.Module {', '.join(self.function_names)} ({where})>"
+
+
+def load_library(path: str) -> Module:
+    """Opens a library written by :meth:`Module.export_library` (or by tessel's
+    C++ export) and returns its functions as a :class:`Module`. A bare file name
+    means the file in the current directory.
+
+    Raises :class:`tessel.RuntimeError` when the file cannot be opened, is not
+    a tessel library, was made for another ABI version or lacks a function its
+    metadata lists."""
+    return Module(_core.load_library(os.fspath(path)))
+
+
+def export_object(mod: Any, object_code: bytes, path: str,
+                  header_path: Optional[str] = None) -> None:
+    """Links compiled object code for the functions of IRModule ``mod`` into a
+    library at ``path`` that :func:`load_library` opens, plus its C header.
+
+    ``object_code`` is the bytes of a position-independent ELF object defining
+    ``tessel_packed_<name>`` for every function (what tessel's codegen emits,
+    or a hand-written kernel following ``tessel_runtime.h``); the signatures
+    come from the PrimFuncs. Raises :class:`tessel.BuildError` when the
+    signatures cannot be made or the link fails (the compiler's output is in
+    the message)."""
+    _core.export_object(mod, bytes(object_code), os.fspath(path),
+                        "" if header_path is None else os.fspath(header_path))
+
+
+def set_num_threads(n: int) -> None:
+    """Sets how many threads the parallel loops of compiled code use from now
+    on; ``n <= 0`` restores the default (``TESSEL_NUM_THREADS`` or every core).
+    At most 1024."""
+    _core.set_num_threads(n)
+
+
+def get_num_threads() -> int:
+    """How many threads the parallel loops of compiled code use."""
+    return _core.get_num_threads()
