@@ -1,0 +1,93 @@
+// lower-init-block: a block's `init` becomes a guarded statement in its body,
+// run when every reduce iter var is at the minimum of its domain (the meaning
+// the interpreter gives `init`, ir/interpreter.h).
+//
+//   block C(vi: spatial[0, 8] = i, vk: reduce[0, 4] = k) {    block C(vi: spatial[0, 8] = i, vk: reduce[0, 4] = k) {
+//     reads(A[vi, vk])  writes(C[vi])                            reads(A[vi, vk])  writes(C[vi])
+//     init {                                             ->      if vk == 0 {
+//       C[vi] = 0.0f32                                             C[vi] = 0.0f32
+//     }                                                          }
+//     C[vi] = C[vi] + A[vi, vk]                                  C[vi] = C[vi] + A[vi, vk]
+//   }                                                          }
+//
+// A block with init but no reduce iter var runs its init every time, so the init
+// is put before the body unguarded. The block stays (remove-blocks drops it).
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/mutator.h"
+#include "passes/pass.h"
+#include "passes/pass_context.h"
+#include "passes/pass_registry.h"
+
+namespace tessel::passes {
+namespace {
+
+class InitLowerer : public ir::IRMutator {
+ public:
+  int lowered = 0;
+  absl::Status status;
+
+  ir::Stmt VisitBlock(const ir::BlockNode* op) override {
+    ir::Stmt s = IRMutator::VisitBlock(op);
+    const auto* b = ir::cast<ir::BlockNode>(s);
+    if (!b->init || !status.ok()) return s;
+    ir::Expr cond;
+    for (const ir::IterVar& iv : b->iter_vars) {
+      if (iv.kind != ir::IterKind::kReduce) continue;
+      absl::StatusOr<ir::Expr> eq = ir::MakeBinary(ir::NodeKind::kEQ, iv.var, iv.dom.min);
+      if (eq.ok() && cond) eq = ir::MakeBinary(ir::NodeKind::kAnd, cond, *eq);
+      if (!eq.ok()) return Fail(b, eq.status());
+      cond = *eq;
+    }
+    ir::Stmt init = b->init;
+    if (cond) {
+      absl::StatusOr<ir::Stmt> guarded = ir::MakeIfThenElse(cond, init);
+      if (!guarded.ok()) return Fail(b, guarded.status());
+      init = *guarded;
+    }
+    absl::StatusOr<ir::Stmt> body = ir::MakeSeqStmt({init, b->body});
+    if (!body.ok()) return Fail(b, body.status());
+    auto n = ir::MakeNode<ir::BlockNode>(*b);
+    n->init = nullptr;
+    n->body = *body;
+    ++lowered;
+    return ir::Stmt(std::move(n));
+  }
+
+ private:
+  ir::Stmt Fail(const ir::BlockNode* b, const absl::Status& s) {
+    status = absl::InvalidArgumentError(
+        absl::StrCat("block '", b->name, "': cannot guard its init: ", s.message()));
+    return ir::GetRef<ir::StmtNode>(b);
+  }
+};
+
+class LowerInitBlockPass : public FunctionPass {
+ public:
+  static PassInfo Info() {
+    return {.name = "lower-init-block",
+            .description =
+                "Turns each block's init into a statement guarded by 'every reduce iter var "
+                "is at its minimum'",
+            .opt_level = 0};
+  }
+  explicit LowerInitBlockPass(PassOptions options) : FunctionPass(Info(), std::move(options)) {}
+
+ protected:
+  absl::StatusOr<ir::PrimFunc> RunOnFunction(const ir::PrimFunc& func, const std::string& name,
+                                             PassContext& ctx) const override {
+    InitLowerer lowerer;
+    ir::PrimFunc out = lowerer.VisitPrimFunc(func);
+    if (!lowerer.status.ok()) return lowerer.status;
+    if (lowerer.lowered > 0) ctx.log().RecordApplied(this->name(), name, "guarded-init", lowerer.lowered);
+    return out;
+  }
+};
+
+}  // namespace
+
+TESSEL_REGISTER_PASS(LowerInitBlockPass);
+
+}  // namespace tessel::passes

@@ -1,0 +1,130 @@
+// remove-blocks: once scheduling is done, blocks become plain code. Each block's
+// iter vars are replaced by the values they are bound to, its predicate becomes
+// an `if`, its alloc_buffers become `allocate` statements around its body, and
+// its regions and annotations (facts for the schedule) are dropped.
+//
+//   for i in range(0, 2) {                                  for i in range(0, 2) {
+//     for j in range(0, 16) {                                 for j in range(0, 16) {
+//       block B(vi: spatial[0, 30] = i * 16 + j)    ->          if i * 16 + j < 30 {
+//           where i * 16 + j < 30 {                               B[i * 16 + j] = A[i * 16 + j] + 1.0f32
+//         reads(A[vi])  writes(B[vi])                           }
+//         B[vi] = A[vi] + 1.0f32                              }
+//       }                                                   }
+//     }
+//   }
+//
+// Inits must already be lowered (lower-init-block, which this pass requires).
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/arith/expr_util.h"
+#include "ir/mutator.h"
+#include "ir/schedule/ir_util.h"
+#include "ir/visitor.h"
+#include "passes/pass.h"
+#include "passes/pass_context.h"
+#include "passes/pass_registry.h"
+
+namespace tessel::passes {
+namespace {
+
+class BlockRemover : public ir::IRMutator {
+ public:
+  int removed = 0;
+  absl::Status status;
+
+  ir::Stmt VisitBlockRealize(const ir::BlockRealizeNode* op) override {
+    ir::Stmt s = IRMutator::VisitBlockRealize(op);
+    if (!status.ok()) return s;
+    const auto* r = ir::cast<ir::BlockRealizeNode>(s);
+    const ir::BlockNode* b = r->block.get();
+    if (b->init) {
+      return Fail(b, "it still has an init (run lower-init-block first)");
+    }
+    if (r->iter_values.size() != b->iter_vars.size()) {
+      return Fail(b, absl::StrCat("it binds ", r->iter_values.size(), " values to ",
+                                  b->iter_vars.size(), " iter vars"));
+    }
+    ir::schedule::VarMap bind;
+    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+      bind[b->iter_vars[k].var.get()] = r->iter_values[k];
+    }
+    for (const ir::Buffer& buf : b->alloc_buffers) {
+      for (const ir::Expr& e : buf->shape) {
+        if (ir::arith::AnyVar(e, [&](const ir::VarNode* v) { return bind.count(v) > 0; })) {
+          return Fail(b, absl::StrCat("the shape of its buffer '", buf->name,
+                                      "' uses one of its iter vars"));
+        }
+      }
+    }
+    ir::Stmt body = ir::schedule::SubstituteInStmt(b->body, bind);
+    for (auto it = b->alloc_buffers.rbegin(); it != b->alloc_buffers.rend(); ++it) {
+      absl::StatusOr<ir::Stmt> a = ir::MakeAllocate(*it, body);
+      if (!a.ok()) return Fail(b, a.status().message());
+      body = *a;
+    }
+    if (r->predicate && !ir::schedule::IsConstTrue(r->predicate)) {
+      ir::Expr pred = ir::schedule::SubstituteInExpr(r->predicate, bind);
+      absl::StatusOr<ir::Stmt> guarded = ir::MakeIfThenElse(pred, body);
+      if (!guarded.ok()) return Fail(b, guarded.status().message());
+      body = *guarded;
+    }
+    ++removed;
+    return body;
+  }
+
+ private:
+  ir::Stmt Fail(const ir::BlockNode* b, absl::string_view why) {
+    status = absl::FailedPreconditionError(
+        absl::StrCat("block '", b->name, "' cannot be removed: ", why));
+    return ir::GetRef<ir::StmtNode>(b);
+  }
+};
+
+// A block not under a BlockRealize cannot be bound to anything.
+class BareBlockFinder : public ir::IRVisitor {
+ public:
+  const ir::BlockNode* found = nullptr;
+  void VisitBlockRealize(const ir::BlockRealizeNode* op) override {
+    ir::IRVisitor::VisitBlock(op->block.get());
+  }
+  void VisitBlock(const ir::BlockNode* op) override {
+    if (found == nullptr) found = op;
+  }
+};
+
+class RemoveBlocksPass : public FunctionPass {
+ public:
+  static PassInfo Info() {
+    return {.name = "remove-blocks",
+            .description =
+                "Replaces blocks by their bodies: iter vars by their bindings, predicates by "
+                "ifs, alloc_buffers by allocate",
+            .opt_level = 0,
+            .required = {"lower-init-block"}};
+  }
+  explicit RemoveBlocksPass(PassOptions options) : FunctionPass(Info(), std::move(options)) {}
+
+ protected:
+  absl::StatusOr<ir::PrimFunc> RunOnFunction(const ir::PrimFunc& func, const std::string& name,
+                                             PassContext& ctx) const override {
+    BareBlockFinder bare;
+    bare.VisitStmt(func->body);
+    if (bare.found != nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "block '", bare.found->name, "' is not under a block realize, so its iter vars have no values"));
+    }
+    BlockRemover remover;
+    ir::PrimFunc out = remover.VisitPrimFunc(func);
+    if (!remover.status.ok()) return remover.status;
+    if (remover.removed > 0) ctx.log().RecordApplied(this->name(), name, "removed-block", remover.removed);
+    return out;
+  }
+};
+
+}  // namespace
+
+TESSEL_REGISTER_PASS(RemoveBlocksPass);
+
+}  // namespace tessel::passes
