@@ -40,8 +40,11 @@ namespace {
 constexpr uint64_t kDefaultSeed = 20261121;
 constexpr int64_t kDefaultCases = 1000;
 // Bounds each interpreter run: the functions are small, so only a schedule
-// that multiplied the work (or a runaway loop) gets near it.
-constexpr int64_t kMaxInterpreterSteps = 2'000'000;
+// that multiplied the work (or a runaway loop) gets near it. Splits whose
+// factors overshoot an extent multiply the iterations (a loop of 2 split by
+// [None, 8] runs 8 guarded ones), so the bound leaves room for several.
+constexpr int64_t kOpStepBudget = 2'000'000;
+constexpr int64_t kWorkloadStepBudget = 40'000'000;  // matmul_64x64x64: 262,144 updates.
 
 std::optional<int64_t> EnvInt(const char* name) {
   const char* v = std::getenv(name);
@@ -96,12 +99,12 @@ std::string RerunCommand(const std::string& test, uint64_t seed, int64_t index) 
 // ---- Checking a scheduled function ------------------------------------------------
 
 // The checks on a schedule whose calls all kept the transaction rule.
-absl::Status CheckScheduled(const IRModule& original, const Schedule& sch) {
+absl::Status CheckScheduled(const IRModule& original, const Schedule& sch, int64_t max_steps) {
   const PrimFunc& before = original->functions.front().second;
   absl::Status v = VerifyFunction(sch.func(), sch.func_name());
   if (!v.ok()) return absl::InternalError(absl::StrCat("the verifier refuses it: ", v.message()));
   absl::Status same = CheckSameResults(before, sch.func(), /*seed=*/1, {.rtol = 1e-4, .atol = 1e-5},
-                                       {.max_steps = kMaxInterpreterSteps});
+                                       {.max_steps = max_steps});
   if (!same.ok()) {
     return absl::InternalError(absl::StrCat("the interpreter disagrees: ", same.message()));
   }
@@ -128,14 +131,14 @@ absl::Status CheckScheduled(const IRModule& original, const Schedule& sch) {
 
 // The shortest prefix of `trace` whose replay fails CheckScheduled, and why.
 std::pair<Trace, absl::Status> ShortestFailingPrefix(const IRModule& original, const Trace& trace,
-                                                     const absl::Status& whole) {
+                                                     int64_t max_steps, const absl::Status& whole) {
   const std::vector<Instruction>& insts = trace.instructions();
   for (size_t k = 1; k < insts.size(); ++k) {
     Trace prefix(std::vector<Instruction>(insts.begin(), insts.begin() + static_cast<long>(k)));
     absl::StatusOr<Schedule> s = Schedule::Create(original);
     if (!s.ok()) break;
     absl::Status applied = prefix.ApplyToSchedule(&*s);
-    absl::Status check = applied.ok() ? CheckScheduled(original, *s) : applied;
+    absl::Status check = applied.ok() ? CheckScheduled(original, *s, max_steps) : applied;
     if (!check.ok()) return {prefix, check};
   }
   return {trace, whole};
@@ -162,7 +165,8 @@ struct CaseSpec {
   uint64_t seed;
   int64_t index;
   IRModule mod;
-  std::string what;  // The op and its sizes.
+  std::string what;   // The op and its sizes.
+  int64_t max_steps;  // Of one interpreter run.
 };
 
 // Runs `steps` random moves on a schedule of spec.mod; "" when every property
@@ -198,9 +202,9 @@ std::string RunCase(const CaseSpec& spec, RandomEngine& rng, int steps,
     return absl::StrCat(head, v, rerun, "\nthe trace so far as Python:\n",
                         ReproPython(spec.mod, name, sch.trace(), call));
   }
-  absl::Status check = CheckScheduled(spec.mod, sch);
+  absl::Status check = CheckScheduled(spec.mod, sch, spec.max_steps);
   if (check.ok()) return "";
-  auto [prefix, why] = ShortestFailingPrefix(spec.mod, sch.trace(), check);
+  auto [prefix, why] = ShortestFailingPrefix(spec.mod, sch.trace(), spec.max_steps, check);
   return absl::StrCat(head, why.message(), rerun, "\nthe shortest failing trace (",
                       prefix.instructions().size(), " of ", sch.trace().instructions().size(),
                       " instructions) as Python:\n", ReproPython(spec.mod, name, prefix, ""),
@@ -262,7 +266,7 @@ TEST(ScheduleProperty, RandomSequencesOnTheOpLibrary) {
     absl::StatusOr<PropertyFunction> f = op.build(rng);
     ASSERT_TRUE(f.ok()) << op.name << ": " << f.status().message();
     ++per_op[op.name];
-    r.Run({"RandomSequencesOnTheOpLibrary", r.config.seed, i, f->mod, f->what}, rng);
+    r.Run({"RandomSequencesOnTheOpLibrary", r.config.seed, i, f->mod, f->what, kOpStepBudget}, rng);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("seed %llu: %lld cases in %.1f s; %s\n",
@@ -291,7 +295,9 @@ TEST(ScheduleProperty, RandomSequencesOnTheSmallWorkloads) {
     for (int k = 0; k < 6; ++k, ++index) {
       if (!r.Wanted(index) || r.failures >= 3) continue;
       RandomEngine rng = CaseEngine(r.config.seed, index);
-      r.Run({"RandomSequencesOnTheSmallWorkloads", r.config.seed, index, *mod, w.name}, rng);
+      r.Run({"RandomSequencesOnTheSmallWorkloads", r.config.seed, index, *mod, w.name,
+             kWorkloadStepBudget},
+            rng);
     }
   }
   if (!r.config.only_case && r.failures == 0) {
