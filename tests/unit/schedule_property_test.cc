@@ -18,7 +18,7 @@
 //   TESSEL_PROPTEST_VERBOSE=1 print every call as it is made
 //   TESSEL_PROPTEST_ALL_MOVES=1  draw the moves kept out of CI too
 // A failure prints the seed, the case, the one command that reruns it, and the
-// shortest failing prefix of the trace as a Python script.
+// failing trace, shortened, as a Python script.
 #include <unistd.h>
 
 #include <chrono>
@@ -129,19 +129,51 @@ absl::Status CheckScheduled(const IRModule& original, const Schedule& sch, int64
   return absl::OkStatus();
 }
 
-// The shortest prefix of `trace` whose replay fails CheckScheduled, and why.
-std::pair<Trace, absl::Status> ShortestFailingPrefix(const IRModule& original, const Trace& trace,
-                                                     int64_t max_steps, const absl::Status& whole) {
-  const std::vector<Instruction>& insts = trace.instructions();
+// What kind of failure: its message up to the first ':' ("the verifier
+// refuses it", "the interpreter disagrees", ...).
+std::string FailureKind(const absl::Status& s) {
+  std::string m(s.message());
+  return m.substr(0, m.find(':'));
+}
+
+// The failure of replaying `insts` onto the original and checking the result
+// (OK when it replays and passes).
+absl::Status ReplayAndCheck(const IRModule& original, std::vector<Instruction> insts,
+                            int64_t max_steps) {
+  absl::StatusOr<Schedule> s = Schedule::Create(original);
+  if (!s.ok()) return s.status();
+  absl::Status applied = Trace(std::move(insts)).ApplyToSchedule(&*s);
+  return applied.ok() ? CheckScheduled(original, *s, max_steps) : applied;
+}
+
+// A small trace that still fails like `whole` does: the shortest failing
+// prefix, then without each earlier instruction that the failure does not
+// need (one at a time, last first; a dropped query whose handles are used
+// does not replay, so it stays).
+std::pair<Trace, absl::Status> ShrinkFailingTrace(const IRModule& original, const Trace& trace,
+                                                  int64_t max_steps, const absl::Status& whole) {
+  std::vector<Instruction> insts = trace.instructions();
+  absl::Status why = whole;
   for (size_t k = 1; k < insts.size(); ++k) {
-    Trace prefix(std::vector<Instruction>(insts.begin(), insts.begin() + static_cast<long>(k)));
-    absl::StatusOr<Schedule> s = Schedule::Create(original);
-    if (!s.ok()) break;
-    absl::Status applied = prefix.ApplyToSchedule(&*s);
-    absl::Status check = applied.ok() ? CheckScheduled(original, *s, max_steps) : applied;
-    if (!check.ok()) return {prefix, check};
+    std::vector<Instruction> prefix(insts.begin(), insts.begin() + static_cast<long>(k));
+    absl::Status check = ReplayAndCheck(original, prefix, max_steps);
+    if (!check.ok()) {
+      insts = std::move(prefix);
+      why = check;
+      break;
+    }
   }
-  return {trace, whole};
+  for (size_t i = insts.size() - 1; i-- > 0;) {
+    std::vector<Instruction> fewer = insts;
+    fewer.erase(fewer.begin() + static_cast<long>(i));
+    absl::Status check = ReplayAndCheck(original, fewer, max_steps);
+    if (!check.ok() && FailureKind(check) == FailureKind(why) &&
+        check.message().find("replaying instruction") == absl::string_view::npos) {
+      insts = std::move(fewer);
+      why = check;
+    }
+  }
+  return {Trace(std::move(insts)), why};
 }
 
 // A Python script that rebuilds the function, replays `trace` and runs the
@@ -204,8 +236,8 @@ std::string RunCase(const CaseSpec& spec, RandomEngine& rng, int steps,
   }
   absl::Status check = CheckScheduled(spec.mod, sch, spec.max_steps);
   if (check.ok()) return "";
-  auto [prefix, why] = ShortestFailingPrefix(spec.mod, sch.trace(), spec.max_steps, check);
-  return absl::StrCat(head, why.message(), rerun, "\nthe shortest failing trace (",
+  auto [prefix, why] = ShrinkFailingTrace(spec.mod, sch.trace(), spec.max_steps, check);
+  return absl::StrCat(head, why.message(), rerun, "\na shortened failing trace (",
                       prefix.instructions().size(), " of ", sch.trace().instructions().size(),
                       " instructions) as Python:\n", ReproPython(spec.mod, name, prefix, ""),
                       "the function the whole trace gives:\n", PrintFunction(sch.func(), name));
