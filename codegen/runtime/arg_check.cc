@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 namespace tessel::runtime {
 namespace {
@@ -17,10 +18,12 @@ std::string JoinInts(const int64_t* v, int n) {
   return s + "]";
 }
 
-// Where a symbolic extent got its value, for the message of a later mismatch.
+// Where a symbolic extent got its value, for the message of a later mismatch (kept as
+// indices: a call that succeeds builds no strings).
 struct Binding {
   int64_t value;
-  std::string origin;
+  size_t arg;
+  int dim;  // -1: the scalar argument itself.
 };
 
 class Checker {
@@ -100,8 +103,7 @@ class Checker {
           break;
       }
       std::memcpy(slot, &value, sizeof(value));
-      bindings_.emplace(p.name,
-                        Binding{value, "argument " + std::to_string(i) + " (" + p.name + ")"});
+      bindings_.emplace(p.name, Binding{value, i, -1});
     } else {
       std::memcpy(slot, src, static_cast<size_t>(DTypeBytes(p.dtype)));
     }
@@ -171,13 +173,15 @@ class Checker {
       return Arg(i) + "expected shape " + DescribeShape(p) + ", given " +
              JoinInts(t->shape, t->ndim) + " (dimension " + std::to_string(d) + ")";
     }
-    std::string origin =
-        "argument " + std::to_string(i) + " (" + p.name + ") dimension " + std::to_string(d);
-    auto [it, inserted] = bindings_.emplace(dim.var, Binding{given, origin});
+    auto [it, inserted] = bindings_.emplace(dim.var, Binding{given, i, d});
     if (inserted || it->second.value == given) return "";
+    const Binding& first = it->second;
+    std::string origin = "argument " + std::to_string(first.arg) + " (" +
+                         sig_.params[first.arg].name + ")" +
+                         (first.dim >= 0 ? " dimension " + std::to_string(first.dim) : "");
     return Arg(i) + "dimension " + std::to_string(d) + " is " + dim.var + " = " +
-           std::to_string(given) + ", but " + it->second.origin + " gave " + dim.var + " = " +
-           std::to_string(it->second.value);
+           std::to_string(given) + ", but " + origin + " gave " + dim.var + " = " +
+           std::to_string(first.value);
   }
 
   static std::string DescribeShape(const ParamSignature& p) {
@@ -194,7 +198,7 @@ class Checker {
 
   const FunctionSignature& sig_;
   DLTensor* const* args_;
-  std::map<std::string, Binding> bindings_;
+  std::map<std::string_view, Binding> bindings_;  // Keys point into sig_.
 };
 
 }  // namespace
