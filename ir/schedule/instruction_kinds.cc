@@ -239,6 +239,40 @@ absl::StatusOr<std::vector<RV>> ApplySampleCategorical(Schedule* sch, const Inst
   return One(sch->SampleCategorical(candidates, weights, decision), 'v');
 }
 
+absl::StatusOr<std::vector<RV>> ApplyComputeInline(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  return NoOutputs(sch->ComputeInline(BlockRV{b.id}));
+}
+
+absl::StatusOr<std::vector<RV>> ApplyReverseComputeInline(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  return NoOutputs(sch->ReverseComputeInline(BlockRV{b.id}));
+}
+
+absl::StatusOr<std::vector<RV>> ApplyComputeAt(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  TESSEL_TRY_ASSIGN(l, InputRV(inst, 1, "l", "a loop handle"));
+  bool preserve = false;
+  if (const AttrValue* a = inst.FindAttr("preserve_unit_loops")) {
+    if (!a->is<bool>()) return Bad(inst, "attr 'preserve_unit_loops' must be a bool");
+    preserve = a->as<bool>();
+  }
+  return NoOutputs(inst.kind == "compute_at"
+                       ? sch->ComputeAt(BlockRV{b.id}, LoopRV{l.id}, preserve)
+                       : sch->ReverseComputeAt(BlockRV{b.id}, LoopRV{l.id}, preserve));
+}
+
+absl::StatusOr<std::vector<RV>> ApplySampleComputeLocation(Schedule* sch,
+                                                           const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  std::optional<int64_t> decision;
+  if (inst.decision) {
+    if (!inst.decision->is_int()) return Bad(inst, "the decision must be an int (a location)");
+    decision = inst.decision->as_int();
+  }
+  return One(sch->SampleComputeLocation(BlockRV{b.id}, decision), 'l');
+}
+
 #undef TESSEL_TRY_ASSIGN
 
 }  // namespace
@@ -262,6 +296,11 @@ const std::vector<InstructionKind>& AllInstructionKinds() {
       {"add_unit_loop", {"block_or_loop"}, false, false, false, ApplyAddUnitLoop},
       {"sample_perfect_tile", {"loop"}, true, true, true, ApplySamplePerfectTile},
       {"sample_categorical", {}, true, true, false, ApplySampleCategorical},
+      {"compute_inline", {"block"}, false, false, false, ApplyComputeInline},
+      {"reverse_compute_inline", {"block"}, false, false, false, ApplyReverseComputeInline},
+      {"compute_at", {"block", "loop"}, false, false, false, ApplyComputeAt},
+      {"reverse_compute_at", {"block", "loop"}, false, false, false, ApplyComputeAt},
+      {"sample_compute_location", {"block"}, true, true, false, ApplySampleComputeLocation},
   };
   return *kinds;
 }

@@ -110,6 +110,11 @@ absl::StatusOr<std::string> Schedule::Resolve(BlockRV rv) const {
 
 absl::StatusOr<Var> Schedule::Resolve(LoopRV rv) const {
   if (absl::Status ok = CheckHandle(rv.id, 'l'); !ok.ok()) return ok;
+  if (!handles_[rv.id].loop) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "loop handle ", RV{'l', rv.id}.Name(), " is the compute location ",
+        handles_[rv.id].value == kRootLocation ? "root" : "inline", ", not a loop"));
+  }
   return handles_[rv.id].loop;
 }
 
@@ -143,7 +148,7 @@ void Schedule::MarkConsumed(const std::string& primitive) {
   for (Handle& h : handles_) {
     if (h.func != state_.func_name() || !h.consumed_by.empty()) continue;
     bool gone = (h.kind == 'b' && state_.index().FindBlock(h.block) < 0) ||
-                (h.kind == 'l' && state_.index().FindLoop(h.loop.get()) < 0);
+                (h.kind == 'l' && h.loop && state_.index().FindLoop(h.loop.get()) < 0);
     if (gone) h.consumed_by = primitive;
   }
 }

@@ -120,6 +120,14 @@ class Schedule {
   absl::StatusOr<LoopRV> AddUnitLoop(BlockRV block);
   absl::StatusOr<LoopRV> AddUnitLoop(LoopRV loop);
 
+  // ---- Compute location (docs/schedule.md; schedule_compute_location.cc) -------
+  absl::Status ComputeInline(BlockRV block);
+  absl::Status ReverseComputeInline(BlockRV block);
+  // `loop` may be a location sampled by SampleComputeLocation: root leaves the
+  // block where it is, inline inlines it.
+  absl::Status ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false);
+  absl::Status ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false);
+
   // ---- Sampling ------------------------------------------------------------------
   // n factors of the loop's constant extent, the innermost at most
   // max_innermost_factor (<= 0: no limit). With `decision`, that tiling is used
@@ -131,16 +139,26 @@ class Schedule {
   absl::StatusOr<ExprRV> SampleCategorical(const std::vector<int64_t>& candidates,
                                            const std::vector<double>& probs,
                                            std::optional<int64_t> decision = std::nullopt);
+  // A location where compute_at of `block` is legal, drawn uniformly: a loop,
+  // or the special locations root (stay; decision -1) and inline (decision
+  // -2). A decision k >= 0 names the k-th loop of the block's scope in program
+  // order.
+  absl::StatusOr<LoopRV> SampleComputeLocation(BlockRV block,
+                                               std::optional<int64_t> decision = std::nullopt);
 
  private:
   struct Handle {
     char kind;                // 'b', 'l', 'v'
     std::string func;         // The function it belongs to.
     std::string block;        // 'b': the block's name.
-    Var loop;                 // 'l': the loop's variable.
-    int64_t value = 0;        // 'v': the sampled value.
+    Var loop;                 // 'l': the loop's variable (null: a special compute location).
+    int64_t value = 0;        // 'v': the sampled value; 'l' without loop: kRoot/kInlineLocation.
     std::string consumed_by;  // Set once a primitive removed what it named.
   };
+  static constexpr int64_t kRootLocation = -1;
+  static constexpr int64_t kInlineLocation = -2;
+  // The special location a loop handle names, if it names one.
+  std::optional<int64_t> SpecialLocation(LoopRV rv) const;
 
   Schedule(IRModule mod, ScheduleState state, uint64_t seed);
 

@@ -321,7 +321,43 @@ void BindSchedule(py::module_& m) {
             return Unwrap(s.SampleCategorical(candidates, probs, decision), ErrorKind::kSchedule);
           },
           py::arg("candidates"), py::arg("probs"), py::arg("decision") = py::none(),
-          "One of `candidates` drawn with weights `probs`; `decision` is an index.");
+          "One of `candidates` drawn with weights `probs`; `decision` is an index.")
+      .def(
+          "compute_inline",
+          [](sch::Schedule& s, sch::BlockRV b) { Check(s.ComputeInline(b), ErrorKind::kSchedule); },
+          py::arg("block"),
+          "Inlines an elementwise block into the blocks that read its buffer; the buffer goes.")
+      .def(
+          "reverse_compute_inline",
+          [](sch::Schedule& s, sch::BlockRV b) {
+            Check(s.ReverseComputeInline(b), ErrorKind::kSchedule);
+          },
+          py::arg("block"),
+          "Inlines an elementwise block into the one block that produces what it reads.")
+      .def(
+          "compute_at",
+          [](sch::Schedule& s, sch::BlockRV b, sch::LoopRV l, bool preserve_unit_loops) {
+            Check(s.ComputeAt(b, l, preserve_unit_loops), ErrorKind::kSchedule);
+          },
+          py::arg("block"), py::arg("loop"), py::arg("preserve_unit_loops") = false,
+          "Moves a producer block under `loop` of its consumers, computing per iteration "
+          "exactly the region they read there.")
+      .def(
+          "reverse_compute_at",
+          [](sch::Schedule& s, sch::BlockRV b, sch::LoopRV l, bool preserve_unit_loops) {
+            Check(s.ReverseComputeAt(b, l, preserve_unit_loops), ErrorKind::kSchedule);
+          },
+          py::arg("block"), py::arg("loop"), py::arg("preserve_unit_loops") = false,
+          "Moves a consumer block under `loop` of its producers, computing per iteration "
+          "exactly the region they wrote there.")
+      .def(
+          "sample_compute_location",
+          [](sch::Schedule& s, sch::BlockRV b, std::optional<int64_t> decision) {
+            return Unwrap(s.SampleComputeLocation(b, decision), ErrorKind::kSchedule);
+          },
+          py::arg("block"), py::arg("decision") = py::none(),
+          "A loop where compute_at of `block` is legal, or root (-1) / inline (-2), drawn "
+          "uniformly or given by `decision`; pass it to compute_at.");
 
   m.def("list_schedules", [] {
     std::vector<std::pair<std::string, std::string>> out;
