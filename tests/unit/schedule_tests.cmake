@@ -3,6 +3,9 @@
 # (Python, JSON, replay) and the manual-schedule pass.
 add_executable(tessel_schedule_tests
   schedule_annotate_test.cc
+  schedule_compute_at_test.cc
+  schedule_compute_inline_test.cc
+  schedule_compute_sample_test.cc
   schedule_json_test.cc
   schedule_loop_kind_test.cc
   schedule_pass_test.cc

@@ -1,0 +1,333 @@
+// compute_at and reverse_compute_at: before/after IR, the interpreter on
+// random inputs for op-library functions (matmul+bias+relu tiled with tiles
+// that do not divide 17x31x23, a padded conv2d, softmax, layernorm), traces
+// that replay from JSON, and one negative test per rule (the message, and the
+// schedule left unchanged).
+#include "tests/unit/schedule_compute_te.h"
+
+namespace tessel::ir::schedule::testing {
+namespace {
+
+// B feeds C over 17 elements; tiles of 8 do not divide it.
+const std::string kOdd = ChainText(17);
+
+using Fixture = ComputeFixture;
+
+TEST(ScheduleComputeAt, TailOfANonDividingTileIsGuarded) {
+  Fixture t(kOdd);
+  std::vector<LoopRV> c = Must(t.sch.Split(t.Loops("C")[0], {std::nullopt, 8}));
+  Must(t.sch.ComputeAt(t.Block("B"), c[0]));
+  ExpectFunc(t.sch, R"(
+func @f(A: f32[17], C: f32[17]) {
+  block root() {
+    alloc_buffer B: f32[17]
+    for i_0 in range(0, 3) {
+      for ax0 in range(0, 8) {
+        block B(vi: spatial[0, 17] = i_0 * 8 + ax0) where i_0 * 8 + ax0 < 17 {
+          reads(A[vi])
+          writes(B[vi])
+          B[vi] = A[vi] * 2.0f32
+        }
+      }
+      for i_1 in range(0, 8) {
+        block C(vi: spatial[0, 17] = i_0 * 8 + i_1) where i_0 * 8 + i_1 < 17 {
+          reads(B[vi])
+          writes(C[vi])
+          C[vi] = B[vi] + 1.0f32
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(t.original, t.sch);
+  EXPECT_THAT(t.sch.trace().AsPython(),
+              ::testing::HasSubstr("sch.compute_at(block=b4, loop=l2, preserve_unit_loops=False)"));
+}
+
+TEST(ScheduleComputeAt, InnermostLoopDropsUnitLoopsUnlessPreserved) {
+  for (bool preserve : {false, true}) {
+    Fixture t(kOdd);
+    Must(t.sch.ComputeAt(t.Block("B"), t.Loops("C")[0], preserve));
+    ExpectSameResults(t.original, t.sch);
+    std::vector<LoopRV> b = t.Loops("B");
+    EXPECT_EQ(b.size(), preserve ? 2u : 1u) << PrintFunction(t.sch.func(), "f");
+  }
+}
+
+TEST(ScheduleReverseComputeAt, ConsumerFollowsTheProducerTile) {
+  Fixture t(kOdd);
+  std::vector<LoopRV> b = Must(t.sch.Split(t.Loops("B")[0], {std::nullopt, 8}));
+  Must(t.sch.ReverseComputeAt(t.Block("C"), b[0]));
+  ExpectFunc(t.sch, R"(
+func @f(A: f32[17], C: f32[17]) {
+  block root() {
+    alloc_buffer B: f32[17]
+    for i_0 in range(0, 3) {
+      for i_1 in range(0, 8) {
+        block B(vi: spatial[0, 17] = i_0 * 8 + i_1) where i_0 * 8 + i_1 < 17 {
+          reads(A[vi])
+          writes(B[vi])
+          B[vi] = A[vi] * 2.0f32
+        }
+      }
+      for ax0 in range(0, 8) {
+        block C(vi: spatial[0, 17] = i_0 * 8 + ax0) where i_0 * 8 + ax0 < 17 {
+          reads(B[vi])
+          writes(C[vi])
+          C[vi] = B[vi] + 1.0f32
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(t.original, t.sch);
+}
+
+// The epilogue (bias, relu) of a 17x31x23 matmul follows an 8x8 output tile.
+TEST(ScheduleReverseComputeAt, MatmulBiasReluEpilogueUnderATile) {
+  Fixture t(MatmulBiasRelu(17, 31, 23));
+  std::vector<LoopRV> l = t.Loops("T_matmul");
+  std::vector<LoopRV> tile = Must(t.sch.Tile({l[0], l[1]}, {{std::nullopt, 8}, {std::nullopt, 8}}));
+  Must(t.sch.ReverseComputeAt(t.Block("T_add"), tile[1]));
+  Must(t.sch.ReverseComputeAt(t.Block("T_relu"), tile[1]));
+  ExpectSameResults(t.original, t.sch);
+  EXPECT_EQ(Must(t.sch.GetChildBlocks(tile[1])).size(), 3u);
+  EXPECT_EQ(t.Loops("T_relu").size(), 4u);  // i_0, j_0, ax0, ax1
+}
+
+// The other way round: the relu is tiled, and bias and matmul move under it.
+TEST(ScheduleComputeAt, MatmulBiasReluProducersUnderTheEpilogueTile) {
+  Fixture t(MatmulBiasRelu(17, 31, 23));
+  std::vector<LoopRV> l = t.Loops("T_relu");
+  std::vector<LoopRV> tile = Must(t.sch.Tile({l[0], l[1]}, {{std::nullopt, 8}, {std::nullopt, 8}}));
+  Must(t.sch.ComputeAt(t.Block("T_add"), tile[1]));
+  Must(t.sch.ComputeAt(t.Block("T_matmul"), tile[1]));
+  ExpectSameResults(t.original, t.sch);
+  EXPECT_EQ(t.Loops("T_matmul").size(), 5u);  // i_0, j_0, ax0, ax1, ax2 (k)
+  // Replayed from JSON onto a fresh schedule, the trace gives the same function.
+  Trace replayed = Must(Trace::FromJson(Must(t.sch.trace().ToJson())));
+  Schedule fresh = TeSchedule(MatmulBiasRelu(17, 31, 23));
+  Must(replayed.ApplyToSchedule(&fresh));
+  EXPECT_TRUE(AssertStructuralEqual(fresh.func(), t.sch.func()).ok());
+}
+
+TEST(ScheduleComputeAt, PaddedConv2DPadPerOutputRow) {
+  Fixture t(PaddedConv2D(3, 7, 4));
+  std::vector<LoopRV> l = t.Loops("conv2d");  // n, oc, oh, ow, rc, ry, rx
+  Must(t.sch.ComputeAt(t.Block("conv2d_pad"), l[2]));
+  ExpectSameResults(t.original, t.sch);
+  // Three padded rows (oh - 1 .. oh + 1) of every channel per output row.
+  Ref<const ForNode> first = Must(t.sch.Get(t.Loops("conv2d_pad")[3]));
+  EXPECT_EQ(ConstInt(first->extent), 3) << PrintFunction(t.sch.func(), "f");
+}
+
+TEST(ScheduleComputeAt, SoftmaxExpUnderTheRow) {
+  Fixture t(SoftmaxRows(5, 13));
+  Must(t.sch.ComputeInline(t.Block("T_softmax_exp")));
+  std::vector<LoopRV> rows = t.Loops("T_softmax");
+  Must(t.sch.ComputeAt(t.Block("T_softmax_expsum"), rows[0]));
+  Must(t.sch.ComputeAt(t.Block("T_softmax_maxelem"), rows[0]));
+  ExpectSameResults(t.original, t.sch);
+  EXPECT_EQ(Must(t.sch.GetChildBlocks(rows[0])).size(), 3u);
+}
+
+TEST(ScheduleComputeAt, LayerNormStatisticsPerRow) {
+  Fixture t(LayerNormRows(6, 19));
+  std::vector<std::string> blocks;
+  for (BlockRV b : Must(t.sch.GetChildBlocks(t.Block("root")))) {
+    blocks.push_back(Must(t.sch.Get(b))->name);
+  }
+  ASSERT_GE(blocks.size(), 2u);
+  // Every block but the last moves under the last one's row loop, last first.
+  LoopRV row = t.Loops(blocks.back())[0];
+  for (size_t k = blocks.size() - 1; k-- > 0;) Must(t.sch.ComputeAt(t.Block(blocks[k]), row));
+  ExpectSameResults(t.original, t.sch);
+}
+
+// ---- compute_at's rules ----------------------------------------------------------------
+
+TEST(ScheduleComputeAtRules, AlreadyUnderTheLoop) {
+  Fixture t(kOdd);
+  auto h1 = t.Block("B");
+  auto h2 = t.Loops("B")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h1, h2); },
+                       {"sch.compute_at(block=b", "compute_at: block B is already under loop i",
+                        ">>"});
+}
+
+TEST(ScheduleComputeAtRules, EveryConsumerUnderTheLoop) {
+  Fixture t(R"(
+func @f(A: f32[8], C: f32[8], D: f32[8]) {
+  block root() {
+    alloc_buffer B: f32[8]
+    for i in range(0, 8) {
+      block B(vi: spatial[0, 8] = i) { reads(A[vi]) writes(B[vi]) B[vi] = A[vi] * 2.0f32 }
+    }
+    for i in range(0, 8) {
+      block C(vi: spatial[0, 8] = i) { reads(B[vi]) writes(C[vi]) C[vi] = B[vi] + 1.0f32 }
+    }
+    for i in range(0, 8) {
+      block D(vi: spatial[0, 8] = i) { reads(B[vi]) writes(D[vi]) D[vi] = B[vi] - 1.0f32 }
+    }
+  }
+})");
+  auto h3 = t.Block("B");
+  auto h4 = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h3, h4); },
+                       {"consumer block D of block B is not under loop i"});
+}
+
+TEST(ScheduleComputeAtRules, NoWriterOfItsInputsInBetween) {
+  Fixture t(R"(
+func @f(A: f32[8], C: f32[8]) {
+  block root() {
+    alloc_buffer B: f32[8]
+    for i in range(0, 8) {
+      block B(vi: spatial[0, 8] = i) { reads(A[vi]) writes(B[vi]) B[vi] = A[vi] * 2.0f32 }
+    }
+    for i in range(0, 8) {
+      block X(vi: spatial[0, 8] = i) { reads(A[vi]) writes(A[vi]) A[vi] = A[vi] + 1.0f32 }
+    }
+    for i in range(0, 8) {
+      block C(vi: spatial[0, 8] = i) { reads(B[vi]) writes(C[vi]) C[vi] = B[vi] + 1.0f32 }
+    }
+  }
+})");
+  auto h5 = t.Block("B");
+  auto h6 = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h5, h6); },
+                       {"block X writes a buffer block B reads"});
+}
+
+TEST(ScheduleComputeAtRules, OnlyWriterAndNoParameter) {
+  Fixture t(R"(
+func @f(A: f32[8], B: f32[8], C: f32[8]) {
+  for i in range(0, 8) {
+    block B(vi: spatial[0, 8] = i) { reads(A[vi]) writes(B[vi]) B[vi] = A[vi] * 2.0f32 }
+  }
+  for i in range(0, 8) {
+    block C(vi: spatial[0, 8] = i) { reads(B[vi]) writes(C[vi]) C[vi] = B[vi] + 1.0f32 }
+  }
+})");
+  auto h7 = t.Block("B");
+  auto h8 = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h7, h8); },
+                       {"block B writes B, a parameter of the function"});
+}
+
+TEST(ScheduleComputeAtRules, WriteIndexIsAnIterVarPlusAConstant) {
+  Fixture t(R"(
+func @f(A: f32[8], C: f32[8]) {
+  block root() {
+    alloc_buffer B: f32[16]
+    for i in range(0, 8) {
+      block B(vi: spatial[0, 8] = i) { reads(A[vi]) writes(B[vi * 2]) B[vi * 2] = A[vi] }
+    }
+    for i in range(0, 8) {
+      block C(vi: spatial[0, 8] = i) { reads(B[vi * 2]) writes(C[vi]) C[vi] = B[vi * 2] }
+    }
+  }
+})");
+  auto h9 = t.Block("B");
+  auto h10 = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h9, h10); },
+                       {"block B accesses B at vi * 2 in dimension 0",
+                        "an index that is an iter var plus a constant"});
+}
+
+TEST(ScheduleComputeAtRules, SoleWriter) {
+  Fixture t(R"(
+func @f(A: f32[8], C: f32[8]) {
+  block root() {
+    alloc_buffer B: f32[8]
+    for i in range(0, 8) {
+      block B(vi: spatial[0, 8] = i) { reads(A[vi]) writes(B[vi]) B[vi] = A[vi] * 2.0f32 }
+    }
+    for i in range(0, 8) {
+      block B2(vi: spatial[0, 8] = i) { reads(B[vi]) writes(B[vi]) B[vi] = B[vi] + 2.0f32 }
+    }
+    for i in range(0, 8) {
+      block C(vi: spatial[0, 8] = i) { reads(B[vi]) writes(C[vi]) C[vi] = B[vi] + 1.0f32 }
+    }
+  }
+})");
+  auto h11 = t.Block("B");
+  auto h12 = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h11, h12); },
+                       {"compute_at: block B is not the only writer of B"});
+}
+
+// ---- reverse_compute_at's rules --------------------------------------------------------
+
+TEST(ScheduleReverseComputeAtRules, ProducerMustNotReduceOverTheLoop) {
+  Fixture t(MatmulBiasRelu(4, 5, 6));
+  LoopRV k = t.Loops("T_matmul")[2];
+  auto h13 = t.Block("T_add");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeAt(h13, k); },
+                       {"producer block T_matmul binds its reduce iter var",
+                        "would read partial results"});
+}
+
+TEST(ScheduleReverseComputeAtRules, OnlySpatialConsumers) {
+  Fixture t(SoftmaxRows(4, 6));
+  LoopRV i = t.Loops("T_softmax_exp")[0];
+  BlockRV sum = t.Block("T_softmax_expsum");
+  ExpectFailsUnchanged(
+      t.sch, [&] { return t.sch.ReverseComputeAt(sum, i); },
+      {"block T_softmax_expsum has reduce iter var", "a reduction would be split"});
+}
+
+TEST(ScheduleReverseComputeAtRules, LoopBeforeTheBlockAndHoldingAProducer) {
+  Fixture t(kOdd);
+  auto h14 = t.Block("B");
+  auto h15 = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch,
+                       [&] { return t.sch.ReverseComputeAt(h14, h15); },
+                       {"loop i comes after block B"});
+  // X's loop holds no producer of C.
+  Fixture u(R"(
+func @f(A: f32[8], C: f32[8], D: f32[8]) {
+  block root() {
+    alloc_buffer B: f32[8]
+    for i in range(0, 8) {
+      block B(vi: spatial[0, 8] = i) { reads(A[vi]) writes(B[vi]) B[vi] = A[vi] * 2.0f32 }
+    }
+    for i in range(0, 8) {
+      block X(vi: spatial[0, 8] = i) { reads(A[vi]) writes(D[vi]) D[vi] = A[vi] }
+    }
+    for i in range(0, 8) {
+      block C(vi: spatial[0, 8] = i) { reads(B[vi]) writes(C[vi]) C[vi] = B[vi] + 1.0f32 }
+    }
+  }
+})");
+  BlockRV c = u.Block("C");
+  LoopRV x = u.Loops("X")[0];
+  ExpectFailsUnchanged(u.sch, [&] { return u.sch.ReverseComputeAt(c, x); },
+                       {"no producer of block C is under loop i"});
+}
+
+TEST(ScheduleReverseComputeAtRules, NothingInBetweenTouchesItsBuffers) {
+  Fixture t(R"(
+func @f(A: f32[8], C: f32[8], D: f32[8]) {
+  block root() {
+    alloc_buffer B: f32[8]
+    for i in range(0, 8) {
+      block B(vi: spatial[0, 8] = i) { reads(A[vi]) writes(B[vi]) B[vi] = A[vi] * 2.0f32 }
+    }
+    for i in range(0, 8) {
+      block X(vi: spatial[0, 8] = i) { reads(C[vi]) writes(D[vi]) D[vi] = C[vi] }
+    }
+    for i in range(0, 8) {
+      block C(vi: spatial[0, 8] = i) { reads(B[vi]) writes(C[vi]) C[vi] = B[vi] + 1.0f32 }
+    }
+  }
+})");
+  auto h16 = t.Block("C");
+  auto h17 = t.Loops("B")[0];
+  ExpectFailsUnchanged(t.sch,
+                       [&] { return t.sch.ReverseComputeAt(h16, h17); },
+                       {"block X touches a buffer block C writes"});
+}
+
+}  // namespace
+}  // namespace tessel::ir::schedule::testing

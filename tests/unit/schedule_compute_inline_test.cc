@@ -1,0 +1,279 @@
+// compute_inline and reverse_compute_inline: before/after IR, the interpreter
+// on random inputs (hand-written chains and op-library functions: a padded
+// conv2d, softmax, matmul+bias+relu), and one negative test per rule (the
+// message, and the schedule left unchanged).
+#include "tests/unit/schedule_compute_te.h"
+
+namespace tessel::ir::schedule::testing {
+namespace {
+
+const std::string kChain = ChainText(64);
+
+using Fixture = ComputeFixture;
+
+TEST(ScheduleComputeInline, ElementwiseChain) {
+  Fixture t(kChain);
+  Must(t.sch.ComputeInline(t.Block("B")));
+  ExpectFunc(t.sch, R"(
+func @f(A: f32[64], C: f32[64]) {
+  block root() {
+    for i in range(0, 64) {
+      block C(vi: spatial[0, 64] = i) {
+        reads(A[vi])
+        writes(C[vi])
+        C[vi] = A[vi] * 2.0f32 + 1.0f32
+      }
+    }
+  }
+})");
+  ExpectSameResults(t.original, t.sch);
+  EXPECT_EQ(t.sch.trace().AsPython(),
+            "b0 = sch.get_block(name=\"B\")\nsch.compute_inline(block=b0)\n");
+}
+
+TEST(ScheduleReverseComputeInline, ElementwiseChain) {
+  Fixture t(kChain);
+  Must(t.sch.ReverseComputeInline(t.Block("C")));
+  ExpectFunc(t.sch, R"(
+func @f(A: f32[64], C: f32[64]) {
+  block root() {
+    for i in range(0, 64) {
+      block B(vi: spatial[0, 64] = i) {
+        reads(A[vi])
+        writes(C[vi])
+        C[vi] = A[vi] * 2.0f32 + 1.0f32
+      }
+    }
+  }
+})");
+  ExpectSameResults(t.original, t.sch);
+  // The consumer's handle is consumed; the producer's survives.
+  absl::StatusOr<Block> gone = t.sch.Get(Must(t.sch.GetBlock("B")));
+  EXPECT_TRUE(gone.ok());
+}
+
+TEST(ScheduleComputeInline, PaddedConv2DPadStage) {
+  Fixture t(PaddedConv2D(3, 7, 4));
+  Must(t.sch.ComputeInline(t.Block("conv2d_pad")));
+  ExpectSameResults(t.original, t.sch);
+  EXPECT_FALSE(t.sch.GetBlock("conv2d_pad").ok());
+  // The convolution now reads X itself (the padding is a select on its loads).
+  Block conv = Must(t.sch.Get(t.Block("conv2d")));
+  bool reads_x = false;
+  for (const BufferRegion& r : conv->reads) reads_x |= r.buffer->name == "X";
+  EXPECT_TRUE(reads_x) << PrintFunction(t.sch.func(), "f");
+}
+
+TEST(ScheduleComputeInline, SoftmaxExp) {
+  Fixture t(SoftmaxRows(5, 13));
+  Must(t.sch.ComputeInline(t.Block("T_softmax_exp")));
+  ExpectSameResults(t.original, t.sch);
+  EXPECT_FALSE(t.sch.GetBlock("T_softmax_exp").ok());
+}
+
+TEST(ScheduleReverseComputeInline, MatmulBiasReluEpilogue) {
+  Fixture t(MatmulBiasRelu(17, 31, 23));
+  Must(t.sch.ReverseComputeInline(t.Block("T_relu")));
+  ExpectSameResults(t.original, t.sch);
+  EXPECT_FALSE(t.sch.GetBlock("T_relu").ok());
+  // The bias block now writes the output; the matmul, a reduction, cannot
+  // take it in.
+  auto h1 = t.Block("T_add");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(h1); },
+                       {"sch.reverse_compute_inline(block=", "reverse_compute_inline: block "
+                        "T_matmul has reduce iter var", ">>"});
+}
+
+// ---- compute_inline's rules -----------------------------------------------------------
+
+TEST(ScheduleComputeInlineRules, ReductionIsNotInlined) {
+  Fixture t(MatmulBiasRelu(4, 5, 6));
+  auto h2 = t.Block("T_matmul");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(h2); },
+                       {"sch.compute_inline(block=b", "block T_matmul has reduce iter var",
+                        "only blocks with spatial iter vars are inlined", ">>"});
+}
+
+TEST(ScheduleComputeInlineRules, OutputBufferStays) {
+  Fixture t(kChain);
+  auto h3 = t.Block("C");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(h3); },
+                       {"block C writes C, a parameter of the function"});
+}
+
+TEST(ScheduleComputeInlineRules, StoreIndicesAreIterVars) {
+  Fixture t(R"(
+func @f(A: f32[32], C: f32[32]) {
+  block root() {
+    alloc_buffer B: f32[64]
+    for i in range(0, 32) {
+      block B(vi: spatial[0, 32] = i) {
+        reads(A[vi])
+        writes(B[vi * 2])
+        B[vi * 2] = A[vi]
+      }
+    }
+    for i in range(0, 32) {
+      block C(vi: spatial[0, 32] = i) {
+        reads(B[vi * 2])
+        writes(C[vi])
+        C[vi] = B[vi * 2]
+      }
+    }
+  }
+})");
+  auto h4 = t.Block("B");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(h4); },
+                       {"the store of block B writes B at vi * 2",
+                        "each index must be a distinct iter var of the block"});
+}
+
+TEST(ScheduleComputeInlineRules, OnlyWriter) {
+  Fixture t(R"(
+func @f(A: f32[64], C: f32[64]) {
+  block root() {
+    alloc_buffer B: f32[64]
+    for i in range(0, 64) {
+      block B(vi: spatial[0, 64] = i) {
+        reads(A[vi])
+        writes(B[vi])
+        B[vi] = A[vi] * 2.0f32
+      }
+    }
+    for i in range(0, 64) {
+      block B2(vi: spatial[0, 64] = i) {
+        reads(A[vi])
+        writes(B[vi])
+        B[vi] = A[vi]
+      }
+    }
+    for i in range(0, 64) {
+      block C(vi: spatial[0, 64] = i) {
+        reads(B[vi])
+        writes(C[vi])
+        C[vi] = B[vi] + 1.0f32
+      }
+    }
+  }
+})");
+  auto h5 = t.Block("B");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(h5); },
+                       {"block B is not the only writer of B"});
+}
+
+TEST(ScheduleComputeInlineRules, UnknownBlockHandle) {
+  Fixture t(kChain);
+  BlockRV b = t.Block("B");
+  Must(t.sch.ComputeInline(b));
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(b); },
+                       {"block handle b0 was consumed by compute_inline"});
+}
+
+// ---- reverse_compute_inline's rules ---------------------------------------------------
+
+constexpr const char* kTwoReaders = R"(
+func @f(A: f32[64], C: f32[64], D: f32[64]) {
+  block root() {
+    alloc_buffer B: f32[64]
+    for i in range(0, 64) {
+      block B(vi: spatial[0, 64] = i) {
+        reads(A[vi])
+        writes(B[vi])
+        B[vi] = A[vi] * 2.0f32
+      }
+    }
+    for i in range(0, 64) {
+      block C(vi: spatial[0, 64] = i) {
+        reads(B[vi])
+        writes(C[vi])
+        C[vi] = B[vi] + 1.0f32
+      }
+    }
+    for i in range(0, 64) {
+      block D(vi: spatial[0, 64] = i) {
+        reads(B[vi])
+        writes(D[vi])
+        D[vi] = B[vi] - 1.0f32
+      }
+    }
+  }
+})";
+
+TEST(ScheduleReverseComputeInlineRules, OnlyReader) {
+  Fixture t(kTwoReaders);
+  auto h6 = t.Block("C");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(h6); },
+                       {"reverse_compute_inline: block C is not the only reader of B"});
+}
+
+TEST(ScheduleReverseComputeInlineRules, OneProducer) {
+  Fixture t(R"(
+func @f(A: f32[64], C: f32[64]) {
+  block root() {
+    alloc_buffer B: f32[64]
+    alloc_buffer B2: f32[64]
+    for i in range(0, 64) {
+      block B(vi: spatial[0, 64] = i) {
+        reads(A[vi])
+        writes(B[vi])
+        B[vi] = A[vi] * 2.0f32
+      }
+    }
+    for i in range(0, 64) {
+      block B2(vi: spatial[0, 64] = i) {
+        reads(A[vi])
+        writes(B2[vi])
+        B2[vi] = A[vi] * 3.0f32
+      }
+    }
+    for i in range(0, 64) {
+      block C(vi: spatial[0, 64] = i) {
+        reads(B[vi], B2[vi])
+        writes(C[vi])
+        C[vi] = B[vi] + B2[vi]
+      }
+    }
+  }
+})");
+  auto h7 = t.Block("C");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(h7); },
+                       {"block C has 2 producer blocks; it is inlined into exactly one"});
+}
+
+TEST(ScheduleReverseComputeInlineRules, SameLoadIndices) {
+  Fixture t(R"(
+func @f(A: f32[64], C: f32[64]) {
+  block root() {
+    alloc_buffer B: f32[64]
+    for i in range(0, 64) {
+      block B(vi: spatial[0, 64] = i) {
+        reads(A[vi])
+        writes(B[vi])
+        B[vi] = A[vi] * 2.0f32
+      }
+    }
+    for i in range(0, 64) {
+      block C(vi: spatial[0, 64] = i) {
+        reads(B[0 +: 64])
+        writes(C[vi])
+        C[vi] = B[vi] + B[63 - vi]
+      }
+    }
+  }
+})");
+  auto h8 = t.Block("C");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(h8); },
+                       {"block C reads B at different indices"});
+}
+
+TEST(ScheduleReverseComputeInlineRules, UnconditionalConsumer) {
+  Fixture t(kChain);
+  LoopRV i = Must(t.sch.GetLoops(t.Block("C")))[0];
+  Must(t.sch.Split(i, {std::nullopt, 10}));
+  auto h9 = t.Block("C");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(h9); },
+                       {"block C has the predicate", "only unconditional blocks"});
+}
+
+}  // namespace
+}  // namespace tessel::ir::schedule::testing
