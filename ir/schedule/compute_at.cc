@@ -79,6 +79,12 @@ std::string Narrow(const BlockNode* b, const BufferRegion& declared, const Buffe
     }
     DataType t = b->iter_vars[m->k].var->dtype;
     const Range& n = need.region[d];
+    if (n.min->dtype != t || n.extent->dtype != t) {
+      return absl::StrCat("the region of ", declared.buffer->name, " is indexed by ",
+                          n.min->dtype.ToString(), " where iter var ",
+                          b->iter_vars[m->k].var->name, " of ", DescribeBlock(b), " is ",
+                          t.ToString());
+    }
     Expr lo = ana->Simplify(Sub(n.min, ConstOf(t, m->offset)));
     Expr hi = ana->Simplify(Sub(Add(n.min, n.extent), ConstOf(t, m->offset + 1)));
     std::optional<IterRange>& cur = (*out)[m->k];

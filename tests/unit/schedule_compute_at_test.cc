@@ -257,6 +257,49 @@ func @f(A: f32[8], C: f32[8]) {
                        {"compute_at: block B is not the only writer of B"});
 }
 
+TEST(ScheduleComputeAtRules, SameScope) {
+  Fixture t(R"(
+func @f(A: f32[8], C: f32[8]) {
+  block root() {
+    alloc_buffer B: f32[8]
+    for i in range(0, 8) {
+      block B(vi: spatial[0, 8] = i) { reads(A[vi]) writes(B[vi]) B[vi] = A[vi] * 2.0f32 }
+    }
+    block outer() {
+      reads(B[0 +: 8])
+      writes(C[0 +: 8])
+      for i in range(0, 8) {
+        block C(vi: spatial[0, 8] = i) { reads(B[vi]) writes(C[vi]) C[vi] = B[vi] + 1.0f32 }
+      }
+    }
+  }
+})");
+  auto b = t.Block("B");
+  auto i = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(b, i); },
+                       {"compute_at: loop i is not in the scope of block B"});
+}
+
+TEST(ScheduleComputeAtRules, BlockCoversItsDomain) {
+  Fixture t(R"(
+func @f(A: f32[8], C: f32[8]) {
+  block root() {
+    alloc_buffer B: f32[8]
+    for i in range(0, 4) {
+      block B(vi: spatial[0, 8] = i) { reads(A[vi]) writes(B[vi]) B[vi] = A[vi] * 2.0f32 }
+    }
+    for i in range(0, 4) {
+      block C(vi: spatial[0, 8] = i) { reads(B[vi]) writes(C[vi]) C[vi] = B[vi] + 1.0f32 }
+    }
+  }
+})");
+  auto b = t.Block("B");
+  auto i = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(b, i); },
+                       {"block B does not run every point of its domain once",
+                        "iter var vi of block B (bound to i) does not span its domain [0, 8)"});
+}
+
 // ---- reverse_compute_at's rules --------------------------------------------------------
 
 TEST(ScheduleReverseComputeAtRules, ProducerMustNotReduceOverTheLoop) {
@@ -304,6 +347,32 @@ func @f(A: f32[8], C: f32[8], D: f32[8]) {
   LoopRV x = u.Loops("X")[0];
   ExpectFailsUnchanged(u.sch, [&] { return u.sch.ReverseComputeAt(c, x); },
                        {"no producer of block C is under loop i"});
+}
+
+TEST(ScheduleReverseComputeAtRules, ProducedRegionIsExact) {
+  // Under i, B writes B[i * 4], B[i * 4 + 2]: not a box of elements.
+  Fixture t(R"(
+func @f(A: f32[8], C: f32[8]) {
+  block root() {
+    alloc_buffer B: f32[8]
+    for i in range(0, 2) {
+      for j in range(0, 2) {
+        block B(vi: spatial[0, 4] = i * 2 + j) {
+          reads(A[vi])
+          writes(B[vi * 2])
+          B[vi * 2] = A[vi]
+        }
+      }
+    }
+    for i in range(0, 4) {
+      block C(vi: spatial[0, 4] = i) { reads(B[vi * 2]) writes(C[vi]) C[vi] = B[vi * 2] }
+    }
+  }
+})");
+  auto c = t.Block("C");
+  auto i = t.Loops("B")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeAt(c, i); },
+                       {"the region of B written under loop i is", "not exact"});
 }
 
 TEST(ScheduleReverseComputeAtRules, NothingInBetweenTouchesItsBuffers) {
