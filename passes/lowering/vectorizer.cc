@@ -269,4 +269,10 @@ absl::StatusOr<ir::Stmt> VectorizeBody(const ir::Stmt& body, const ir::Var& x, c
   return v.VecStmt(body);
 }
 
+absl::StatusOr<ir::Expr> VectorizeExpr(const ir::Expr& e, const ir::Var& x, const ir::Expr& min,
+                                       int lanes) {
+  Vectorizer v(x, min, lanes);
+  return v.Vec(e);
+}
+
 }  // namespace tessel::passes::lowering

@@ -24,6 +24,9 @@ namespace tessel::passes::lowering {
 // error whose message says why it cannot be.
 absl::StatusOr<ir::Stmt> VectorizeBody(const ir::Stmt& body, const ir::Var& x, const ir::Expr& min,
                                        int lanes);
+// The same for one expression: a scalar when it does not depend on the lane.
+absl::StatusOr<ir::Expr> VectorizeExpr(const ir::Expr& e, const ir::Var& x, const ir::Expr& min,
+                                       int lanes);
 
 }  // namespace tessel::passes::lowering
 
