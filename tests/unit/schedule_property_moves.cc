@@ -399,6 +399,7 @@ std::vector<Move> LoopMoves() {
 const std::vector<Move>& Moves() {
   static const std::vector<Move>* all = new std::vector<Move>([] {
     std::vector<Move> m = LoopMoves();
+    for (Move& x : ComputeLocationMoves()) m.push_back(std::move(x));
     return m;
   }());
   return *all;

@@ -132,6 +132,9 @@ struct Move {
 
 // The loop primitives, queries and samples (schedule_property_moves.cc).
 std::vector<Move> LoopMoves();
+// compute_at, reverse_compute_at, compute_inline, reverse_compute_inline,
+// sample_compute_location (schedule_property_compute_moves.cc).
+std::vector<Move> ComputeLocationMoves();
 // Every move, in a fixed order (the order is part of what a seed means).
 const std::vector<Move>& Moves();
 
