@@ -1,6 +1,7 @@
 // remove-blocks: once scheduling is done, blocks become plain code. Each block's
 // iter vars are replaced by the values they are bound to, its predicate becomes
-// an `if`, its alloc_buffers become `allocate` statements around its body, and
+// an `if`, its alloc_buffers become `allocate` statements (around the innermost
+// loop body that holds all their accesses: allocation_place.h), and
 // its regions and annotations (facts for the schedule) are dropped.
 //
 //   for i in range(0, 2) {                                  for i in range(0, 2) {
@@ -22,6 +23,7 @@
 #include "ir/mutator.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/visitor.h"
+#include "passes/lowering/allocation_place.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
@@ -60,9 +62,7 @@ class BlockRemover : public ir::IRMutator {
     }
     ir::Stmt body = ir::schedule::SubstituteInStmt(b->body, bind);
     for (auto it = b->alloc_buffers.rbegin(); it != b->alloc_buffers.rend(); ++it) {
-      absl::StatusOr<ir::Stmt> a = ir::MakeAllocate(*it, body);
-      if (!a.ok()) return Fail(b, a.status().message());
-      body = *a;
+      body = lowering::PlaceAllocation(body, *it);
     }
     if (r->predicate && !ir::schedule::IsConstTrue(r->predicate)) {
       ir::Expr pred = ir::schedule::SubstituteInExpr(r->predicate, bind);
