@@ -40,6 +40,26 @@ const std::vector<Flag>& Flags() {
                          f->pipeline = v;
                          return absl::OkStatus();
                        }},
+                      {"emit", "STAGE", false,
+                       "Compile the result and print a stage instead of .tsl: mlir, mlir-llvm, "
+                       "llvm, asm, obj or so (obj and so need -o FILE)",
+                       [](OptFlags* f, const std::string& v) {
+                         for (const char* s : {"mlir", "mlir-llvm", "llvm", "asm", "obj", "so"}) {
+                           if (v == s) {
+                             f->emit = v;
+                             return absl::OkStatus();
+                           }
+                         }
+                         return absl::InvalidArgumentError(absl::StrCat(
+                             "--emit: unknown stage '", v,
+                             "' (expected mlir, mlir-llvm, llvm, asm, obj or so)"));
+                       }},
+                      {"target", "TEXT", false,
+                       "The codegen target for --emit, e.g. 'llvm -mcpu=znver4' (default: llvm)",
+                       [](OptFlags* f, const std::string& v) {
+                         f->target = v;
+                         return absl::OkStatus();
+                       }},
                       {"print-pipeline", nullptr, false,
                        "Print the --pipeline back in canonical form (no input is read) and exit",
                        [](OptFlags* f, const std::string&) {

@@ -45,6 +45,11 @@ struct OptFlags {
   std::vector<std::string> required;
   std::vector<std::pair<std::string, std::string>> configs;  // key, value text
 
+  // Codegen (docs/codegen.md): print or write a stage of compiling the result
+  // for `target` instead of the .tsl text.
+  std::string emit;  // "", "mlir", "mlir-llvm", "llvm", "asm", "obj", "so"
+  std::string target = "llvm";
+
   bool print_pipeline = false;
   bool list_passes = false;
   bool list_configs = false;

@@ -19,6 +19,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "codegen/emit.h"
+#include "codegen/target.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
@@ -120,6 +122,30 @@ absl::Status SetUpContext(const OptFlags& flags, PassContext* ctx) {
   return absl::OkStatus();
 }
 
+// --emit: one stage of compiling `mod` (docs/codegen.md). Text stages are
+// returned; obj and so are written to `output`.
+absl::StatusOr<std::string> EmitStage(const OptFlags& flags, const ir::IRModule& mod) {
+  absl::StatusOr<codegen::Target> target = codegen::Target::Parse(flags.target);
+  if (!target.ok()) return target.status();
+  if (flags.emit == "mlir") return codegen::EmitMLIR(mod, *target);
+  if (flags.emit == "mlir-llvm") return codegen::EmitMLIR(mod, *target, /*llvm_dialect=*/true);
+  if (flags.emit == "llvm") return codegen::EmitLLVMIR(mod, *target);
+  if (flags.emit == "asm") return codegen::EmitAssembly(mod, *target);
+  if (flags.output.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--emit=", flags.emit, " writes a binary: give -o FILE"));
+  }
+  if (flags.emit == "so") {
+    absl::Status s = codegen::WriteSharedLibrary(mod, *target, flags.output);
+    if (!s.ok()) return s;
+    return std::string();
+  }
+  absl::StatusOr<std::string> obj = codegen::EmitObject(mod, *target);
+  if (!obj.ok()) return obj.status();
+  absl::Status s = codegen::WriteFile(flags.output, *obj);
+  if (!s.ok()) return s;
+  return std::string();
+}
+
 int Main(const std::vector<std::string>& args) {
   absl::StatusOr<OptFlags> parsed = ParseOptFlags(args);
   if (!parsed.ok()) return Error(std::string(parsed.status().message()));
@@ -217,8 +243,19 @@ int Main(const std::vector<std::string>& args) {
       }
       result = *std::move(out);
     }
+    if (!flags.emit.empty()) {
+      absl::StatusOr<std::string> emitted = EmitStage(flags, result);
+      if (!emitted.ok()) {
+        Error(std::string(emitted.status().message()));
+        failed = true;
+        continue;
+      }
+      outputs.push_back(*std::move(emitted));
+      continue;
+    }
     outputs.push_back(ir::PrintModule(result));
   }
+  if (flags.emit == "obj" || flags.emit == "so") return failed ? 1 : 0;  // Already written.
 
   std::string text_out = absl::StrJoin(outputs, "// -----\n");
   if (flags.output.empty()) {

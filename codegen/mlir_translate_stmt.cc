@@ -1,0 +1,530 @@
+// IR statements and functions -> MLIR: loops, conditionals, the packed ABI wrapper
+// and the outlining of parallel loops.
+//
+//   func @add(A: f32[1000], B: f32[1000]) attrs {global_symbol = "add"} {
+//     for i in parallel(0, 1000) { B[i] = A[i] + 1.0f32 }
+//   }
+// becomes
+//   func.func private @tessel_kernel_add(%A: memref<1000xf32> {llvm.noalias}, %B: ...) {
+//     (closure: alloca [2 x i64] <- aligned pointers of A and B)
+//     func.call @tessel_parallel_for(%c1000_i64, @tessel_kernel_add_parallel0, %closure)
+//   }
+//   func.func private @tessel_kernel_add_parallel0(%begin: i64, %end: i64, %closure: !llvm.ptr) -> i32
+//     (unpacks A, B from the closure, calls ..._parallel0_impl(begin, end, A, B), returns 0)
+//   func.func private @tessel_kernel_add_parallel0_impl(%begin, %end, %A, %B) {
+//     scf.for %i = %begin to %end { B[i] = A[i] + 1 }
+//   }
+//   func.func @tessel_packed_add(%args: !llvm.ptr, %num_args: i32) -> i32
+//     (memrefs over args[0], args[1]; calls @tessel_kernel_add; returns 0)
+//
+// Buffers passed to one function must not overlap (they are marked noalias, like
+// C's restrict): LLVM then keeps loads and stores of different buffers apart.
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "codegen/mlir_translator.h"
+#include "ir/printer.h"
+#include "ir/status_macros.h"
+#include "ir/visitor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+namespace tessel::codegen {
+namespace detail {
+namespace {
+
+constexpr const char* kParallelFor = "tessel_parallel_for";
+
+// The vars and buffers a statement refers to (for closures).
+class UsedNames : public ir::IRVisitor {
+ public:
+  std::vector<const ir::VarNode*> vars;
+  std::vector<const ir::BufferNode*> buffers;
+
+  void VisitVar(const ir::VarNode* op) override { AddVar(op); }
+  void VisitBufferLoad(const ir::BufferLoadNode* op) override {
+    AddBuffer(op->buffer);
+    ir::IRVisitor::VisitBufferLoad(op);
+  }
+  void VisitBufferStore(const ir::BufferStoreNode* op) override {
+    AddBuffer(op->buffer);
+    ir::IRVisitor::VisitBufferStore(op);
+  }
+  void VisitDeclBuffer(const ir::DeclBufferNode* op) override {
+    AddBuffer(op->source);
+    ir::IRVisitor::VisitDeclBuffer(op);
+  }
+  void VisitBufferDef(const ir::Buffer& b) override {
+    // Uses of a buffer's layout (elem_offset, strides) refer to vars too.
+    ir::IRVisitor::VisitBufferDef(b);
+  }
+
+ private:
+  void AddVar(const ir::VarNode* v) {
+    if (std::find(vars.begin(), vars.end(), v) == vars.end()) vars.push_back(v);
+  }
+  void AddBuffer(const ir::Buffer& b) {
+    if (std::find(buffers.begin(), buffers.end(), b.get()) == buffers.end()) {
+      buffers.push_back(b.get());
+      if (b->elem_offset) VisitExpr(b->elem_offset);
+      for (const ir::Expr& s : b->strides) VisitExpr(s);
+    }
+  }
+};
+
+// Finds what codegen does not take: blocks (not lowered) and GPU thread bindings.
+class Unsupported : public ir::IRVisitor {
+ public:
+  const ir::Node* node = nullptr;
+  std::string why;
+  void VisitBlock(const ir::BlockNode* op) override {
+    Set(op, absl::StrCat("block '", op->name,
+                         "' is still present; codegen takes lowered IR: run the 'lower' pipeline first"));
+  }
+  void VisitBlockRealize(const ir::BlockRealizeNode* op) override {
+    Set(op, absl::StrCat("block '", op->block->name,
+                         "' is still present; codegen takes lowered IR: run the 'lower' pipeline first"));
+  }
+  void VisitFor(const ir::ForNode* op) override {
+    if (op->for_kind == ir::ForKind::kThreadBinding) {
+      Set(op, absl::StrCat("loop '", op->loop_var->name, "' is bound to thread '", op->thread_tag,
+                           "'; the llvm target runs on the CPU (no GPU codegen)"));
+    }
+    ir::IRVisitor::VisitFor(op);
+  }
+
+ private:
+  void Set(const ir::Node* n, std::string w) {
+    if (node == nullptr) {
+      node = n;
+      why = std::move(w);
+    }
+  }
+};
+
+// Closure slots are i64: scalars are widened or bit-cast, memrefs and pointers
+// stored as addresses, vectors one lane per slot.
+int SlotCount(mlir::Type type) {
+  auto vt = mlir::dyn_cast<mlir::VectorType>(type);
+  return vt ? static_cast<int>(vt.getNumElements()) : 1;
+}
+
+mlir::Value ToSlot(FuncTranslator& t, mlir::Value v) {
+  mlir::OpBuilder& b = t.b_;
+  mlir::Type i64 = b.getI64Type();
+  mlir::Type type = v.getType();
+  if (mlir::isa<mlir::MemRefType>(type)) {
+    mlir::Value p = b.create<mlir::memref::ExtractAlignedPointerAsIndexOp>(t.loc_, v);
+    return b.create<mlir::arith::IndexCastOp>(t.loc_, i64, p);
+  }
+  if (mlir::isa<mlir::LLVM::LLVMPointerType>(type)) return b.create<mlir::LLVM::PtrToIntOp>(t.loc_, i64, v);
+  if (type.isIndex()) return b.create<mlir::arith::IndexCastOp>(t.loc_, i64, v);
+  if (auto ft = mlir::dyn_cast<mlir::FloatType>(type)) {
+    v = b.create<mlir::arith::BitcastOp>(t.loc_, b.getIntegerType(ft.getWidth()), v);
+    type = v.getType();
+  }
+  if (type.getIntOrFloatBitWidth() == 64) return v;
+  return b.create<mlir::arith::ExtUIOp>(t.loc_, i64, v);
+}
+
+mlir::Value FromSlot(FuncTranslator& t, mlir::Value slot, mlir::Type type) {
+  mlir::OpBuilder& b = t.b_;
+  mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(b.getContext());
+  if (auto mt = mlir::dyn_cast<mlir::MemRefType>(type)) {
+    return t.MemRefFromPointer(b.create<mlir::LLVM::IntToPtrOp>(t.loc_, ptr, slot), mt);
+  }
+  if (mlir::isa<mlir::LLVM::LLVMPointerType>(type)) return b.create<mlir::LLVM::IntToPtrOp>(t.loc_, ptr, slot);
+  if (type.isIndex()) return b.create<mlir::arith::IndexCastOp>(t.loc_, type, slot);
+  unsigned bits = type.getIntOrFloatBitWidth();
+  if (bits < 64) slot = b.create<mlir::arith::TruncIOp>(t.loc_, b.getIntegerType(bits), slot);
+  if (mlir::isa<mlir::FloatType>(type)) slot = b.create<mlir::arith::BitcastOp>(t.loc_, type, slot);
+  return slot;
+}
+
+// A load of the i-th i64/pointer element of an array at `base` (an !llvm.ptr).
+mlir::Value LoadElement(FuncTranslator& t, mlir::Value base, int i, mlir::Type type) {
+  mlir::OpBuilder& b = t.b_;
+  mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(b.getContext());
+  mlir::Value p = b.create<mlir::LLVM::GEPOp>(t.loc_, ptr, type, base,
+                                              llvm::ArrayRef<mlir::LLVM::GEPArg>{i});
+  return b.create<mlir::LLVM::LoadOp>(t.loc_, type, p);
+}
+
+mlir::func::FuncOp DeclareParallelFor(FuncTranslator& t, mlir::FunctionType body_type) {
+  if (auto f = t.module_.lookupSymbol<mlir::func::FuncOp>(kParallelFor)) return f;
+  mlir::OpBuilder mb(t.module_.getBodyRegion());
+  mlir::OpBuilder& b = t.b_;
+  mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(b.getContext());
+  auto f = mb.create<mlir::func::FuncOp>(
+      t.loc_, kParallelFor, b.getFunctionType({b.getI64Type(), body_type, ptr}, {b.getI32Type()}));
+  f.setPrivate();
+  return f;
+}
+
+// Marks the memref arguments noalias. The func-to-llvm conversion drops
+// `llvm.noalias` on memrefs, so the positions of their aligned pointers in the
+// lowered signature (a rank-1 memref becomes 5 arguments, the aligned pointer
+// second) are recorded in kNoAliasAttr; mlir_lower.cc applies them.
+void MarkNoAlias(mlir::func::FuncOp f) {
+  std::vector<int64_t> positions;
+  int64_t p = 0;
+  for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+    if (mlir::isa<mlir::MemRefType>(f.getArgument(i).getType())) {
+      f.setArgAttr(i, "llvm.noalias", mlir::UnitAttr::get(f.getContext()));
+      positions.push_back(p + 1);
+      p += 5;
+    } else {
+      p += 1;
+    }
+  }
+  mlir::OpBuilder b(f.getContext());
+  f->setAttr(kNoAliasAttr, b.getI64ArrayAttr(positions));
+}
+
+mlir::func::FuncOp NewFunction(FuncTranslator& t, const std::string& name, mlir::FunctionType type,
+                               bool is_private) {
+  mlir::OpBuilder mb = mlir::OpBuilder::atBlockEnd(t.module_.getBody());
+  auto f = mb.create<mlir::func::FuncOp>(t.loc_, name, type);
+  if (is_private) f.setPrivate();
+  f.addEntryBlock();
+  return f;
+}
+
+void AssumeAligned(FuncTranslator& t, mlir::Value memref, int alignment) {
+  t.b_.create<mlir::memref::AssumeAlignmentOp>(t.loc_, memref, alignment);
+}
+
+// Outlines `op` (a parallel loop) into a body function called through
+// tessel_parallel_for with a closure of what the loop uses.
+absl::Status Outline(FuncTranslator& t, const ir::ForNode* op) {
+  mlir::OpBuilder& b = t.b_;
+  UsedNames used;
+  used.VisitStmt(ir::GetRef<ir::StmtNode>(op));
+  // Captured values: memrefs first, then scalars; each once.
+  std::vector<mlir::Value> memrefs, scalars;
+  auto add = [](std::vector<mlir::Value>& list, mlir::Value v) {
+    if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+  };
+  for (const ir::BufferNode* buf : used.buffers) {
+    auto it = t.buffers_.find(buf);
+    if (it != t.buffers_.end()) add(memrefs, it->second);
+  }
+  for (const ir::VarNode* v : used.vars) {
+    auto it = t.vars_.find(v);
+    if (it != t.vars_.end()) add(scalars, it->second);
+  }
+  std::vector<mlir::Value> captured = memrefs;
+  captured.insert(captured.end(), scalars.begin(), scalars.end());
+
+  std::string name = absl::StrCat("tessel_kernel_", t.symbol_, "_parallel", t.outlined_count_++);
+  mlir::Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(b.getContext());
+
+  // The implementation: a serial loop over [begin, end) with captured values as arguments.
+  std::vector<mlir::Type> impl_args = {i64, i64};
+  for (mlir::Value v : captured) impl_args.push_back(v.getType());
+  auto impl = NewFunction(t, name + "_impl", b.getFunctionType(impl_args, {}), true);
+  MarkNoAlias(impl);
+  auto body_type = b.getFunctionType({i64, i64, ptr}, {i32});
+  auto body = NewFunction(t, name, body_type, true);
+
+  // Translate the loop inside the implementation, with the environment remapped.
+  auto saved_vars = t.vars_;
+  auto saved_buffers = t.buffers_;
+  mlir::Block* saved_entry = t.entry_;
+  mlir::OpBuilder::InsertPoint saved_ip = b.saveInsertionPoint();
+  absl::Status status;
+  {
+    mlir::Block* entry = &impl.getBody().front();
+    t.entry_ = entry;
+    b.setInsertionPointToStart(entry);
+    auto remap = [&](mlir::Value outer) -> mlir::Value {
+      for (size_t i = 0; i < captured.size(); ++i) {
+        if (captured[i] == outer) return entry->getArgument(2 + i);
+      }
+      return mlir::Value();
+    };
+    t.vars_.clear();
+    t.buffers_.clear();
+    for (auto& [v, value] : saved_vars) {
+      if (mlir::Value inner = remap(value)) t.vars_[v] = inner;
+    }
+    for (auto& [buf, value] : saved_buffers) {
+      if (mlir::Value inner = remap(value)) t.buffers_[buf] = inner;
+    }
+    for (size_t i = 0; i < memrefs.size(); ++i) AssumeAligned(t, entry->getArgument(2 + i), 64);
+    absl::StatusOr<mlir::Value> min = t.Expr(op->min);
+    if (!min.ok()) {
+      status = min.status();
+    } else {
+      mlir::Value one = b.create<mlir::arith::ConstantIndexOp>(t.loc_, 1);
+      auto loop = b.create<mlir::scf::ForOp>(t.loc_, t.IndexValue(entry->getArgument(0)),
+                                             t.IndexValue(entry->getArgument(1)), one);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      mlir::Type vt = t.ValueType(op->loop_var->dtype);
+      mlir::Value iv = b.create<mlir::arith::IndexCastOp>(t.loc_, vt, loop.getInductionVar());
+      t.vars_[op->loop_var.get()] = b.create<mlir::arith::AddIOp>(t.loc_, *min, iv);
+      status = t.Stmt(op->body);
+      b.setInsertionPointToEnd(entry);
+      b.create<mlir::func::ReturnOp>(t.loc_);
+    }
+  }
+  // The body: unpack the closure, call the implementation.
+  if (status.ok()) {
+    mlir::Block* entry = &body.getBody().front();
+    t.entry_ = entry;
+    b.setInsertionPointToStart(entry);
+    std::vector<mlir::Value> args = {entry->getArgument(0), entry->getArgument(1)};
+    int slot = 0;
+    for (mlir::Value v : captured) {
+      mlir::Type type = v.getType();
+      auto vt = mlir::dyn_cast<mlir::VectorType>(type);
+      if (!vt) {
+        args.push_back(FromSlot(t, LoadElement(t, entry->getArgument(2), slot++, i64), type));
+        continue;
+      }
+      mlir::Value vec = b.create<mlir::arith::ConstantOp>(t.loc_, b.getZeroAttr(vt));
+      for (int64_t l = 0; l < vt.getNumElements(); ++l) {
+        mlir::Value lane =
+            FromSlot(t, LoadElement(t, entry->getArgument(2), slot++, i64), vt.getElementType());
+        vec = b.create<mlir::vector::InsertOp>(t.loc_, lane, vec, l);
+      }
+      args.push_back(vec);
+    }
+    b.create<mlir::func::CallOp>(t.loc_, impl, args);
+    b.create<mlir::func::ReturnOp>(t.loc_, mlir::ValueRange{t.IntConst(i32, 0)});
+  }
+  t.vars_ = std::move(saved_vars);
+  t.buffers_ = std::move(saved_buffers);
+  t.entry_ = saved_entry;
+  b.restoreInsertionPoint(saved_ip);
+  TESSEL_RETURN_IF_ERROR(status);
+
+  // The call site: fill the closure, run the loop on the runtime's threads.
+  mlir::Value closure;
+  {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(t.entry_);
+    int64_t slots = 0;
+    for (mlir::Value v : captured) slots += SlotCount(v.getType());
+    mlir::Value n = b.create<mlir::LLVM::ConstantOp>(t.loc_, i64, b.getI64IntegerAttr(
+                                                                      std::max<int64_t>(slots, 1)));
+    closure = b.create<mlir::LLVM::AllocaOp>(t.loc_, ptr, i64, n, 8);
+  }
+  int slot = 0;
+  for (mlir::Value v : captured) {
+    int lanes = SlotCount(v.getType());
+    for (int l = 0; l < lanes; ++l) {
+      mlir::Value lane = mlir::isa<mlir::VectorType>(v.getType())
+                             ? mlir::Value(b.create<mlir::vector::ExtractOp>(t.loc_, v, int64_t{l}))
+                             : v;
+      mlir::Value p = b.create<mlir::LLVM::GEPOp>(t.loc_, ptr, i64, closure,
+                                                  llvm::ArrayRef<mlir::LLVM::GEPArg>{slot++});
+      b.create<mlir::LLVM::StoreOp>(t.loc_, ToSlot(t, lane), p);
+    }
+  }
+  TESSEL_ASSIGN_OR_RETURN(mlir::Value extent, t.Expr(op->extent));
+  if (extent.getType() != i64) extent = b.create<mlir::arith::ExtSIOp>(t.loc_, i64, extent);
+  mlir::func::FuncOp pfor = DeclareParallelFor(t, body_type);
+  mlir::Value fn = b.create<mlir::func::ConstantOp>(t.loc_, body_type, name);
+  b.create<mlir::func::CallOp>(t.loc_, pfor, mlir::ValueRange{extent, fn, closure});
+  return absl::OkStatus();
+}
+
+absl::Status SerialFor(FuncTranslator& t, const ir::ForNode* op) {
+  mlir::OpBuilder& b = t.b_;
+  TESSEL_ASSIGN_OR_RETURN(mlir::Value min, t.Expr(op->min));
+  TESSEL_ASSIGN_OR_RETURN(mlir::Value extent, t.Expr(op->extent));
+  mlir::Value max = b.create<mlir::arith::AddIOp>(t.loc_, min, extent);
+  mlir::Value one = t.IntConst(min.getType(), 1);
+  auto loop = b.create<mlir::scf::ForOp>(t.loc_, min, max, one);
+  mlir::OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  t.vars_[op->loop_var.get()] = loop.getInductionVar();
+  absl::Status s = t.Stmt(op->body);
+  t.vars_.erase(op->loop_var.get());
+  return s;
+}
+
+}  // namespace
+
+absl::Status FuncTranslator::Stmt(const ir::Stmt& s) {
+  switch (s->kind()) {
+    case ir::NodeKind::kBufferStore: return StoreBuffer(ir::cast<ir::BufferStoreNode>(s));
+    case ir::NodeKind::kFor: {
+      const auto* op = ir::cast<ir::ForNode>(s);
+      if (op->for_kind == ir::ForKind::kParallel) return Outline(*this, op);
+      return SerialFor(*this, op);
+    }
+    case ir::NodeKind::kIfThenElse: {
+      const auto* op = ir::cast<ir::IfThenElseNode>(s);
+      TESSEL_ASSIGN_OR_RETURN(mlir::Value c, Expr(op->condition));
+      auto if_op = b_.create<mlir::scf::IfOp>(loc_, c, op->else_case.defined());
+      mlir::OpBuilder::InsertionGuard guard(b_);
+      b_.setInsertionPoint(if_op.thenBlock()->getTerminator());
+      TESSEL_RETURN_IF_ERROR(Stmt(op->then_case));
+      if (op->else_case) {
+        b_.setInsertionPoint(if_op.elseBlock()->getTerminator());
+        TESSEL_RETURN_IF_ERROR(Stmt(op->else_case));
+      }
+      return absl::OkStatus();
+    }
+    case ir::NodeKind::kLetStmt: {
+      const auto* op = ir::cast<ir::LetStmtNode>(s);
+      TESSEL_ASSIGN_OR_RETURN(mlir::Value v, Expr(op->value));
+      vars_[op->var.get()] = v;
+      absl::Status st = Stmt(op->body);
+      vars_.erase(op->var.get());
+      return st;
+    }
+    case ir::NodeKind::kSeqStmt:
+      for (const ir::Stmt& c : ir::cast<ir::SeqStmtNode>(s)->seq) TESSEL_RETURN_IF_ERROR(Stmt(c));
+      return absl::OkStatus();
+    case ir::NodeKind::kEvaluate:
+      return Expr(ir::cast<ir::EvaluateNode>(s)->value).status();
+    case ir::NodeKind::kAllocate: return Allocate(ir::cast<ir::AllocateNode>(s));
+    case ir::NodeKind::kDeclBuffer: {
+      const auto* op = ir::cast<ir::DeclBufferNode>(s);
+      auto it = buffers_.find(op->source.get());
+      if (it == buffers_.end()) return Error(op, absl::StrCat("buffer '", op->source->name, "' is not bound here"));
+      if (op->buffer->dtype != op->source->dtype) {
+        return Error(op, "a DeclBuffer view with another element type than its source");
+      }
+      buffers_[op->buffer.get()] = it->second;
+      absl::Status st = Stmt(op->body);
+      buffers_.erase(op->buffer.get());
+      return st;
+    }
+    default:
+      return Error(s.get(), absl::StrCat("unsupported statement ", ir::NodeKindName(s->kind()),
+                                         "; run the 'lower' pipeline first"));
+  }
+}
+
+absl::Status FuncTranslator::TranslateFunction(const ir::PrimFunc& func) {
+  Unsupported unsupported;
+  unsupported.VisitStmt(func->body);
+  if (unsupported.node != nullptr) return Error(unsupported.node, unsupported.why);
+
+  // The kernel: buffers as memrefs, scalars by value.
+  std::vector<mlir::Type> types;
+  for (const ir::Param& p : func->params) {
+    types.push_back(p.is_buffer() ? mlir::Type(MemRefTypeOf(p.buffer)) : ValueType(p.var->dtype));
+  }
+  std::string kernel_name = "tessel_kernel_" + symbol_;
+  auto kernel = NewFunction(*this, kernel_name, b_.getFunctionType(types, {}), true);
+  MarkNoAlias(kernel);
+  entry_ = &kernel.getBody().front();
+  b_.setInsertionPointToStart(entry_);
+  for (size_t i = 0; i < func->params.size(); ++i) {
+    const ir::Param& p = func->params[i];
+    mlir::Value arg = entry_->getArgument(i);
+    if (p.is_buffer()) {
+      buffers_[p.buffer.get()] = arg;
+      AssumeAligned(*this, arg, std::max(p.buffer->alignment, 1));
+    } else {
+      vars_[p.var.get()] = arg;
+    }
+  }
+  TESSEL_RETURN_IF_ERROR(Stmt(func->body));
+  b_.create<mlir::func::ReturnOp>(loc_);
+  vars_.clear();
+  buffers_.clear();
+
+  // The packed wrapper of the ABI (codegen/runtime/tessel_runtime.h).
+  mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(b_.getContext());
+  auto packed = NewFunction(*this, "tessel_packed_" + symbol_,
+                            b_.getFunctionType({ptr, b_.getI32Type()}, {b_.getI32Type()}), false);
+  mlir::Block* entry = &packed.getBody().front();
+  entry_ = entry;
+  b_.setInsertionPointToStart(entry);
+  std::vector<mlir::Value> args;
+  for (size_t i = 0; i < func->params.size(); ++i) {
+    const ir::Param& p = func->params[i];
+    mlir::Value pi = LoadElement(*this, entry->getArgument(0), static_cast<int>(i), ptr);
+    if (p.is_buffer()) {
+      args.push_back(MemRefFromPointer(pi, mlir::cast<mlir::MemRefType>(types[i])));
+      continue;
+    }
+    ir::DataType dt = p.var->dtype;
+    mlir::Value v;
+    if (dt.is_integer()) {  // Passed as int64_t.
+      v = b_.create<mlir::LLVM::LoadOp>(loc_, b_.getI64Type(), pi);
+      if (dt.bits() < 64) v = b_.create<mlir::arith::TruncIOp>(loc_, types[i], v);
+    } else if (dt.is_bool()) {  // A C bool: one byte.
+      v = b_.create<mlir::LLVM::LoadOp>(loc_, b_.getI8Type(), pi);
+      v = b_.create<mlir::arith::CmpIOp>(loc_, mlir::arith::CmpIPredicate::ne, v,
+                                         IntConst(b_.getI8Type(), 0));
+    } else {
+      v = b_.create<mlir::LLVM::LoadOp>(loc_, types[i], pi);
+    }
+    args.push_back(v);
+  }
+  b_.create<mlir::func::CallOp>(loc_, kernel, args);
+  b_.create<mlir::func::ReturnOp>(loc_, mlir::ValueRange{IntConst(b_.getI32Type(), 0)});
+  return absl::OkStatus();
+}
+
+}  // namespace detail
+
+void LoadCodegenDialects(mlir::MLIRContext* ctx) {
+  ctx->loadDialect<mlir::func::FuncDialect, mlir::scf::SCFDialect, mlir::memref::MemRefDialect,
+                   mlir::arith::ArithDialect, mlir::math::MathDialect, mlir::vector::VectorDialect,
+                   mlir::LLVM::LLVMDialect>();
+}
+
+namespace {
+
+bool IsCIdentifier(const std::string& s) {
+  if (s.empty() || absl::ascii_isdigit(s[0])) return false;
+  for (char c : s) {
+    if (!absl::ascii_isalnum(c) && c != '_') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> TranslateToMLIR(const ir::IRModule& mod,
+                                                                   const Target& target,
+                                                                   mlir::MLIRContext* ctx) {
+  LoadCodegenDialects(ctx);
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(mlir::UnknownLoc::get(ctx));
+  std::vector<std::string> symbols;
+  for (const auto& [name, func] : mod->functions) {
+    std::string symbol = name;
+    auto it = func->attrs.find("global_symbol");
+    if (it != func->attrs.end()) {
+      const std::string* s = it->second.get_if<std::string>();
+      if (s == nullptr) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("codegen: function '", name, "': attribute global_symbol must be a string"));
+      }
+      symbol = *s;
+    }
+    if (!IsCIdentifier(symbol)) {
+      return absl::InvalidArgumentError(absl::StrCat("codegen: function '", name, "': global symbol '",
+                                                     symbol, "' is not a C identifier"));
+    }
+    if (std::find(symbols.begin(), symbols.end(), symbol) != symbols.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("codegen: function '", name, "': global symbol '", symbol, "' is used twice"));
+    }
+    symbols.push_back(symbol);
+    detail::FuncTranslator t(*module, target, name, symbol);
+    TESSEL_RETURN_IF_ERROR(t.TranslateFunction(func));
+  }
+  std::string diagnostics;
+  {
+    mlir::ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic& d) {
+      absl::StrAppend(&diagnostics, d.str(), "\n");
+      return mlir::success();
+    });
+    if (mlir::failed(mlir::verify(*module))) {
+      return absl::InternalError(
+          absl::StrCat("codegen: the generated MLIR does not verify (a codegen bug): ", diagnostics));
+    }
+  }
+  return module;
+}
+
+}  // namespace tessel::codegen

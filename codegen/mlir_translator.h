@@ -1,0 +1,96 @@
+// Internal: the state shared by the two halves of the IR -> MLIR translation
+// (mlir_translate_expr.cc: expressions; mlir_translate_stmt.cc: statements,
+// functions, packed wrappers, parallel outlining). Only codegen/ includes it.
+//
+// One PrimFunc `f` with global symbol NAME becomes
+//
+//   func.func private @tessel_kernel_NAME(%A: memref<1000xf32> {llvm.noalias}, ..., %n: i64)
+//   func.func @tessel_packed_NAME(%args: !llvm.ptr, %num_args: i32) -> i32   // the ABI
+//
+// and every parallel loop in it an outlined body (see mlir_translate_stmt.cc).
+// Buffers are 1-D memrefs of their element type (bool as i8), 64-byte aligned.
+#ifndef TESSEL_CODEGEN_MLIR_TRANSLATOR_H_
+#define TESSEL_CODEGEN_MLIR_TRANSLATOR_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "codegen/target.h"
+#include "ir/function.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace tessel::codegen {
+
+// Loads every dialect the translation and the lowering use.
+void LoadCodegenDialects(mlir::MLIRContext* ctx);
+
+// Translates every function of `mod` (lowered IR only) into one MLIR module.
+absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> TranslateToMLIR(const ir::IRModule& mod,
+                                                                   const Target& target,
+                                                                   mlir::MLIRContext* ctx);
+
+namespace detail {
+
+// On a func.func: the lowered-argument positions of its noalias data pointers.
+inline constexpr const char* kNoAliasAttr = "tessel.noalias_args";
+
+// Translates one function body. Expressions are in mlir_translate_expr.cc,
+// statements in mlir_translate_stmt.cc.
+class FuncTranslator {
+ public:
+  FuncTranslator(mlir::ModuleOp module, const Target& target, std::string func_name,
+                 std::string symbol)
+      : module_(module), b_(module.getContext()), loc_(b_.getUnknownLoc()), target_(target),
+        func_name_(std::move(func_name)), symbol_(std::move(symbol)) {}
+
+  absl::Status TranslateFunction(const ir::PrimFunc& func);
+
+  // ---- Expressions (mlir_translate_expr.cc) ----
+  absl::StatusOr<mlir::Value> Expr(const ir::Expr& e);
+  mlir::Type ScalarType(ir::DataType t);  // Element type: bool -> i1.
+  mlir::Type ValueType(ir::DataType t);   // With lanes: vector<NxT>.
+  mlir::Type StorageType(ir::DataType t); // In memory: bool -> i8.
+  mlir::MemRefType MemRefTypeOf(const ir::Buffer& buffer);
+  mlir::Value IndexValue(mlir::Value v);  // Integer scalar -> index.
+  mlir::Value IntConst(mlir::Type t, int64_t v);  // Scalar or splat vector.
+  // Buffer accesses (mlir_translate_memory.cc): contiguous vectors become
+  // vector.load/store, other vector indices gathers and scatters.
+  absl::StatusOr<mlir::Value> LoadBuffer(const ir::BufferLoadNode* op);
+  absl::Status StoreBuffer(const ir::BufferStoreNode* op);
+  absl::Status Allocate(const ir::AllocateNode* op);
+  // A memref of `type` over a raw data pointer (an !llvm.ptr value).
+  mlir::Value MemRefFromPointer(mlir::Value ptr, mlir::MemRefType type);
+
+  // ---- Statements (mlir_translate_stmt.cc) ----
+  absl::Status Stmt(const ir::Stmt& s);
+
+  absl::Status Error(const ir::Node* where, const std::string& message) const;
+
+  mlir::ModuleOp module_;
+  mlir::OpBuilder b_;
+  mlir::Location loc_;
+  const Target& target_;
+  std::string func_name_;  // The IRModule's name, for messages.
+  std::string symbol_;     // The global symbol.
+  mlir::Block* entry_ = nullptr;  // Entry block of the function being built (allocas go here).
+  int outlined_count_ = 0;
+  absl::flat_hash_map<const ir::VarNode*, mlir::Value> vars_;
+  // The 1-D memref holding each bound buffer's storage (a DeclBuffer view maps to
+  // its source's; elem_offset and strides are applied at each access).
+  absl::flat_hash_map<const ir::BufferNode*, mlir::Value> buffers_;
+};
+
+}  // namespace detail
+}  // namespace tessel::codegen
+
+#endif  // TESSEL_CODEGEN_MLIR_TRANSLATOR_H_

@@ -1,0 +1,48 @@
+// The machine codegen compiles for, parsed from a target string:
+//
+//   llvm                                    the host CPU with all its features
+//   llvm -mcpu=znver4                       a named CPU (its features)
+//   llvm -mcpu=x86-64 -mattr=+avx2,+fma     a CPU plus/minus LLVM feature names
+//   llvm -num-threads=2                     threads for parallel loops (0: runtime default)
+//
+//   absl::StatusOr<Target> t = Target::Parse("llvm -mcpu=skylake-avx512");
+//   t->ToString()   // "llvm -mcpu=skylake-avx512" (canonical: the cache key of the JIT)
+//
+// Unknown options, unknown CPUs and unknown features are errors that name the
+// word and list what is accepted. Only the host's architecture is supported.
+#ifndef TESSEL_CODEGEN_TARGET_H_
+#define TESSEL_CODEGEN_TARGET_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tessel::codegen {
+
+struct Target {
+  std::string kind = "llvm";
+  std::string cpu;       // "" means the host CPU.
+  std::string features;  // LLVM feature string "+avx2,-avx512f"; added to the CPU's.
+  int num_threads = 0;   // 0: the runtime's default (TESSEL_NUM_THREADS or all cores).
+
+  static absl::StatusOr<Target> Parse(absl::string_view text);
+  static Target Host() { return Target(); }
+
+  // Canonical text, parsed back by Parse.
+  std::string ToString() const;
+
+  // What LLVM is given: the host's name and features where not set.
+  std::string ResolvedCpu() const;
+  std::string ResolvedFeatures() const;
+  std::string Triple() const;  // The host's target triple.
+  // True when the resolved features include `feature` (e.g. "fma", "avx512f").
+  bool HasFeature(absl::string_view feature) const;
+};
+
+// Initialises LLVM's native target, asm printer and parser once per process.
+void InitializeLLVMTargets();
+
+}  // namespace tessel::codegen
+
+#endif  // TESSEL_CODEGEN_TARGET_H_
