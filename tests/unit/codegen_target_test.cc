@@ -1,0 +1,53 @@
+// Target strings: what parses, what is refused and why, and the canonical text.
+#include <gtest/gtest.h>
+
+#include "codegen/target.h"
+
+namespace tessel::codegen {
+namespace {
+
+TEST(CodegenTarget, ParsesAndPrintsCanonically) {
+  absl::StatusOr<Target> host = Target::Parse("llvm");
+  ASSERT_TRUE(host.ok());
+  EXPECT_EQ(host->ToString(), "llvm");
+  EXPECT_FALSE(host->ResolvedCpu().empty());
+  absl::StatusOr<Target> t = Target::Parse("  llvm   -mcpu=skylake-avx512 -mattr=+avx2,-avx512bw -num-threads=3 ");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->cpu, "skylake-avx512");
+  EXPECT_EQ(t->features, "+avx2,-avx512bw");
+  EXPECT_EQ(t->num_threads, 3);
+  EXPECT_EQ(t->ToString(), "llvm -mcpu=skylake-avx512 -mattr=+avx2,-avx512bw -num-threads=3");
+  EXPECT_EQ(Target::Parse(t->ToString())->ToString(), t->ToString());
+  EXPECT_TRUE(t->HasFeature("avx512f"));
+  EXPECT_TRUE(t->HasFeature("fma"));
+  EXPECT_FALSE(t->HasFeature("avx512bw"));
+  EXPECT_EQ(Target::Parse("llvm -mcpu=native")->ToString(), "llvm");
+}
+
+TEST(CodegenTarget, RefusesWithReasons) {
+  struct Bad {
+    const char* text;
+    const char* message_start;
+  };
+  const Bad bad[] = {
+      {"", "target: empty target string (expected e.g. 'llvm')"},
+      {"cuda", "target: unknown target kind 'cuda' in 'cuda' (supported: llvm)"},
+      {"llvm -mcpu=pentium9", "target: unknown CPU 'pentium9' for "},
+      {"llvm -mattr=+avx9", "target: unknown feature 'avx9' in -mattr for "},
+      {"llvm -mattr=avx2", "target: -mattr item 'avx2' must be +feature or -feature"},
+      {"llvm -mattr=", "target: unknown option '-mattr=' in 'llvm -mattr='"},
+      {"llvm -num-threads=-1", "target: -num-threads wants an integer in [0, 4096], got '-1'"},
+      {"llvm -num-threads=99999", "target: -num-threads wants an integer in [0, 4096], got '99999'"},
+      {"llvm -O3", "target: unknown option '-O3' in 'llvm -O3' (accepted: -mcpu=NAME, -mattr=+f,-g, -num-threads=N)"},
+  };
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(b.text);
+    absl::StatusOr<Target> t = Target::Parse(b.text);
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.status().message().substr(0, std::string(b.message_start).size()), b.message_start)
+        << t.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace tessel::codegen

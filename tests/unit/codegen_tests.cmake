@@ -1,0 +1,11 @@
+# Codegen units: JIT-compiled functions against the interpreter. A binary of its
+# own because it links MLIR and LLVM.
+add_executable(tessel_codegen_tests
+  codegen_test_util.cc
+  codegen_jit_test.cc
+  codegen_math_test.cc
+  codegen_target_test.cc
+)
+target_link_libraries(tessel_codegen_tests PRIVATE tessel_codegen tessel_runtime tessel_ir GTest::gtest
+                      GTest::gtest_main)
+gtest_discover_tests(tessel_codegen_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
