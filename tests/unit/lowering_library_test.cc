@@ -1,6 +1,7 @@
-// `lower` over the whole op library and every small workload, unscheduled and
-// with a generic schedule (innermost loop split by 8, its inner part vectorized
-// or else unrolled, the outermost loop parallel): each result is in lowered form
+// `lower` over the whole op library and every small workload, unscheduled, with
+// a generic schedule (innermost loop split by 8, its inner part vectorized or
+// else unrolled, the outermost loop parallel), and with each producer computed
+// at its consumer's outer loop: each result is in lowered form
 // (passes/lowering/lowered_form.h) and computes what the input computes on
 // seeded random inputs (the interpreter is the oracle). Sizes are small and odd
 // so that most splits leave tails (the elementwise ops' rows are 16 long, so
@@ -161,6 +162,23 @@ ir::IRModule GenericSchedule(const ir::IRModule& mod) {
   return sch->mod();
 }
 
+// Moves each producer under the outermost loop of its only consumer (where
+// compute_at accepts it), so that its buffer is used inside that loop only.
+ir::IRModule ComputeAtSchedule(const ir::IRModule& mod) {
+  absl::StatusOr<ir::schedule::Schedule> sch = ir::schedule::Schedule::Create(mod);
+  if (!sch.ok()) return mod;
+  std::vector<std::string> names = BlockNames(sch->func());
+  for (auto it = names.rbegin(); it != names.rend(); ++it) {
+    absl::StatusOr<ir::schedule::BlockRV> b = sch->GetBlock(*it);
+    if (!b.ok()) continue;
+    absl::StatusOr<std::vector<ir::schedule::BlockRV>> consumers = sch->GetConsumers(*b);
+    if (!consumers.ok() || consumers->size() != 1) continue;
+    absl::StatusOr<std::vector<ir::schedule::LoopRV>> loops = sch->GetLoops((*consumers)[0]);
+    if (loops.ok() && !loops->empty()) (void)sch->ComputeAt(*b, (*loops)[0]);
+  }
+  return sch->mod();
+}
+
 int CountRamps(const ir::PrimFunc& f) {
   struct Counter : ir::IRVisitor {
     int n = 0;
@@ -202,6 +220,7 @@ TEST(LoweringLibrary, EveryOpUnscheduledAndScheduled) {
     ASSERT_TRUE(mod.ok()) << c.name << ": " << mod.status();
     LowerAndCheck(*mod, c.name);
     ramps += LowerAndCheck(GenericSchedule(*mod), c.name + " (scheduled)");
+    LowerAndCheck(ComputeAtSchedule(*mod), c.name + " (compute_at)");
   }
   // The schedule vectorizes spatial loops whose split divides; some must have
   // become vector code, or the check above proves little about vectorizing.
@@ -209,7 +228,7 @@ TEST(LoweringLibrary, EveryOpUnscheduledAndScheduled) {
 }
 
 TEST(LoweringLibrary, EverySmallWorkloadUnscheduledAndScheduled) {
-  int small = 0;
+  int small = 0, moved = 0;
   for (const te::Workload& w : te::AllWorkloads()) {
     if (!w.small) continue;
     ++small;
@@ -217,8 +236,12 @@ TEST(LoweringLibrary, EverySmallWorkloadUnscheduledAndScheduled) {
     ASSERT_TRUE(mod.ok()) << w.name << ": " << mod.status();
     LowerAndCheck(*mod, w.name);
     LowerAndCheck(GenericSchedule(*mod), w.name + " (scheduled)");
+    ir::IRModule at = ComputeAtSchedule(*mod);
+    moved += !at.same_as(*mod);
+    LowerAndCheck(at, w.name + " (compute_at)");
   }
   EXPECT_GE(small, 5);
+  EXPECT_GT(moved, 0) << "compute_at applied to no workload";
 }
 
 }  // namespace
