@@ -1,6 +1,8 @@
 // annotate / unannotate (see annotate.h).
 #include "ir/schedule/annotate.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/schedule/ir_util.h"
@@ -70,6 +72,11 @@ auto Remover(ScheduleState* state, const std::string& key) {
 
 std::string CheckAnnotationValue(const AttrValue& value) {
   if (value.is<Expr>()) return "an annotation value must not be an expression";
+  // A trace must serialise to JSON, which has no NaN or infinity.
+  if (value.is<double>() && !std::isfinite(value.as<double>())) {
+    return absl::StrCat("an annotation value must be a finite number, not ",
+                        value.as<double>());
+  }
   if (const AttrValue::List* list = value.get_if<AttrValue::List>()) {
     for (const AttrValue& v : *list) {
       std::string why = CheckAnnotationValue(v);

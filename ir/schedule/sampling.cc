@@ -29,6 +29,7 @@ double RandomEngine::Unit() { return static_cast<double>(Next() >> 11) * 0x1.0p-
 
 std::vector<int64_t> SamplePerfectTile(RandomEngine* rng, int64_t extent, int n,
                                        int64_t max_innermost_factor) {
+  if (n == 1) return {extent};  // The only perfect tiling; the caller checks the limit.
   std::vector<int64_t> divisors;
   for (int64_t d = 1; d * d <= extent; ++d) {
     if (extent % d != 0) continue;
@@ -45,7 +46,6 @@ std::vector<int64_t> SamplePerfectTile(RandomEngine* rng, int64_t extent, int n,
   int64_t inner = divisors[rng->Below(divisors.size())];
   tile[n - 1] = inner;
   int64_t rest = extent / inner;
-  if (n == 1) return tile;
   for (int64_t p = 2; p * p <= rest; ++p) {
     while (rest % p == 0) {
       tile[rng->Below(n - 1)] *= p;

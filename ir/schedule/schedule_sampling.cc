@@ -53,6 +53,11 @@ absl::StatusOr<std::vector<ExprRV>> Schedule::SamplePerfectTile(
                                                    " needs a constant extent in [1, 2^40] to "
                                                    "be tiled perfectly")));
   }
+  if (n == 1 && max_innermost_factor > 0 && *extent > max_innermost_factor) {
+    return Fail(inst, state_.ArgError(f, absl::StrCat("with n = 1 the only tiling is [", *extent,
+                                                      "], above max_innermost_factor = ",
+                                                      max_innermost_factor)));
+  }
   std::vector<int64_t> tile;
   if (decision) {
     std::string why = CheckPerfectTile(*decision, *extent, n, max_innermost_factor);

@@ -1,5 +1,8 @@
 // annotate, unannotate, add_unit_loop, the queries, and handles: what they
 // name, when they are consumed, and the errors for misuse.
+#include <cmath>
+#include <limits>
+
 #include "tests/unit/schedule_test_util.h"
 
 namespace tessel::ir::schedule::testing {
@@ -224,6 +227,12 @@ TEST(ScheduleAnnotate, Rules) {
   ExpectFailsUnchanged(
       sch, [&] { return sch.Annotate(p, "e", AttrValue(AttrValue::List{AttrValue(IntImm32(3))})); },
       {"an annotation value must not be an expression"});
+  // A trace is JSON, which has no NaN or infinity.
+  ExpectFailsUnchanged(sch, [&] { return sch.Annotate(p, "f", AttrValue(std::nan(""))); },
+                       {"an annotation value must be a finite number, not nan"});
+  ExpectFailsUnchanged(
+      sch, [&] { return sch.Annotate(i, "f", AttrValue(-std::numeric_limits<double>::infinity())); },
+      {"an annotation value must be a finite number, not -inf"});
   ExpectFailsUnchanged(sch, [&] { return sch.Annotate(i, "v", ExprRV{1}); },
                        {"v1 is not a value handle"});
 }

@@ -165,6 +165,14 @@ TEST(ScheduleTrace, SamplingIsSeededAndValid) {
     seen.insert(a.trace().instructions().back().decision->ToPython());
   }
   EXPECT_GT(seen.size(), 3u);  // Seeds give different tilings.
+  // n = 1 gives the extent, whatever the seed.
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    Schedule s = MustSchedule(kMatmul, seed);
+    LoopRV k = Must(s.GetLoops(Must(s.GetBlock("C"))))[2];
+    std::vector<ExprRV> t = Must(s.SamplePerfectTile(k, 1, 0));
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(Must(s.Get(t[0])), 32);
+  }
   // A categorical draw never picks a zero-weight candidate.
   for (uint64_t seed = 1; seed <= 50; ++seed) {
     Schedule s = MustSchedule(kMatmul, seed);
@@ -189,6 +197,9 @@ TEST(ScheduleTrace, SamplingRules) {
                          return StatusOf(sch.SamplePerfectTile(k, 2, 4, {{4, 8}}));
                        },
                        {"innermost factor 8 exceeds max_innermost_factor 4"});
+  // With n = 1 the only perfect tiling is the extent itself.
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.SamplePerfectTile(k, 1, 4)); },
+                       {"with n = 1 the only tiling is [32], above max_innermost_factor = 4"});
   ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.SamplePerfectTile(k, 2, 4, {{32}})); },
                        {"the decision has 1 factors, not n = 2"});
   ExpectFailsUnchanged(sch,
@@ -323,10 +334,15 @@ TEST(ScheduleTrace, JsonErrors) {
   EXPECT_THAT(std::string(wrong.ApplyToSchedule(&sch).message()),
               ::testing::HasSubstr("replaying instruction 0 (sch.parallel(loop=7)): parallel: "
                                    "input 0 must be a loop handle"));
-  // Annotation values JSON cannot hold are refused when writing.
-  Schedule nan = MustSchedule(kMatmul);
-  Must(nan.Annotate(Must(nan.GetBlock("C")), "x", AttrValue(std::nan(""))));
-  EXPECT_THAT(std::string(nan.trace().ToJson().status().message()),
+  // Values JSON cannot hold are refused when writing (annotate refuses them
+  // first; a trace built by hand can still carry one).
+  Trace nan;
+  nan.Append(Instruction{"annotate",
+                         {TraceValue(RV{'b', 0})},
+                         {{"ann_key", AttrValue("x")}, {"ann_val", AttrValue(std::nan(""))}},
+                         {},
+                         std::nullopt});
+  EXPECT_THAT(std::string(nan.ToJson().status().message()),
               ::testing::HasSubstr("attr 'ann_val': the value nan has no JSON form"));
 }
 
