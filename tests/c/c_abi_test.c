@@ -1,4 +1,5 @@
-/* A plain C program against an exported tessel library: it includes only
+/* A plain C program against an exported tessel library (kernels.tsl compiled by
+ * tessel, see CMakeLists.txt): it includes only
  * tessel_runtime.h and the generated kernels.h, links only libtessel_runtime, builds
  * its own DLTensors, checks the kernels' results, and checks that bad arguments are
  * refused with a message (and leave the output untouched) instead of crashing.

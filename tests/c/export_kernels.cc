@@ -1,43 +1,41 @@
-// Writes the library the C ABI test loads: the signatures of a .tsl file, the
-// hand-written kernel object that implements them, through ExportLibrary.
+// Writes the library the C ABI test loads: the lowered functions of a .tsl file
+// compiled by tessel for the host (codegen's EmitObject) and exported with their
+// signatures (ExportModule), next to the generated header.
 //
-//   export_kernels kernels.tsl out/kernels.so kernels.c.o   -> out/kernels.so, out/kernels.h
+//   export_kernels kernels.tsl out/kernels.so   -> out/kernels.so, out/kernels.h
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "codegen/emit.h"
 #include "codegen/runtime/export_library.h"
-#include "codegen/runtime/func_signature.h"
+#include "codegen/target.h"
 #include "ir/parser.h"
 
+namespace {
+
+int Fail(const absl::Status& s) {
+  std::cerr << "export_kernels: " << s.message() << "\n";
+  return 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::cerr << "usage: export_kernels <functions.tsl> <library.so> <object>...\n";
+  if (argc != 3) {
+    std::cerr << "usage: export_kernels <lowered.tsl> <library.so>\n";
     return 2;
   }
   std::ifstream in(argv[1]);
   std::stringstream text;
   text << in.rdbuf();
-  if (!in) {
-    std::cerr << "cannot read " << argv[1] << "\n";
-    return 1;
-  }
+  if (!in) return Fail(absl::NotFoundError(std::string("cannot read ") + argv[1]));
   absl::StatusOr<tessel::ir::IRModule> mod = tessel::ir::ParseModule(text.str(), argv[1]);
-  if (!mod.ok()) {
-    std::cerr << mod.status().message() << "\n";
-    return 1;
-  }
-  absl::StatusOr<std::vector<tessel::runtime::FunctionSignature>> sigs =
-      tessel::runtime::SignaturesOf(*mod);
-  if (!sigs.ok()) {
-    std::cerr << sigs.status().message() << "\n";
-    return 1;
-  }
-  std::vector<std::string> objects(argv + 3, argv + argc);
-  absl::Status s = tessel::runtime::ExportLibrary(objects, *sigs, argv[2]);
-  if (!s.ok()) {
-    std::cerr << s.message() << "\n";
-    return 1;
-  }
-  return 0;
+  if (!mod.ok()) return Fail(mod.status());
+  absl::StatusOr<tessel::codegen::Target> target = tessel::codegen::Target::Parse("llvm");
+  if (!target.ok()) return Fail(target.status());
+  absl::StatusOr<std::string> object = tessel::codegen::EmitObject(*mod, *target);
+  if (!object.ok()) return Fail(object.status());
+  absl::Status s = tessel::runtime::ExportModule(*mod, *object, argv[2]);
+  return s.ok() ? 0 : Fail(s);
 }
