@@ -148,9 +148,9 @@ TEST(ScheduleComputeAt, LayerNormStatisticsPerRow) {
 
 TEST(ScheduleComputeAtRules, AlreadyUnderTheLoop) {
   Fixture t(kOdd);
-  auto h1 = t.Block("B");
-  auto h2 = t.Loops("B")[0];
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h1, h2); },
+  BlockRV block = t.Block("B");
+  LoopRV loop = t.Loops("B")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(block, loop); },
                        {"sch.compute_at(block=b", "compute_at: block B is already under loop i",
                         ">>"});
 }
@@ -171,9 +171,9 @@ func @f(A: f32[8], C: f32[8], D: f32[8]) {
     }
   }
 })");
-  auto h3 = t.Block("B");
-  auto h4 = t.Loops("C")[0];
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h3, h4); },
+  BlockRV block = t.Block("B");
+  LoopRV loop = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(block, loop); },
                        {"consumer block D of block B is not under loop i"});
 }
 
@@ -193,9 +193,9 @@ func @f(A: f32[8], C: f32[8]) {
     }
   }
 })");
-  auto h5 = t.Block("B");
-  auto h6 = t.Loops("C")[0];
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h5, h6); },
+  BlockRV block = t.Block("B");
+  LoopRV loop = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(block, loop); },
                        {"block X writes a buffer block B reads"});
 }
 
@@ -209,9 +209,9 @@ func @f(A: f32[8], B: f32[8], C: f32[8]) {
     block C(vi: spatial[0, 8] = i) { reads(B[vi]) writes(C[vi]) C[vi] = B[vi] + 1.0f32 }
   }
 })");
-  auto h7 = t.Block("B");
-  auto h8 = t.Loops("C")[0];
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h7, h8); },
+  BlockRV block = t.Block("B");
+  LoopRV loop = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(block, loop); },
                        {"block B writes B, a parameter of the function"});
 }
 
@@ -228,9 +228,9 @@ func @f(A: f32[8], C: f32[8]) {
     }
   }
 })");
-  auto h9 = t.Block("B");
-  auto h10 = t.Loops("C")[0];
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h9, h10); },
+  BlockRV block = t.Block("B");
+  LoopRV loop = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(block, loop); },
                        {"block B accesses B at vi * 2 in dimension 0",
                         "an index that is an iter var plus a constant"});
 }
@@ -251,9 +251,9 @@ func @f(A: f32[8], C: f32[8]) {
     }
   }
 })");
-  auto h11 = t.Block("B");
-  auto h12 = t.Loops("C")[0];
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(h11, h12); },
+  BlockRV block = t.Block("B");
+  LoopRV loop = t.Loops("C")[0];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeAt(block, loop); },
                        {"compute_at: block B is not the only writer of B"});
 }
 
@@ -305,8 +305,8 @@ func @f(A: f32[8], C: f32[8]) {
 TEST(ScheduleReverseComputeAtRules, ProducerMustNotReduceOverTheLoop) {
   Fixture t(MatmulBiasRelu(4, 5, 6));
   LoopRV k = t.Loops("T_matmul")[2];
-  auto h13 = t.Block("T_add");
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeAt(h13, k); },
+  BlockRV block = t.Block("T_add");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeAt(block, k); },
                        {"producer block T_matmul binds its reduce iter var",
                         "would read partial results"});
 }
@@ -322,10 +322,10 @@ TEST(ScheduleReverseComputeAtRules, OnlySpatialConsumers) {
 
 TEST(ScheduleReverseComputeAtRules, LoopBeforeTheBlockAndHoldingAProducer) {
   Fixture t(kOdd);
-  auto h14 = t.Block("B");
-  auto h15 = t.Loops("C")[0];
+  BlockRV block = t.Block("B");
+  LoopRV loop = t.Loops("C")[0];
   ExpectFailsUnchanged(t.sch,
-                       [&] { return t.sch.ReverseComputeAt(h14, h15); },
+                       [&] { return t.sch.ReverseComputeAt(block, loop); },
                        {"loop i comes after block B"});
   // X's loop holds no producer of C.
   Fixture u(R"(
@@ -391,10 +391,10 @@ func @f(A: f32[8], C: f32[8], D: f32[8]) {
     }
   }
 })");
-  auto h16 = t.Block("C");
-  auto h17 = t.Loops("B")[0];
+  BlockRV block = t.Block("C");
+  LoopRV loop = t.Loops("B")[0];
   ExpectFailsUnchanged(t.sch,
-                       [&] { return t.sch.ReverseComputeAt(h16, h17); },
+                       [&] { return t.sch.ReverseComputeAt(block, loop); },
                        {"block X touches a buffer block C writes"});
 }
 

@@ -78,8 +78,8 @@ TEST(ScheduleReverseComputeInline, MatmulBiasReluEpilogue) {
   EXPECT_FALSE(t.sch.GetBlock("T_relu").ok());
   // The bias block now writes the output; the matmul, a reduction, cannot
   // take it in.
-  auto h1 = t.Block("T_add");
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(h1); },
+  BlockRV block = t.Block("T_add");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(block); },
                        {"sch.reverse_compute_inline(block=", "reverse_compute_inline: block "
                         "T_matmul has reduce iter var", ">>"});
 }
@@ -88,16 +88,16 @@ TEST(ScheduleReverseComputeInline, MatmulBiasReluEpilogue) {
 
 TEST(ScheduleComputeInlineRules, ReductionIsNotInlined) {
   Fixture t(MatmulBiasRelu(4, 5, 6));
-  auto h2 = t.Block("T_matmul");
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(h2); },
+  BlockRV block = t.Block("T_matmul");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(block); },
                        {"sch.compute_inline(block=b", "block T_matmul has reduce iter var",
                         "only blocks with spatial iter vars are inlined", ">>"});
 }
 
 TEST(ScheduleComputeInlineRules, OutputBufferStays) {
   Fixture t(kChain);
-  auto h3 = t.Block("C");
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(h3); },
+  BlockRV block = t.Block("C");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(block); },
                        {"block C writes C, a parameter of the function"});
 }
 
@@ -122,8 +122,8 @@ func @f(A: f32[32], C: f32[32]) {
     }
   }
 })");
-  auto h4 = t.Block("B");
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(h4); },
+  BlockRV block = t.Block("B");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(block); },
                        {"the store of block B writes B at vi * 2",
                         "each index must be a distinct iter var of the block"});
 }
@@ -156,8 +156,8 @@ func @f(A: f32[64], C: f32[64]) {
     }
   }
 })");
-  auto h5 = t.Block("B");
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(h5); },
+  BlockRV block = t.Block("B");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(block); },
                        {"block B is not the only writer of B"});
 }
 
@@ -201,8 +201,8 @@ func @f(A: f32[64], C: f32[64], D: f32[64]) {
 
 TEST(ScheduleReverseComputeInlineRules, OnlyReader) {
   Fixture t(kTwoReaders);
-  auto h6 = t.Block("C");
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(h6); },
+  BlockRV block = t.Block("C");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(block); },
                        {"reverse_compute_inline: block C is not the only reader of B"});
 }
 
@@ -235,8 +235,8 @@ func @f(A: f32[64], C: f32[64]) {
     }
   }
 })");
-  auto h7 = t.Block("C");
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(h7); },
+  BlockRV block = t.Block("C");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(block); },
                        {"block C has 2 producer blocks; it is inlined into exactly one"});
 }
 
@@ -261,8 +261,8 @@ func @f(A: f32[64], C: f32[64]) {
     }
   }
 })");
-  auto h8 = t.Block("C");
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(h8); },
+  BlockRV block = t.Block("C");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(block); },
                        {"block C reads B at different indices"});
 }
 
@@ -270,8 +270,8 @@ TEST(ScheduleReverseComputeInlineRules, UnconditionalConsumer) {
   Fixture t(kChain);
   LoopRV i = Must(t.sch.GetLoops(t.Block("C")))[0];
   Must(t.sch.Split(i, {std::nullopt, 10}));
-  auto h9 = t.Block("C");
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(h9); },
+  BlockRV block = t.Block("C");
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(block); },
                        {"block C has the predicate", "only unconditional blocks"});
 }
 
