@@ -317,12 +317,7 @@ absl::Status ComputeAt(ScheduleState* state, const std::string& block, const Var
   absl::StatusOr<Move> m = ResolveMove(*state, block, loop, primitive);
   if (!m.ok()) return m.status();
   const StmtIndex& index = state->index();
-  const int sref = m->sref;
-  const int lsref = m->lsref;
-  const BlockRealizeNode* r = m->r;
-  const BlockNode* b = m->b;
-  const ForNode* l = m->l;
-  const std::string& what = m->what;
+  const auto& [sref, lsref, r, b, l, what] = *m;
   auto fail = [&](const Node* at, const std::string& why) {
     return state->Error(at, absl::StrCat(primitive, ": ", why));
   };
@@ -403,12 +398,7 @@ absl::Status ReverseComputeAt(ScheduleState* state, const std::string& block, co
   absl::StatusOr<Move> m = ResolveMove(*state, block, loop, primitive);
   if (!m.ok()) return m.status();
   const StmtIndex& index = state->index();
-  const int sref = m->sref;
-  const int lsref = m->lsref;
-  const BlockRealizeNode* r = m->r;
-  const BlockNode* b = m->b;
-  const ForNode* l = m->l;
-  const std::string& what = m->what;
+  const auto& [sref, lsref, r, b, l, what] = *m;
   auto fail = [&](const Node* at, const std::string& why) {
     return state->Error(at, absl::StrCat(primitive, ": ", why));
   };
