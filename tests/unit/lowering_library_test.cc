@@ -11,6 +11,7 @@
 //     block ... where k_0 * 8 + k_1 < 6 ...
 //   --lower--> eight copies; the two whose guard is false (k = 6, 7) are dropped
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -143,10 +144,11 @@ std::vector<std::string> BlockNames(const ir::PrimFunc& f) {
   return finder.names;
 }
 
-// Splits each block's innermost loop by 8, vectorizes (or else unrolls) the
-// inner part, and makes the outermost loop parallel. A primitive that refuses
-// (a reduction loop cannot be vectorized, ...) leaves the schedule as it was.
-ir::IRModule GenericSchedule(const ir::IRModule& mod) {
+// Splits each block's innermost loop by `factor`, vectorizes (or else unrolls)
+// the inner part, and makes the outermost loop parallel. A primitive that
+// refuses (a reduction loop cannot be vectorized, ...) leaves the schedule as it
+// was. With `rng`, the factor and what is done to each loop are drawn per block.
+ir::IRModule GenericSchedule(const ir::IRModule& mod, std::mt19937* rng = nullptr) {
   absl::StatusOr<ir::schedule::Schedule> sch = ir::schedule::Schedule::Create(mod);
   if (!sch.ok()) return mod;
   for (const std::string& name : BlockNames(sch->func())) {
@@ -154,10 +156,19 @@ ir::IRModule GenericSchedule(const ir::IRModule& mod) {
     if (!b.ok()) continue;
     absl::StatusOr<std::vector<ir::schedule::LoopRV>> loops = sch->GetLoops(*b);
     if (!loops.ok() || loops->empty()) continue;
+    int64_t factor = 8;
+    int inner = 0, outer = 0;  // 0: vectorize (else unroll) / parallel; 1: unroll / serial; 2: leave
+    if (rng != nullptr) {
+      const int64_t factors[] = {2, 3, 4, 5, 8, 16};
+      factor = factors[(*rng)() % 6];
+      inner = static_cast<int>((*rng)() % 3);
+      outer = static_cast<int>((*rng)() % 2);
+    }
     absl::StatusOr<std::vector<ir::schedule::LoopRV>> parts =
-        sch->Split(loops->back(), {std::nullopt, 8});
-    if (parts.ok() && !sch->Vectorize((*parts)[1]).ok()) (void)sch->Unroll((*parts)[1]);
-    if (loops->size() >= 2) (void)sch->Parallel((*loops)[0]);
+        sch->Split(loops->back(), {std::nullopt, factor});
+    if (parts.ok() && inner == 0 && !sch->Vectorize((*parts)[1]).ok()) inner = 1;
+    if (parts.ok() && inner == 1) (void)sch->Unroll((*parts)[1]);
+    if (loops->size() >= 2 && outer == 0) (void)sch->Parallel((*loops)[0]);
   }
   return sch->mod();
 }
@@ -227,8 +238,23 @@ TEST(LoweringLibrary, EveryOpUnscheduledAndScheduled) {
   EXPECT_GT(ramps, 0);
 }
 
+// Seeded random factors (tails of every length, 2 to 16 lanes) and loop kinds.
+TEST(LoweringLibrary, RandomSchedulesOfEveryOp) {
+  std::mt19937 rng(20261122);
+  for (const OpCase& c : OpCases()) {
+    absl::StatusOr<std::vector<te::FuncArg>> args = c.build();
+    ASSERT_TRUE(args.ok()) << c.name << ": " << args.status();
+    absl::StatusOr<ir::IRModule> mod = te::CreateModule(*args, c.name);
+    ASSERT_TRUE(mod.ok()) << c.name << ": " << mod.status();
+    for (int round = 0; round < 3; ++round) {
+      LowerAndCheck(GenericSchedule(*mod, &rng), c.name + " (random schedule " + std::to_string(round) + ")");
+    }
+  }
+}
+
 TEST(LoweringLibrary, EverySmallWorkloadUnscheduledAndScheduled) {
   int small = 0, moved = 0;
+  std::mt19937 rng(7);
   for (const te::Workload& w : te::AllWorkloads()) {
     if (!w.small) continue;
     ++small;
@@ -239,6 +265,8 @@ TEST(LoweringLibrary, EverySmallWorkloadUnscheduledAndScheduled) {
     ir::IRModule at = ComputeAtSchedule(*mod);
     moved += !at.same_as(*mod);
     LowerAndCheck(at, w.name + " (compute_at)");
+    // On top of compute_at: seeded random splits and loop kinds.
+    for (int r = 0; r < 2; ++r) LowerAndCheck(GenericSchedule(at, &rng), w.name + " (compute_at, random)");
   }
   EXPECT_GE(small, 5);
   EXPECT_GT(moved, 0) << "compute_at applied to no workload";
