@@ -219,7 +219,7 @@ const std::vector<std::string>& AnnKeys() {
 }
 
 AttrValue SomeAttr(MoveContext& ctx) {
-  switch (ctx.Below(6)) {
+  switch (ctx.Below(7)) {
     case 0:
       return AttrValue(ctx.Int(-2, 64));
     case 1:
@@ -228,20 +228,20 @@ AttrValue SomeAttr(MoveContext& ctx) {
       return AttrValue("ew");
     case 3:
       return AttrValue(AttrValue::List{AttrValue(int64_t{8}), AttrValue(true)});
-    default:
+    case 4:
       return AttrValue(IntImm32(3));  // An expression: refused (a trace holds literals).
+    case 5:
+      return AttrValue(std::numeric_limits<double>::quiet_NaN());  // No JSON form: refused.
+    default:
+      return AttrValue(-std::numeric_limits<double>::infinity());
   }
 }
 
-// `nonfinite`: a NaN or infinite float value (finding 1: accepted, then the
-// trace has no JSON form).
-void AnnotateMove(MoveContext& ctx, bool nonfinite) {
+void AnnotateMove(MoveContext& ctx) {
   std::string key = ctx.Pick(AnnKeys());
   bool block = ctx.OneIn(2);
   std::optional<ExprRV> v = ctx.OneIn(4) ? ctx.Value() : std::nullopt;
-  AttrValue a = nonfinite ? AttrValue(ctx.OneIn(2) ? std::numeric_limits<double>::quiet_NaN()
-                                                   : -std::numeric_limits<double>::infinity())
-                          : SomeAttr(ctx);
+  AttrValue a = SomeAttr(ctx);
   Schedule& s = ctx.sch();
   if (block) {
     std::optional<BlockRV> b = ctx.Block();
@@ -307,12 +307,10 @@ void AddUnitLoopMove(MoveContext& ctx) {
   if (out) ctx.Remember(*out);
 }
 
-// `one_factor`: n = 1 (finding 2: the sample is a divisor, not the extent).
-void SamplePerfectTileMove(MoveContext& ctx, bool one_factor) {
+void SamplePerfectTileMove(MoveContext& ctx) {
   std::optional<LoopRV> l = ctx.Loop();
   if (!l) return;
-  static const std::vector<int> kN = {0, 2, 2, 3, 4};
-  int n = one_factor ? 1 : ctx.Pick(kN);
+  int n = static_cast<int>(ctx.Int(0, 4));
   int64_t max_inner = ctx.Int(-1, 8);
   std::optional<std::vector<int64_t>> decision;
   if (ctx.OneIn(4)) {  // A given decision, right or wrong.
@@ -380,15 +378,10 @@ std::vector<Move> LoopMoves() {
       {"vectorize", [](MoveContext& c) { LoopKindMove(c, "vectorize"); }},
       {"unroll", [](MoveContext& c) { LoopKindMove(c, "unroll"); }},
       {"bind", [](MoveContext& c) { LoopKindMove(c, "bind"); }},
-      {"annotate", [](MoveContext& c) { AnnotateMove(c, false); }},
-      // Out of CI until finding 1 (/work/proptest-findings.md) is fixed.
-      {"annotate_nonfinite", [](MoveContext& c) { AnnotateMove(c, true); }, false, "annotate"},
+      {"annotate", AnnotateMove},
       {"unannotate", UnannotateMove},
       {"add_unit_loop", AddUnitLoopMove},
-      {"sample_perfect_tile", [](MoveContext& c) { SamplePerfectTileMove(c, false); }},
-      // Out of CI until finding 2 (/work/proptest-findings.md) is fixed.
-      {"sample_perfect_tile_n1", [](MoveContext& c) { SamplePerfectTileMove(c, true); }, false,
-       "sample_perfect_tile"},
+      {"sample_perfect_tile", SamplePerfectTileMove},
       {"sample_categorical", SampleCategoricalMove},
       {"get_child_blocks", ChildBlocksMove},
       {"get_producers", [](MoveContext& c) { ProducersConsumersMove(c, true); }},
