@@ -13,7 +13,7 @@
 //
 // The environment picks the run (the defaults are the CI run):
 //   TESSEL_PROPTEST_SEED=n    the seed (default 20261121)
-//   TESSEL_PROPTEST_CASES=n   cases of the op library test (default 1000)
+//   TESSEL_PROPTEST_CASES=n   cases of the op library test (default 3000)
 //   TESSEL_PROPTEST_CASE=i    only case i (what a failure report says to run)
 //   TESSEL_PROPTEST_VERBOSE=1 print every call as it is made
 //   TESSEL_PROPTEST_ALL_MOVES=1  draw the moves kept out of CI too
@@ -38,7 +38,7 @@ namespace tessel::ir::schedule::testing {
 namespace {
 
 constexpr uint64_t kDefaultSeed = 20261121;
-constexpr int64_t kDefaultCases = 1000;
+constexpr int64_t kDefaultCases = 3000;
 // Bounds each interpreter run: the functions are small, so only a schedule
 // that multiplied the work (or a runaway loop) gets near it. Splits whose
 // factors overshoot an extent multiply the iterations (a loop of 2 split by
