@@ -348,4 +348,5 @@ PYBIND11_MODULE(_core, m) {
   tp::BindSchedule(m);
   tp::BindRuntime(m);
   tp::BindRuntimeModule(m);
+  tp::BindBuild(m);
 }

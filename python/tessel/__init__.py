@@ -65,7 +65,7 @@ __all__ = [
     # Schedules
     "Schedule", "Trace", "BlockRV", "LoopRV", "ExprRV",
     # Compiled code
-    "load_library", "set_num_threads", "get_num_threads",
+    "build", "load_library", "set_num_threads", "get_num_threads",
     # Submodules
     "te", "ops", "workloads", "transform", "schedule", "errors", "nd", "runtime",
     # Errors
@@ -153,4 +153,4 @@ def check_same_results(a: PrimFunc, b: PrimFunc, seed: int = 1, rtol: float = 1e
 from . import te, ops, workloads, transform, schedule  # noqa: E402  (they use the names above)
 from .schedule import BlockRV, ExprRV, LoopRV, Schedule, Trace  # noqa: E402
 from . import nd, runtime  # noqa: E402
-from .runtime import get_num_threads, load_library, set_num_threads  # noqa: E402
+from .runtime import build, get_num_threads, load_library, set_num_threads  # noqa: E402

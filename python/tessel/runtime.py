@@ -1,9 +1,12 @@
 """Running compiled tessel functions: modules, calls, timing, libraries.
 
-A :class:`Module` holds compiled functions, from :func:`tessel.build` (compiled
-in this process) or :func:`load_library` (an exported ``.so``). Index it by
+A :class:`Module` holds compiled functions, from :func:`build` (compiled in
+this process) or :func:`load_library` (an exported ``.so``). Index it by
 function name and call the result::
 
+    ex = tessel.build(mod, target="llvm")         # lower, compile, load
+    ex["matmul"](a, b, c)                         # numpy arrays; c is written in place
+    ex.export_library("kernels.so")               # + kernels.h
     lib = tessel.load_library("kernels.so")
     lib["vector_add"](a, b, c, len(a))            # c is written in place
     t = lib.time_evaluator("vector_add", number=100, repeat=5)(a, b, c, len(a))
@@ -33,6 +36,7 @@ so other Python threads go on meanwhile.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 from typing import Any, Callable, List, Optional, Sequence
@@ -41,7 +45,7 @@ from . import _core
 from .errors import ArgumentError, BuildError
 
 __all__ = [
-    "Module", "Function", "BenchmarkResult", "load_library", "export_object",
+    "build", "Module", "Function", "BenchmarkResult", "load_library", "export_object",
     "set_num_threads", "get_num_threads",
 ]
 
@@ -100,7 +104,8 @@ class Function:
         return self._module._core.signature(self.name)
 
     def __call__(self, *args: Any) -> None:
-        self._module._core.call(self.name, args)
+        with self._module._threads():
+            self._module._core.call(self.name, args)
 
     def __repr__(self) -> str:
         return f"<tessel.runtime.Function {self.signature}>"
@@ -117,6 +122,20 @@ class Module:
         self._core = core
         self._ir_module = ir_module
         self._target = target
+        self._num_threads = _core.parse_target(target)[1] if target else 0
+
+    @contextlib.contextmanager
+    def _threads(self):
+        # A target's -num-threads applies to this module's calls only.
+        if not self._num_threads:
+            yield
+            return
+        before = _core.get_num_threads()
+        _core.set_num_threads(self._num_threads)
+        try:
+            yield
+        finally:
+            _core.set_num_threads(before)
 
     @property
     def function_names(self) -> List[str]:
@@ -171,12 +190,26 @@ class Module:
             raise ArgumentError(f"time_evaluator: min_repeat_ms is a number, got {min_repeat_ms!r}")
 
         def evaluate(*args: Any) -> BenchmarkResult:
-            results, calls_per_repeat, total = self._core.time(
-                name, args, number, repeat, float(min_repeat_ms), bool(flush_cache), warmup)
+            with self._threads():
+                results, calls_per_repeat, total = self._core.time(
+                    name, args, number, repeat, float(min_repeat_ms), bool(flush_cache), warmup)
             return BenchmarkResult(results, calls_per_repeat, total)
 
         evaluate.__doc__ = f"Times {name}; returns a BenchmarkResult."
         return evaluate
+
+    @property
+    def lowered(self) -> Any:
+        """The lowered IRModule that was compiled (None for a loaded library)."""
+        return self._ir_module
+
+    def source(self, stage: str = "llvm") -> str:
+        """The compiled code as text at ``stage``: ``"mlir"`` (as translated),
+        ``"mlir-llvm"`` (the LLVM dialect), ``"llvm"`` (LLVM IR after O3) or
+        ``"asm"`` (assembly for the target). Not available for a loaded library."""
+        if self._ir_module is None:
+            raise BuildError(f"a module loaded from {self.library_path!r} has no source")
+        return _core.emit(self._ir_module, self._target, stage)
 
     def export_library(self, path: str, header_path: Optional[str] = None) -> None:
         """Writes the module as a shared library at ``path`` and a C header next
@@ -194,6 +227,45 @@ class Module:
     def __repr__(self) -> str:
         where = self.library_path or f"target {self._target!r}"
         return f"<tessel.runtime.Module {', '.join(self.function_names)} ({where})>"
+
+
+def build(mod: Any, target: str = "llvm", pipeline: Any = "lower",
+          name: Optional[str] = None) -> Module:
+    """Compiles the functions of ``mod`` (an IRModule, or a PrimFunc named
+    ``name``, default ``"main"``) to machine code in this process and returns
+    them as a :class:`Module`.
+
+    ``target`` says for which CPU: ``"llvm"`` (this machine, all its
+    features), ``"llvm -mcpu=skylake-avx512"``, ``"llvm -mcpu=x86-64
+    -mattr=+avx2,+fma"``, ``"llvm -num-threads=4"`` (threads for the parallel
+    loops of this module's calls; 0 means the runtime's setting).
+
+    ``pipeline`` first brings the module to the lowered form codegen takes:
+    a pipeline string (default ``"lower"``; e.g. ``"simplify,lower"``), a pass,
+    or None for a module that is lowered already. It runs inside the current
+    :class:`tessel.transform.PassContext`. Compiling is cached by module and
+    target, and runs without the GIL.
+
+    Raises :class:`tessel.BuildError` for a bad target string (naming the
+    word and what is accepted) or code that cannot be compiled (e.g. blocks
+    left because ``pipeline=None`` was given for block IR), and
+    :class:`tessel.PassError` when the pipeline fails.
+    """
+    from . import _core as core, transform
+    from ._core import IRModule, PrimFunc
+
+    if isinstance(mod, PrimFunc):
+        mod = IRModule({name or "main": mod})
+    elif not isinstance(mod, IRModule):
+        raise ArgumentError(f"build takes an IRModule or a PrimFunc, got {type(mod).__name__}")
+    if not isinstance(target, str):
+        raise ArgumentError(f"a target is a string such as 'llvm', got {target!r}")
+    canonical = core.parse_target(target)[0]  # BuildError before any lowering work
+    if isinstance(pipeline, str):
+        mod = transform.parse_pipeline(pipeline)(mod) if pipeline else mod
+    elif pipeline is not None:
+        mod = pipeline(mod)
+    return Module(core.build(mod, canonical), mod, canonical)
 
 
 def load_library(path: str) -> Module:
