@@ -3,6 +3,8 @@ pipeline, then JIT-compiled) and compared with numpy at odd sizes, unscheduled
 and with a simple schedule; targets, errors, export and load of built code."""
 
 import math
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -427,16 +429,9 @@ def test_export_to_an_unwritable_place_raises(tmp_path):
         ex.export_library(str(tmp_path / "no-such-dir" / "k.so"))
 
 
-def test_the_gil_is_released_while_compiled_code_runs():
-    import threading
-    import time
-
-    n = 512
-    A, B = ph((n, n), name="A"), ph((n, n), name="B")
-    k = te.reduce_axis(n, name="k")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    ex = tessel.build(tessel.IRModule({"mm": te.create_prim_func([A, B, C])}))  # unscheduled: slow
-    a, b, c = nd.array(rand((n, n))), nd.array(rand((n, n))), nd.empty((n, n), "float32")
+def ticks_during(work):
+    """Runs work() while another Python thread ticks every millisecond; returns
+    how long work took and how many ticks fell inside it."""
     ticks = []
     stop = threading.Event()
 
@@ -449,11 +444,31 @@ def test_the_gil_is_released_while_compiled_code_runs():
     t.start()
     time.sleep(0.02)
     start = time.perf_counter()
-    ex.time_evaluator("mm", number=3, warmup=0)(a, b, c)
+    work()
     end = time.perf_counter()
     stop.set()
     t.join()
-    during = [x for x in ticks if start < x < end]
-    assert end - start > 0.05, "the call is long enough to see"
-    # The ticking thread ran many times while the call was in compiled code.
-    assert len(during) >= 10
+    return end - start, len([x for x in ticks if start < x < end])
+
+
+def test_the_gil_is_released_while_compiled_code_runs():
+    n = 512
+    A, B = ph((n, n), name="A"), ph((n, n), name="B")
+    k = te.reduce_axis(n, name="k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    ex = tessel.build(tessel.IRModule({"mm": te.create_prim_func([A, B, C])}))  # unscheduled: slow
+    a, b, c = nd.array(rand((n, n))), nd.array(rand((n, n))), nd.empty((n, n), "float32")
+    elapsed, ticks = ticks_during(lambda: ex.time_evaluator("mm", number=3, warmup=0)(a, b, c))
+    assert elapsed > 0.05, "the call is long enough to see"
+    # With the GIL held during the call, the ticking thread could not have run.
+    assert ticks >= 10
+
+
+def test_the_gil_is_released_while_compiling():
+    # Sizes no other test uses: the JIT's cache must not have it.
+    q, k, v = ph((1, 3, 6, 8), name="q"), ph((1, 3, 6, 8), name="k"), ph((1, 3, 6, 5), name="v")
+    mod = tessel.IRModule({"attention": te.create_prim_func([q, k, v, ops.attention(q, k, v)])})
+    lowered = tessel.transform.parse_pipeline("lower")(mod)
+    elapsed, ticks = ticks_during(lambda: tessel.build(lowered, pipeline=None))
+    assert elapsed > 0.05, "compiling attention takes long enough to see"
+    assert ticks >= 10
