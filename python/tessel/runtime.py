@@ -27,6 +27,9 @@ function name and call the result::
   (an int that does not fit, a float for an integer parameter or a non-bool
   for a bool raises).
 
+Buffers given to one call must not overlap (compiled code assumes they do not,
+like C's ``restrict``); nothing checks it.
+
 Arguments are all checked before anything runs: a wrong count, type, dtype,
 rank, shape, or extents that disagree raise :class:`tessel.ArgumentError` whose
 message names the function, the argument and what was expected; a kernel that
