@@ -107,8 +107,12 @@ class Function:
         return self._module._core.signature(self.name)
 
     def __call__(self, *args: Any) -> None:
-        with self._module._threads():
-            self._module._core.call(self.name, args)
+        module = self._module
+        if not module._num_threads:  # the common case, kept short: calls are microseconds
+            module._core.call(self.name, args)
+            return
+        with module._threads():
+            module._core.call(self.name, args)
 
     def __repr__(self) -> str:
         return f"<tessel.runtime.Function {self.signature}>"
