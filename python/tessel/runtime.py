@@ -228,6 +228,7 @@ class Module:
             raise BuildError(
                 f"this module was loaded from {self.library_path!r}, which is already a "
                 "library: copy that file (and its header) instead of exporting it")
+        path = _path(path, "export_library")
         object_code = _core.emit_object(self._ir_module, self._target)
         export_object(self._ir_module, object_code, path, header_path)
 
@@ -236,10 +237,16 @@ class Module:
         return f"<tessel.runtime.Module {', '.join(self.function_names)} ({where})>"
 
 
+def _path(path: Any, what: str) -> str:
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentError(f"{what}: a path is a str or os.PathLike, got {path!r}")
+    return os.fspath(path)
+
+
 def build(mod: Any, target: str = "llvm", pipeline: Any = "lower",
           name: Optional[str] = None) -> Module:
-    """Compiles the functions of ``mod`` (an IRModule, or a PrimFunc named
-    ``name``, default ``"main"``) to machine code in this process and returns
+    """Compiles the functions of ``mod`` (an IRModule, a :class:`tessel.Schedule`'s
+    module, or a PrimFunc named ``name``, default ``"main"``) to machine code in this process and returns
     them as a :class:`Module`.
 
     ``target`` says for which CPU: ``"llvm"`` (this machine, all its
@@ -261,10 +268,15 @@ def build(mod: Any, target: str = "llvm", pipeline: Any = "lower",
     from . import _core as core, transform
     from ._core import IRModule, PrimFunc
 
+    from .schedule import Schedule
+
+    if isinstance(mod, Schedule):
+        mod = mod.mod
     if isinstance(mod, PrimFunc):
         mod = IRModule({name or "main": mod})
     elif not isinstance(mod, IRModule):
-        raise ArgumentError(f"build takes an IRModule or a PrimFunc, got {type(mod).__name__}")
+        raise ArgumentError(
+            f"build takes an IRModule, a Schedule or a PrimFunc, got {type(mod).__name__}")
     if not isinstance(target, str):
         raise ArgumentError(f"a target is a string such as 'llvm', got {target!r}")
     canonical = core.parse_target(target)[0]  # BuildError before any lowering work
@@ -283,7 +295,7 @@ def load_library(path: str) -> Module:
     Raises :class:`tessel.RuntimeError` when the file cannot be opened, is not
     a tessel library, was made for another ABI version or lacks a function its
     metadata lists."""
-    return Module(_core.load_library(os.fspath(path)))
+    return Module(_core.load_library(_path(path, "load_library")))
 
 
 def export_object(mod: Any, object_code: bytes, path: str,
@@ -297,14 +309,20 @@ def export_object(mod: Any, object_code: bytes, path: str,
     come from the PrimFuncs. Raises :class:`tessel.BuildError` when the
     signatures cannot be made or the link fails (the compiler's output is in
     the message)."""
-    _core.export_object(mod, bytes(object_code), os.fspath(path),
-                        "" if header_path is None else os.fspath(header_path))
+    if not isinstance(mod, _core.IRModule):
+        raise ArgumentError(f"export_object takes an IRModule, got {type(mod).__name__}")
+    if not isinstance(object_code, (bytes, bytearray, memoryview)):
+        raise ArgumentError(f"export_object: object_code is bytes, got {type(object_code).__name__}")
+    _core.export_object(mod, bytes(object_code), _path(path, "export_object"),
+                        "" if header_path is None else _path(header_path, "export_object"))
 
 
 def set_num_threads(n: int) -> None:
     """Sets how many threads the parallel loops of compiled code use from now
     on; ``n <= 0`` restores the default (``TESSEL_NUM_THREADS`` or every core).
     At most 1024."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise ArgumentError(f"set_num_threads takes an int, got {n!r}")
     _core.set_num_threads(n)
 
 

@@ -318,10 +318,18 @@ def test_build_takes_targets_and_names_functions():
     assert "define" in ex.source("llvm") and ex.lowered is not None
 
 
-def test_build_takes_a_prim_func():
+def test_build_takes_a_prim_func_or_a_schedule():
     f = vector_add_module(5)["vector_add"]
-    ex = tessel.build(f)
-    assert ex.function_names == ["main"]
+    assert tessel.build(f).function_names == ["main"]
+    assert tessel.build(f, name="va").function_names == ["va"]
+    sch = tessel.Schedule(vector_add_module(21))
+    (i,) = sch.get_loops(block=sch.get_block(name="C"))
+    sch.parallel(loop=i)
+    ex = tessel.build(sch)
+    a = rand(21)
+    c = np.zeros(21, "float32")
+    ex["vector_add"](a, a, c)
+    np.testing.assert_allclose(c, 2 * a)
 
 
 @pytest.mark.parametrize("target, message", [
@@ -341,7 +349,7 @@ def test_unlowered_code_is_refused_with_the_reason():
 
 
 def test_build_argument_errors():
-    with pytest.raises(tessel.ArgumentError, match="IRModule or a PrimFunc"):
+    with pytest.raises(tessel.ArgumentError, match="IRModule, a Schedule or a PrimFunc"):
         tessel.build("func @f() {}")
     with pytest.raises(tessel.ArgumentError, match="target"):
         tessel.build(vector_add_module(), target=None)

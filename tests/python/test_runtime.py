@@ -365,3 +365,14 @@ def test_thread_count(kernels):
     finally:
         tessel.set_num_threads(0)
     assert tessel.get_num_threads() == default
+
+
+def test_wrong_types_raise_argument_errors():
+    with pytest.raises(tessel.ArgumentError, match="set_num_threads takes an int"):
+        tessel.set_num_threads("4")
+    with pytest.raises(tessel.ArgumentError, match="a path is a str"):
+        tessel.load_library(3)
+    with pytest.raises(tessel.ArgumentError, match="takes an IRModule"):
+        tessel.runtime.export_object("func @f() {}", b"", "f.so")
+    with pytest.raises(tessel.ArgumentError, match="object_code is bytes"):
+        tessel.runtime.export_object(tessel.parse(EXTRA_TSL), "text", "f.so")
