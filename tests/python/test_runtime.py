@@ -280,29 +280,35 @@ def test_a_failing_kernel_raises_runtime_error(extra):
 
 # ---- the GIL, threads, timing -------------------------------------------------------
 
-def test_other_python_threads_run_during_a_call(extra):
-    counted = []
+def ticks_during(work):
+    """Runs work() while another Python thread ticks every millisecond; returns
+    how long work took and how many ticks fell inside it. A tick needs the GIL,
+    so with the GIL held all along none could fall inside (one might slip in
+    before the call proper starts)."""
+    ticks = []
     stop = threading.Event()
 
-    def count():
-        n = 0
+    def tick():
         while not stop.is_set():
-            n += 1
-        counted.append(n)
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
 
-    out = np.zeros(1, "float64")
-    t = threading.Thread(target=count)
+    t = threading.Thread(target=tick)
     t.start()
-    time.sleep(0.05)
+    time.sleep(0.02)
     start = time.perf_counter()
-    extra["spin"](out, 0.5)           # 0.5 s in compiled code
-    elapsed = time.perf_counter() - start
+    work()
+    end = time.perf_counter()
     stop.set()
     t.join()
-    assert out[0] >= 0.5 and elapsed >= 0.5
-    # With the GIL held the counter could not advance while the kernel spun; it
-    # counts millions of times per second, so a six-digit count proves it ran.
-    assert counted[0] > 100_000
+    return end - start, len([x for x in ticks if start < x < end])
+
+
+def test_other_python_threads_run_during_a_call(extra):
+    out = np.zeros(1, "float64")
+    elapsed, ticks = ticks_during(lambda: extra["spin"](out, 0.3))   # 0.3 s in compiled code
+    assert out[0] >= 0.3 and elapsed >= 0.3
+    assert ticks >= 5
 
 
 def test_time_evaluator_reports_every_repeat(kernels):
@@ -317,9 +323,13 @@ def test_time_evaluator_reports_every_repeat(kernels):
 
 def test_time_evaluator_grows_number_and_flushes(extra):
     out = np.zeros(1, "float64")
-    r = extra.time_evaluator("spin", number=1, repeat=2, min_repeat_ms=20, flush_cache=True,
-                             warmup=0)(out, 0.002)
+    # A call that returns at once cannot fill 50 ms: number must grow.
+    r = extra.time_evaluator("spin", number=1, repeat=2, min_repeat_ms=50, flush_cache=True,
+                             warmup=0)(out, 0.0)
     assert r.number > 1 and len(r.results) == 2
+    assert r.total_calls >= r.number * 2
+    # Each figure is per call: a kernel spinning 2 ms measures at least that.
+    r = extra.time_evaluator("spin", number=2, repeat=2, flush_cache=True)(out, 0.002)
     assert all(t >= 0.002 for t in r.results)
 
 
