@@ -3,8 +3,6 @@ pipeline, then JIT-compiled) and compared with numpy at odd sizes, unscheduled
 and with a simple schedule; targets, errors, export and load of built code."""
 
 import math
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -15,6 +13,7 @@ from tessel import nd, ops, te
 # The op tests' helpers and numpy references (tests/python/test_ops.py); not its
 # random generator, whose sequence its own tests rely on.
 from test_ops import conv2d_nchw, erf, ph, sigmoid  # noqa: E402
+from test_runtime import ticks_during  # noqa: E402
 
 RNG = np.random.default_rng(7)
 
@@ -437,28 +436,6 @@ def test_export_to_an_unwritable_place_raises(tmp_path):
         ex.export_library(str(tmp_path / "no-such-dir" / "k.so"))
 
 
-def ticks_during(work):
-    """Runs work() while another Python thread ticks every millisecond; returns
-    how long work took and how many ticks fell inside it."""
-    ticks = []
-    stop = threading.Event()
-
-    def tick():
-        while not stop.is_set():
-            ticks.append(time.perf_counter())
-            time.sleep(0.001)
-
-    t = threading.Thread(target=tick)
-    t.start()
-    time.sleep(0.02)
-    start = time.perf_counter()
-    work()
-    end = time.perf_counter()
-    stop.set()
-    t.join()
-    return end - start, len([x for x in ticks if start < x < end])
-
-
 def test_the_gil_is_released_while_compiled_code_runs():
     n = 512
     A, B = ph((n, n), name="A"), ph((n, n), name="B")
@@ -468,8 +445,7 @@ def test_the_gil_is_released_while_compiled_code_runs():
     a, b, c = nd.array(rand((n, n))), nd.array(rand((n, n))), nd.empty((n, n), "float32")
     elapsed, ticks = ticks_during(lambda: ex.time_evaluator("mm", number=3, warmup=0)(a, b, c))
     assert elapsed > 0.05, "the call is long enough to see"
-    # With the GIL held during the call, the ticking thread could not have run.
-    assert ticks >= 10
+    assert ticks >= 5  # the ticking thread ran while the call was in compiled code
 
 
 def test_the_gil_is_released_while_compiling():
@@ -479,4 +455,4 @@ def test_the_gil_is_released_while_compiling():
     lowered = tessel.transform.parse_pipeline("lower")(mod)
     elapsed, ticks = ticks_during(lambda: tessel.build(lowered, pipeline=None))
     assert elapsed > 0.05, "compiling attention takes long enough to see"
-    assert ticks >= 10
+    assert ticks >= 5
