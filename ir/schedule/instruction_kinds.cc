@@ -273,6 +273,58 @@ absl::StatusOr<std::vector<RV>> ApplySampleComputeLocation(Schedule* sch,
   return One(sch->SampleComputeLocation(BlockRV{b.id}, decision), 'l');
 }
 
+// ---- Caching and reductions ----
+
+absl::StatusOr<std::vector<RV>> ApplyCacheRead(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  TESSEL_TRY_ASSIGN(index, IntAttr(inst, "read_buffer_index"));
+  TESSEL_TRY_ASSIGN(scope, StringAttr(inst, "storage_scope"));
+  return One(sch->CacheRead(BlockRV{b.id}, index, scope), 'b');
+}
+
+absl::StatusOr<std::vector<RV>> ApplyCacheWrite(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  TESSEL_TRY_ASSIGN(index, IntAttr(inst, "write_buffer_index"));
+  TESSEL_TRY_ASSIGN(scope, StringAttr(inst, "storage_scope"));
+  return One(sch->CacheWrite(BlockRV{b.id}, index, scope), 'b');
+}
+
+absl::StatusOr<std::vector<RV>> ApplyDecomposeReduction(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  TESSEL_TRY_ASSIGN(l, InputRV(inst, 1, "l", "a loop handle"));
+  return One(sch->DecomposeReduction(BlockRV{b.id}, LoopRV{l.id}), 'b');
+}
+
+absl::StatusOr<std::vector<RV>> ApplyReindex(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  TESSEL_TRY_ASSIGN(index, IntAttr(inst, "buffer_index"));
+  TESSEL_TRY_ASSIGN(is_write, Attr(inst, "is_write"));
+  if (!is_write->is<bool>()) return Bad(inst, "attr 'is_write' must be a bool");
+  return One(sch->Reindex(BlockRV{b.id}, index, is_write->as<bool>()), 'b');
+}
+
+absl::StatusOr<std::vector<RV>> ApplyRFactor(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(l, InputRV(inst, 0, "l", "a loop handle"));
+  TESSEL_TRY_ASSIGN(axis, IntAttr(inst, "factor_axis"));
+  return One(sch->RFactor(LoopRV{l.id}, axis), 'b');
+}
+
+absl::StatusOr<std::vector<RV>> ApplySetScope(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  TESSEL_TRY_ASSIGN(index, IntAttr(inst, "buffer_index"));
+  TESSEL_TRY_ASSIGN(scope, StringAttr(inst, "storage_scope"));
+  return NoOutputs(sch->SetScope(BlockRV{b.id}, index, scope));
+}
+
+absl::StatusOr<std::vector<RV>> ApplyStorageAlign(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  TESSEL_TRY_ASSIGN(index, IntAttr(inst, "buffer_index"));
+  TESSEL_TRY_ASSIGN(axis, IntAttr(inst, "axis"));
+  TESSEL_TRY_ASSIGN(factor, IntAttr(inst, "factor"));
+  TESSEL_TRY_ASSIGN(offset, IntAttr(inst, "offset"));
+  return NoOutputs(sch->StorageAlign(BlockRV{b.id}, index, axis, factor, offset));
+}
+
 #undef TESSEL_TRY_ASSIGN
 
 }  // namespace
@@ -301,6 +353,13 @@ const std::vector<InstructionKind>& AllInstructionKinds() {
       {"compute_at", {"block", "loop"}, false, false, false, ApplyComputeAt},
       {"reverse_compute_at", {"block", "loop"}, false, false, false, ApplyComputeAt},
       {"sample_compute_location", {"block"}, true, true, false, ApplySampleComputeLocation},
+      {"cache_read", {"block"}, false, false, false, ApplyCacheRead},
+      {"cache_write", {"block"}, false, false, false, ApplyCacheWrite},
+      {"decompose_reduction", {"block", "loop"}, false, false, false, ApplyDecomposeReduction},
+      {"reindex", {"block"}, false, false, false, ApplyReindex},
+      {"rfactor", {"loop"}, false, false, false, ApplyRFactor},
+      {"set_scope", {"block"}, false, false, false, ApplySetScope},
+      {"storage_align", {"block"}, false, false, false, ApplyStorageAlign},
   };
   return *kinds;
 }

@@ -194,6 +194,26 @@ bool IsConstTrue(const Expr& e) {
   return imm != nullptr && imm->dtype == DataType::Bool() && imm->value != 0;
 }
 
+namespace {
+
+void AddConjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (e->kind() == NodeKind::kAnd) {
+    const auto* b = static_cast<const BinaryNode*>(e.get());
+    AddConjuncts(b->a, out);
+    AddConjuncts(b->b, out);
+  } else if (!IsConstTrue(e)) {
+    out->push_back(e);
+  }
+}
+
+}  // namespace
+
+std::vector<Expr> SplitConjuncts(const Expr& e) {
+  std::vector<Expr> out;
+  if (e) AddConjuncts(e, &out);
+  return out;
+}
+
 Expr AndE(const Expr& a, const Expr& b) {
   if (!a || IsConstTrue(a)) return b;
   if (IsConstTrue(b)) return a;

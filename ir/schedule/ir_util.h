@@ -46,6 +46,8 @@ Expr FloorModE(const Expr& a, const Expr& b);
 // a && b, dropping a constant-true side.
 Expr AndE(const Expr& a, const Expr& b);
 bool IsConstTrue(const Expr& e);
+// The terms of a conjunction `a && b && ...` (a constant true gives none).
+std::vector<Expr> SplitConjuncts(const Expr& e);
 
 // True when `e` uses a variable of `vars`.
 bool UsesAnyVar(const Expr& e, const absl::flat_hash_map<const VarNode*, int>& vars);

@@ -128,6 +128,19 @@ class Schedule {
   absl::Status ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false);
   absl::Status ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false);
 
+  // ---- Caching and reductions (docs/schedule.md; schedule_cache.cc) -------------
+  // Each returns the new block: the copy block, the init block, the rfactor block.
+  absl::StatusOr<BlockRV> CacheRead(BlockRV block, int64_t read_buffer_index,
+                                    const std::string& storage_scope);
+  absl::StatusOr<BlockRV> CacheWrite(BlockRV block, int64_t write_buffer_index,
+                                     const std::string& storage_scope);
+  absl::StatusOr<BlockRV> DecomposeReduction(BlockRV block, LoopRV loop);
+  absl::StatusOr<BlockRV> Reindex(BlockRV block, int64_t buffer_index, bool is_write);
+  absl::StatusOr<BlockRV> RFactor(LoopRV loop, int64_t factor_axis);
+  absl::Status SetScope(BlockRV block, int64_t buffer_index, const std::string& storage_scope);
+  absl::Status StorageAlign(BlockRV block, int64_t buffer_index, int64_t axis, int64_t factor,
+                            int64_t offset);
+
   // ---- Sampling ------------------------------------------------------------------
   // n factors of the loop's constant extent, the innermost at most
   // max_innermost_factor (<= 0: no limit). With `decision`, that tiling is used
