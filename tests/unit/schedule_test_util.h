@@ -79,6 +79,27 @@ inline void ExpectFailsUnchanged(Schedule& sch, const std::function<absl::Status
   EXPECT_EQ(sch.trace().instructions().size(), trace_size) << "the trace grew on failure";
 }
 
+// The f32 matmul C[vi, vj] += A[vi, vk] * B[vk, vj] over loops i, j, k (with
+// C's init), as .tsl: the fixture most schedule tests start from.
+inline std::string MatmulText(int m, int n, int k, const std::string& name = "mm") {
+  return absl::StrCat("func @", name, "(A: f32[", m, ", ", k, "], B: f32[", k, ", ", n,
+                      "], C: f32[", m, ", ", n, "]) {\n  for i in range(0, ", m,
+                      ") {\n    for j in range(0, ", n, ") {\n      for k in range(0, ", k,
+                      ") {\n        block C(vi: spatial[0, ", m, "] = i, vj: spatial[0, ", n,
+                      "] = j, vk: reduce[0, ", k, R"(] = k) {
+          reads(A[vi, vk], B[vk, vj])
+          writes(C[vi, vj])
+          init {
+            C[vi, vj] = 0.0f32
+          }
+          C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+        }
+      }
+    }
+  }
+})");
+}
+
 template <typename T>
 absl::Status StatusOf(const absl::StatusOr<T>& v) {
   return v.status();

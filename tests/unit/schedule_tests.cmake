@@ -6,6 +6,10 @@ add_executable(tessel_schedule_tests
   schedule_compute_at_test.cc
   schedule_compute_inline_test.cc
   schedule_compute_sample_test.cc
+  schedule_cache_reindex_test.cc
+  schedule_cache_scope_test.cc
+  schedule_cache_te_test.cc
+  schedule_cache_write_test.cc
   schedule_json_test.cc
   schedule_loop_kind_test.cc
   schedule_pass_test.cc
@@ -13,6 +17,8 @@ add_executable(tessel_schedule_tests
   schedule_property_moves.cc
   schedule_property_ops.cc
   schedule_property_test.cc
+  schedule_reduction_decompose_test.cc
+  schedule_reduction_rfactor_test.cc
   schedule_reorder_test.cc
   schedule_split_fuse_test.cc
   schedule_trace_test.cc

@@ -1,0 +1,232 @@
+// reindex and cache_read: before/after IR, the interpreter on random inputs,
+// the trace, and one negative test per rule (the message, and the schedule
+// left unchanged).
+#include "tests/unit/schedule_test_util.h"
+
+namespace tessel::ir::schedule::testing {
+namespace {
+
+constexpr const char* kTranspose = R"(
+func @t(A: f32[8, 16], B: f32[16, 8]) {
+  for i in range(0, 16) {
+    for j in range(0, 8) {
+      block B(vi: spatial[0, 16] = i, vj: spatial[0, 8] = j) {
+        reads(A[vj, vi])
+        writes(B[vi, vj])
+        B[vi, vj] = A[vj, vi] * 2.0f32
+      }
+    }
+  }
+})";
+
+TEST(ScheduleReindex, ReadFollowsTheIterVars) {
+  Schedule sch = MustSchedule(kTranspose);
+  PrimFunc original = sch.func();
+  BlockRV b = Must(sch.GetBlock("B"));
+  BlockRV r = Must(sch.Reindex(b, 0, false));
+  ExpectFunc(sch, R"(
+func @t(A: f32[8, 16], B: f32[16, 8]) {
+  block root() {
+    alloc_buffer A_reindex: f32[16, 8]
+    for ax0 in range(0, 16) {
+      for ax1 in range(0, 8) {
+        block A_reindex(v0: spatial[0, 16] = ax0, v1: spatial[0, 8] = ax1) {
+          reads(A[v1, v0])
+          writes(A_reindex[v0, v1])
+          A_reindex[v0, v1] = A[v1, v0]
+        }
+      }
+    }
+    for i in range(0, 16) {
+      for j in range(0, 8) {
+        block B(vi: spatial[0, 16] = i, vj: spatial[0, 8] = j) {
+          reads(A_reindex[vi, vj])
+          writes(B[vi, vj])
+          B[vi, vj] = A_reindex[vi, vj] * 2.0f32
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(original, sch);
+  EXPECT_EQ(Must(sch.Get(r))->name, "A_reindex");
+  EXPECT_THAT(sch.trace().AsPython(),
+              ::testing::HasSubstr("b1 = sch.reindex(block=b0, buffer_index=0, is_write=False)"));
+  Schedule replay = MustSchedule(kTranspose);
+  Must(Must(Trace::FromJson(Must(sch.trace().ToJson()))).ApplyToSchedule(&replay));
+  EXPECT_TRUE(StructuralEqual(replay.func(), sch.func()));
+}
+
+// A matmul's output: the reduction accumulates in C_reindex[vi, vj], copied out after.
+TEST(ScheduleReindex, WriteOfAReduction) {
+  Schedule sch = MustSchedule(MatmulText(6, 7, 5));
+  PrimFunc original = sch.func();
+  BlockRV c = Must(sch.GetBlock("C"));
+  Must(sch.Reindex(c, 0, true));
+  Must(sch.Reindex(c, 1, false));  // B[vk, vj]: dims in iter var order (vj, vk).
+  std::string printed = PrintFunction(sch.func(), sch.func_name());
+  EXPECT_THAT(printed, ::testing::HasSubstr("alloc_buffer C_reindex: f32[6, 7]"));
+  EXPECT_THAT(printed, ::testing::HasSubstr("alloc_buffer B_reindex: f32[7, 5]"));
+  EXPECT_THAT(printed, ::testing::HasSubstr("C_reindex[vi, vj] = C_reindex[vi, vj] + A[vi, vk] * "
+                                            "B_reindex[vj, vk]"));
+  ExpectSameResults(original, sch);
+}
+
+TEST(ScheduleReindex, Rules) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8], B: f32[8], C: f32[8]) {
+  for i in range(0, 7) {
+    block B(vi: spatial[0, 7] = i) {
+      reads(A[vi], A[vi + 1], B[vi])
+      writes(B[vi])
+      B[vi] = A[vi] + A[vi + 1] + B[vi]
+    }
+  }
+  for i_1 in range(0, 8) {
+    for k in range(0, 8) {
+      block C(vi_1: spatial[0, 8] = i_1, vk: reduce[0, 8] = k) {
+        reads(A[vk])
+        writes(C[vk])
+        init {
+          C[vk] = 0.0f32
+        }
+        C[vk] = C[vk] + A[vk]
+      }
+    }
+  }
+})");
+  BlockRV b = Must(sch.GetBlock("B"));
+  BlockRV c = Must(sch.GetBlock("C"));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Reindex(b, 3, false)); },
+                       {"sch.reindex(block=b0, buffer_index=3, is_write=False)",
+                        "read buffer index 3 is out of range", ">>"});
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Reindex(b, 0, false)); },
+                       {"block B accesses buffer A at different indices; reindex needs one "
+                        "pattern",
+                        ">>"});
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Reindex(b, 2, false)); },
+                       {"block B also writes buffer B; reindex it as a write buffer", ">>"});
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Reindex(c, 0, true)); },
+                       {"block C writes buffer C at an index using reduce iter var vk; reindex "
+                        "needs spatial ones",
+                        ">>"});
+}
+
+TEST(ScheduleReindex, WriteUnderAPredicate) {
+  Schedule sch = MustSchedule(kTranspose);
+  BlockRV b = Must(sch.GetBlock("B"));
+  Must(sch.Split(Must(sch.GetLoops(b))[0], {std::nullopt, 5}));
+  ExpectFailsUnchanged(
+      sch, [&] { return StatusOf(sch.Reindex(b, 0, true)); },
+      {"block B has a predicate; reindex a written buffer before splitting", ">>"});
+}
+
+// cache_read: the copy covers what the readers read, before the first one.
+TEST(ScheduleCacheRead, MatmulOperandIntoShared) {
+  Schedule sch = MustSchedule(MatmulText(16, 16, 16));
+  PrimFunc original = sch.func();
+  BlockRV c = Must(sch.GetBlock("C"));
+  BlockRV a = Must(sch.CacheRead(c, 0, "shared"));
+  ExpectFunc(sch, R"(
+func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
+  block root() {
+    alloc_buffer A_shared: f32[16, 16] scope "shared"
+    for ax0 in range(0, 16) {
+      for ax1 in range(0, 16) {
+        block A_shared(v0: spatial[0, 16] = ax0, v1: spatial[0, 16] = ax1) {
+          reads(A[v0, v1])
+          writes(A_shared[v0, v1])
+          A_shared[v0, v1] = A[v0, v1]
+        }
+      }
+    }
+    for i in range(0, 16) {
+      for j in range(0, 16) {
+        for k in range(0, 16) {
+          block C(vi: spatial[0, 16] = i, vj: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
+            reads(A_shared[vi, vk], B[vk, vj])
+            writes(C[vi, vj])
+            init {
+              C[vi, vj] = 0.0f32
+            }
+            C[vi, vj] = C[vi, vj] + A_shared[vi, vk] * B[vk, vj]
+          }
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(original, sch);
+  EXPECT_EQ(Must(sch.Get(a))->name, "A_shared");
+  EXPECT_THAT(sch.trace().AsPython(),
+              ::testing::HasSubstr(
+                  "b1 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope=\"shared\")"));
+}
+
+// Two readers inside one loop: the copy goes in that loop, covering one row.
+TEST(ScheduleCacheRead, ReadersInOneLoopShareACopyThere) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8, 6], B: f32[8, 6], C: f32[8, 6]) {
+  for i in range(0, 8) {
+    for j in range(0, 6) {
+      block B(vi: spatial[0, 8] = i, vj: spatial[0, 6] = j) {
+        reads(A[vi, vj])
+        writes(B[vi, vj])
+        B[vi, vj] = A[vi, vj] + 1.0f32
+      }
+    }
+    for j_1 in range(0, 6) {
+      block C(vi_1: spatial[0, 8] = i, vj_1: spatial[0, 6] = j_1) {
+        reads(A[vi_1, vj_1])
+        writes(C[vi_1, vj_1])
+        C[vi_1, vj_1] = A[vi_1, vj_1] * 2.0f32
+      }
+    }
+  }
+})");
+  PrimFunc original = sch.func();
+  Must(sch.CacheRead(Must(sch.GetBlock("C")), 0, "local"));
+  std::string printed = PrintFunction(sch.func(), sch.func_name());
+  EXPECT_THAT(printed, ::testing::HasSubstr("for ax0 in range(0, 1)"));
+  EXPECT_THAT(printed, ::testing::HasSubstr("block A_local(v0: spatial[0, 8] = i + ax0"));
+  EXPECT_THAT(printed, ::testing::HasSubstr("B[vi, vj] = A_local[vi, vj] + 1.0f32"));
+  ExpectSameResults(original, sch);
+}
+
+TEST(ScheduleCacheRead, Rules) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8], D: f32[8]) {
+  block root() {
+    alloc_buffer T: f32[8]
+    for i in range(0, 8) {
+      block R(vi: spatial[0, 8] = i) {
+        reads(T[vi])
+        writes(D[vi])
+        D[vi] = T[vi]
+      }
+    }
+    for i_1 in range(0, 8) {
+      block T(vi_1: spatial[0, 8] = i_1) {
+        reads(A[vi_1], T[vi_1])
+        writes(T[vi_1])
+        T[vi_1] = A[vi_1]
+      }
+    }
+  }
+})");
+  BlockRV r = Must(sch.GetBlock("R"));
+  BlockRV t = Must(sch.GetBlock("T"));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheRead(r, 1, "local")); },
+                       {"read buffer index 1 is out of range: block R reads 1 buffer (T)", ">>"});
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheRead(r, 0, "l1")); },
+                       {"unknown storage scope 'l1'", ">>"});
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheRead(t, 1, "local")); },
+                       {"block T also writes buffer T; cache_read stages only a buffer the block "
+                        "reads (use cache_write)",
+                        ">>"});
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheRead(r, 0, "local")); },
+                       {"block T writes buffer T after the copy's place", ">>"});
+}
+
+}  // namespace
+}  // namespace tessel::ir::schedule::testing

@@ -1,0 +1,305 @@
+// cache_write: before/after IR, the interpreter on random inputs (matmul, a
+// matmul with a consumer, odd sizes under a tail split), the trace, and one
+// negative test per rule (the message, and the schedule left unchanged).
+#include "tests/unit/schedule_test_util.h"
+
+namespace tessel::ir::schedule::testing {
+namespace {
+
+const std::string kMatmul = MatmulText(16, 16, 16);
+
+TEST(ScheduleCacheWrite, MatmulAccumulatesInALocalBuffer) {
+  Schedule sch = MustSchedule(kMatmul);
+  PrimFunc original = sch.func();
+  BlockRV c = Must(sch.GetBlock("C"));
+  BlockRV local = Must(sch.CacheWrite(c, 0, "local"));
+  ExpectFunc(sch, R"(
+func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
+  block root() {
+    alloc_buffer C_local: f32[16, 16] scope "local"
+    for i in range(0, 16) {
+      for j in range(0, 16) {
+        for k in range(0, 16) {
+          block C(vi: spatial[0, 16] = i, vj: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
+            reads(A[vi, vk], B[vk, vj])
+            writes(C_local[vi, vj])
+            init {
+              C_local[vi, vj] = 0.0f32
+            }
+            C_local[vi, vj] = C_local[vi, vj] + A[vi, vk] * B[vk, vj]
+          }
+        }
+      }
+    }
+    for ax0 in range(0, 16) {
+      for ax1 in range(0, 16) {
+        block C_local(v0: spatial[0, 16] = ax0, v1: spatial[0, 16] = ax1) {
+          reads(C_local[v0, v1])
+          writes(C[v0, v1])
+          C[v0, v1] = C_local[v0, v1]
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(original, sch);
+  EXPECT_EQ(Must(sch.Get(local))->name, "C_local");
+  EXPECT_THAT(sch.trace().AsPython(),
+              ::testing::HasSubstr(
+                  "b1 = sch.cache_write(block=b0, write_buffer_index=0, storage_scope=\"local\")"));
+}
+
+// An intermediate with a consumer: the copy goes between producer and consumer,
+// and the root block that already exists allocates the cache.
+TEST(ScheduleCacheWrite, IntermediateBeforeItsConsumer) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8, 8], D: f32[8, 8]) {
+  block root() {
+    alloc_buffer T: f32[8, 8]
+    for i in range(0, 8) {
+      for j in range(0, 8) {
+        block T(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
+          reads(A[vi, vj])
+          writes(T[vi, vj])
+          T[vi, vj] = A[vi, vj] * 2.0f32
+        }
+      }
+    }
+    for i_1 in range(0, 8) {
+      for j_1 in range(0, 8) {
+        block D(vi_1: spatial[0, 8] = i_1, vj_1: spatial[0, 8] = j_1) {
+          reads(T[vi_1, vj_1])
+          writes(D[vi_1, vj_1])
+          D[vi_1, vj_1] = max(T[vi_1, vj_1], 0.0f32)
+        }
+      }
+    }
+  }
+})");
+  PrimFunc original = sch.func();
+  Must(sch.CacheWrite(Must(sch.GetBlock("T")), 0, "shared"));
+  ExpectFunc(sch, R"(
+func @f(A: f32[8, 8], D: f32[8, 8]) {
+  block root() {
+    alloc_buffer T: f32[8, 8]
+    alloc_buffer T_shared: f32[8, 8] scope "shared"
+    for i in range(0, 8) {
+      for j in range(0, 8) {
+        block T(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
+          reads(A[vi, vj])
+          writes(T_shared[vi, vj])
+          T_shared[vi, vj] = A[vi, vj] * 2.0f32
+        }
+      }
+    }
+    for ax0 in range(0, 8) {
+      for ax1 in range(0, 8) {
+        block T_shared(v0: spatial[0, 8] = ax0, v1: spatial[0, 8] = ax1) {
+          reads(T_shared[v0, v1])
+          writes(T[v0, v1])
+          T[v0, v1] = T_shared[v0, v1]
+        }
+      }
+    }
+    for i_1 in range(0, 8) {
+      for j_1 in range(0, 8) {
+        block D(vi_1: spatial[0, 8] = i_1, vj_1: spatial[0, 8] = j_1) {
+          reads(T[vi_1, vj_1])
+          writes(D[vi_1, vj_1])
+          D[vi_1, vj_1] = max(T[vi_1, vj_1], 0.0f32)
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(original, sch);
+}
+
+// A consumer in the same loop: the copy goes inside that loop, after the
+// producer's statement, and copies only what one iteration wrote.
+TEST(ScheduleCacheWrite, ConsumerInTheSameLoopGetsTheCopyInside) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8, 8], D: f32[8, 8]) {
+  block root() {
+    alloc_buffer T: f32[8, 8]
+    for i in range(0, 8) {
+      for j in range(0, 8) {
+        block T(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
+          reads(A[vi, vj])
+          writes(T[vi, vj])
+          T[vi, vj] = A[vi, vj] + 1.0f32
+        }
+      }
+      for j_1 in range(0, 8) {
+        block D(vi_1: spatial[0, 8] = i, vj_1: spatial[0, 8] = j_1) {
+          reads(T[vi_1, vj_1])
+          writes(D[vi_1, vj_1])
+          D[vi_1, vj_1] = T[vi_1, vj_1] * 3.0f32
+        }
+      }
+    }
+  }
+})");
+  PrimFunc original = sch.func();
+  Must(sch.CacheWrite(Must(sch.GetBlock("T")), 0, "local"));
+  ExpectFunc(sch, R"(
+func @f(A: f32[8, 8], D: f32[8, 8]) {
+  block root() {
+    alloc_buffer T: f32[8, 8]
+    alloc_buffer T_local: f32[8, 8] scope "local"
+    for i in range(0, 8) {
+      for j in range(0, 8) {
+        block T(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
+          reads(A[vi, vj])
+          writes(T_local[vi, vj])
+          T_local[vi, vj] = A[vi, vj] + 1.0f32
+        }
+      }
+      for ax0 in range(0, 1) {
+        for ax1 in range(0, 8) {
+          block T_local(v0: spatial[0, 8] = i + ax0, v1: spatial[0, 8] = ax1) {
+            reads(T_local[v0, v1])
+            writes(T[v0, v1])
+            T[v0, v1] = T_local[v0, v1]
+          }
+        }
+      }
+      for j_1 in range(0, 8) {
+        block D(vi_1: spatial[0, 8] = i, vj_1: spatial[0, 8] = j_1) {
+          reads(T[vi_1, vj_1])
+          writes(D[vi_1, vj_1])
+          D[vi_1, vj_1] = T[vi_1, vj_1] * 3.0f32
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(original, sch);
+}
+
+// Odd sizes under a tail split: the block's predicate trims what it writes,
+// the copy covers the same box.
+TEST(ScheduleCacheWrite, OddSizesUnderATailSplit) {
+  Schedule sch = MustSchedule(MatmulText(17, 31, 23));
+  PrimFunc original = sch.func();
+  BlockRV c = Must(sch.GetBlock("C"));
+  std::vector<LoopRV> l = Must(sch.GetLoops(c));
+  Must(sch.Split(l[0], {std::nullopt, 4}));
+  Must(sch.Split(l[1], {std::nullopt, 8}));
+  Must(sch.CacheWrite(c, 0, "local"));
+  ExpectSameResults(original, sch);
+  EXPECT_TRUE(VerifyFunction(sch.func(), sch.func_name()).ok());
+}
+
+TEST(ScheduleCacheWrite, ThenDecomposeReduction) {
+  Schedule sch = MustSchedule(kMatmul);
+  PrimFunc original = sch.func();
+  BlockRV c = Must(sch.GetBlock("C"));
+  Must(sch.CacheWrite(c, 0, "local"));
+  std::vector<LoopRV> l = Must(sch.GetLoops(c));
+  BlockRV init = Must(sch.DecomposeReduction(c, l[2]));
+  EXPECT_EQ(Must(sch.Get(init))->name, "C_init");
+  ExpectSameResults(original, sch);
+}
+
+TEST(ScheduleCacheWrite, IndexOutOfRange) {
+  Schedule sch = MustSchedule(kMatmul);
+  BlockRV c = Must(sch.GetBlock("C"));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheWrite(c, 1, "local")); },
+                       {"sch.cache_write(block=b0, write_buffer_index=1, storage_scope=\"local\")",
+                        "write buffer index 1 is out of range: block C writes 1 buffer (C)", ">>"});
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheWrite(c, -1, "local")); },
+                       {"write buffer index -1 is out of range"});
+}
+
+TEST(ScheduleCacheWrite, UnknownScope) {
+  Schedule sch = MustSchedule(kMatmul);
+  BlockRV c = Must(sch.GetBlock("C"));
+  ExpectFailsUnchanged(
+      sch, [&] { return StatusOf(sch.CacheWrite(c, 0, "texture")); },
+      {"unknown storage scope 'texture'; the scopes are global, local, shared", ">>"});
+}
+
+TEST(ScheduleCacheWrite, OnlyWriterOfTheBuffer) {
+  Schedule sch = MustSchedule(kMatmul);
+  BlockRV c = Must(sch.GetBlock("C"));
+  Must(sch.DecomposeReduction(c, Must(sch.GetLoops(c))[0]));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheWrite(c, 0, "local")); },
+                       {"cache_write needs the only writer of buffer C in its scope; block C_init "
+                        "writes it too",
+                        ">>"});
+}
+
+TEST(ScheduleCacheWrite, InPlaceUpdateWithoutInit) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8]) {
+  for i in range(0, 8) {
+    block B(vi: spatial[0, 8] = i) {
+      reads(A[vi])
+      writes(A[vi])
+      A[vi] = A[vi] * 2.0f32
+    }
+  }
+})");
+  BlockRV b = Must(sch.GetBlock("B"));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheWrite(b, 0, "local")); },
+                       {"block B reads buffer A, which it writes, without an init", ">>"});
+}
+
+TEST(ScheduleCacheWrite, WrittenRegionMustBeABox) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8], B: f32[16]) {
+  for i in range(0, 8) {
+    block B(vi: spatial[0, 8] = i) {
+      reads(A[vi])
+      writes(B[vi * 2])
+      B[vi * 2] = A[vi]
+    }
+  }
+})");
+  BlockRV b = Must(sch.GetBlock("B"));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheWrite(b, 0, "local")); },
+                       {"the region of B that block B writes below the function body is not "
+                        "exactly a box",
+                        ">>"});
+}
+
+TEST(ScheduleCacheWrite, NoPlaceBetweenWriterAndReader) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8], D: f32[8]) {
+  block root() {
+    alloc_buffer T: f32[8]
+    for i in range(0, 8) {
+      if i >= 0 {
+        block T(vi: spatial[0, 8] = i) {
+          reads(A[vi])
+          writes(T[vi])
+          T[vi] = A[vi] + 1.0f32
+        }
+        block D(vi_1: spatial[0, 8] = i) {
+          reads(T[vi_1])
+          writes(D[vi_1])
+          D[vi_1] = T[vi_1]
+        }
+      }
+    }
+  }
+})");
+  BlockRV t = Must(sch.GetBlock("T"));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheWrite(t, 0, "local")); },
+                       {"block D reads buffer T under the same statement of block root as block "
+                        "T: there is no place for the copy between them",
+                        ">>"});
+}
+
+TEST(ScheduleCacheWrite, ReplaysFromJson) {
+  Schedule sch = MustSchedule(kMatmul);
+  BlockRV c = Must(sch.GetBlock("C"));
+  Must(sch.CacheWrite(c, 0, "local"));
+  Schedule replay = MustSchedule(kMatmul);
+  Must(Must(Trace::FromJson(Must(sch.trace().ToJson()))).ApplyToSchedule(&replay));
+  EXPECT_TRUE(StructuralEqual(replay.func(), sch.func()));
+}
+
+}  // namespace
+}  // namespace tessel::ir::schedule::testing

@@ -1,0 +1,185 @@
+// decompose_reduction: before/after IR at the innermost and an outer loop, the
+// interpreter on random inputs (matmul, odd sizes under tail splits), the trace,
+// and one negative test per rule (the message, and the schedule left unchanged).
+#include "tests/unit/schedule_test_util.h"
+
+namespace tessel::ir::schedule::testing {
+namespace {
+
+const std::string kMatmul = MatmulText(16, 16, 16);
+
+TEST(ScheduleDecomposeReduction, AtTheReduceLoop) {
+  Schedule sch = MustSchedule(kMatmul);
+  PrimFunc original = sch.func();
+  BlockRV c = Must(sch.GetBlock("C"));
+  std::vector<LoopRV> l = Must(sch.GetLoops(c));
+  BlockRV init = Must(sch.DecomposeReduction(c, l[2]));
+  ExpectFunc(sch, R"(
+func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
+  for i in range(0, 16) {
+    for j in range(0, 16) {
+      block C_init(vi: spatial[0, 16] = i, vj: spatial[0, 16] = j) {
+        writes(C[vi, vj])
+        C[vi, vj] = 0.0f32
+      }
+      for k in range(0, 16) {
+        block C(vi_1: spatial[0, 16] = i, vj_1: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
+          reads(A[vi_1, vk], B[vk, vj_1])
+          writes(C[vi_1, vj_1])
+          C[vi_1, vj_1] = C[vi_1, vj_1] + A[vi_1, vk] * B[vk, vj_1]
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(original, sch);
+  EXPECT_EQ(Must(sch.Get(init))->name, "C_init");
+  EXPECT_THAT(sch.trace().AsPython(),
+              ::testing::HasSubstr("b4 = sch.decompose_reduction(block=b0, loop=l3)"));
+}
+
+// At an outer loop the spatial loops below it are copied above the init.
+TEST(ScheduleDecomposeReduction, AtAnOuterLoopCopiesTheSpatialLoops) {
+  Schedule sch = MustSchedule(kMatmul);
+  PrimFunc original = sch.func();
+  BlockRV c = Must(sch.GetBlock("C"));
+  std::vector<LoopRV> l = Must(sch.GetLoops(c));
+  Must(sch.DecomposeReduction(c, l[0]));
+  ExpectFunc(sch, R"(
+func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
+  for i_init in range(0, 16) {
+    for j_init in range(0, 16) {
+      block C_init(vi: spatial[0, 16] = i_init, vj: spatial[0, 16] = j_init) {
+        writes(C[vi, vj])
+        C[vi, vj] = 0.0f32
+      }
+    }
+  }
+  for i in range(0, 16) {
+    for j in range(0, 16) {
+      for k in range(0, 16) {
+        block C(vi_1: spatial[0, 16] = i, vj_1: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
+          reads(A[vi_1, vk], B[vk, vj_1])
+          writes(C[vi_1, vj_1])
+          C[vi_1, vj_1] = C[vi_1, vj_1] + A[vi_1, vk] * B[vk, vj_1]
+        }
+      }
+    }
+  }
+})");
+  ExpectSameResults(original, sch);
+}
+
+// Odd sizes: a tail split of a spatial loop (its predicate goes with the init)
+// and of the reduce loop (its predicate stays with the update).
+TEST(ScheduleDecomposeReduction, OddSizesUnderTailSplits) {
+  Schedule sch = MustSchedule(MatmulText(17, 31, 23));
+  PrimFunc original = sch.func();
+  BlockRV c = Must(sch.GetBlock("C"));
+  std::vector<LoopRV> l = Must(sch.GetLoops(c));
+  std::vector<LoopRV> j = Must(sch.Split(l[1], {std::nullopt, 8}));
+  std::vector<LoopRV> k = Must(sch.Split(l[2], {std::nullopt, 4}));
+  Must(sch.Reorder({j[0], k[0], j[1], k[1]}));
+  Must(sch.DecomposeReduction(c, k[0]));
+  ExpectSameResults(original, sch);
+  EXPECT_TRUE(VerifyFunction(sch.func(), sch.func_name()).ok());
+  std::string printed = PrintFunction(sch.func(), sch.func_name());
+  EXPECT_THAT(printed, ::testing::HasSubstr("for j_1_init in range(0, 8)"));
+  EXPECT_THAT(printed, ::testing::HasSubstr("where j_0 * 8 + j_1_init < 31"));
+}
+
+TEST(ScheduleDecomposeReduction, ReplaysFromJson) {
+  Schedule sch = MustSchedule(kMatmul);
+  BlockRV c = Must(sch.GetBlock("C"));
+  Must(sch.DecomposeReduction(c, Must(sch.GetLoops(c))[1]));
+  Schedule replay = MustSchedule(kMatmul);
+  Must(Must(Trace::FromJson(Must(sch.trace().ToJson()))).ApplyToSchedule(&replay));
+  EXPECT_TRUE(StructuralEqual(replay.func(), sch.func()));
+}
+
+TEST(ScheduleDecomposeReduction, BlockWithoutInit) {
+  Schedule sch = MustSchedule(kMatmul);
+  BlockRV c = Must(sch.GetBlock("C"));
+  std::vector<LoopRV> l = Must(sch.GetLoops(c));
+  Must(sch.DecomposeReduction(c, l[2]));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.DecomposeReduction(c, l[2])); },
+                       {"sch.decompose_reduction(block=b0, loop=l3)",
+                        "block C has no init; decompose_reduction splits the init off a "
+                        "reduction block",
+                        ">>"});
+}
+
+TEST(ScheduleDecomposeReduction, LoopMustBeAboveTheBlock) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8], B: f32[8], C: f32[8]) {
+  for i in range(0, 8) {
+    block B(vi: spatial[0, 8] = i) {
+      reads(A[vi])
+      writes(B[vi])
+      B[vi] = A[vi]
+    }
+  }
+  for i_1 in range(0, 8) {
+    for k in range(0, 8) {
+      block C(vi_1: spatial[0, 8] = i_1, vk: reduce[0, 8] = k) {
+        reads(B[vk])
+        writes(C[vi_1])
+        init {
+          C[vi_1] = 0.0f32
+        }
+        C[vi_1] = C[vi_1] + B[vk]
+      }
+    }
+  }
+})");
+  BlockRV c = Must(sch.GetBlock("C"));
+  LoopRV i = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[0];
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.DecomposeReduction(c, i)); },
+                       {"loop i is not one of the loops above block C", ">>"});
+}
+
+TEST(ScheduleDecomposeReduction, NoReduceLoopAboveTheLoop) {
+  Schedule sch = MustSchedule(kMatmul);
+  BlockRV c = Must(sch.GetBlock("C"));
+  std::vector<LoopRV> l = Must(sch.GetLoops(c));
+  Must(sch.Reorder({l[2], l[0]}));  // k, j, i
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.DecomposeReduction(c, l[1])); },
+                       {"loop k is above loop j and bound to a reduce iter var of block C: the "
+                        "init would run again in each of its iterations; decompose at loop k or "
+                        "above",
+                        ">>"});
+}
+
+TEST(ScheduleDecomposeReduction, LoopBoundToSpatialAndReduce) {
+  Schedule sch = MustSchedule(kMatmul);
+  BlockRV c = Must(sch.GetBlock("C"));
+  std::vector<LoopRV> l = Must(sch.GetLoops(c));
+  LoopRV jk = Must(sch.Fuse({l[1], l[2]}));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.DecomposeReduction(c, jk)); },
+                       {"is bound to both spatial and reduce iter vars of block C", ">>"});
+}
+
+TEST(ScheduleDecomposeReduction, OpaqueIterVar) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8, 8], C: f32[8]) {
+  for i in range(0, 8) {
+    for k in range(0, 8) {
+      block C(vi: opaque[0, 8] = i, vk: reduce[0, 8] = k) {
+        reads(A[vi, vk])
+        writes(C[vi])
+        init {
+          C[vi] = 0.0f32
+        }
+        C[vi] = C[vi] + A[vi, vk]
+      }
+    }
+  }
+})");
+  BlockRV c = Must(sch.GetBlock("C"));
+  LoopRV k = Must(sch.GetLoops(c))[1];
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.DecomposeReduction(c, k)); },
+                       {"block C has opaque iter var vi", ">>"});
+}
+
+}  // namespace
+}  // namespace tessel::ir::schedule::testing
