@@ -32,21 +32,29 @@ class AccessIndices : public IRVisitor {
   const BufferNode* buffer_;
 };
 
-// Every access of `from` becomes an access of `to` at `indices`.
+// Every access of `from` becomes an access of `to` at `indices`; `error` holds
+// the first access that cannot (a vector access of a scalar position).
 class Redirect : public IRMutator {
  public:
   Redirect(const BufferNode* from, Buffer to, std::vector<Expr> indices)
       : from_(from), to_(std::move(to)), indices_(std::move(indices)) {}
+  absl::Status error;
   Expr VisitBufferLoad(const BufferLoadNode* op) override {
     if (op->buffer.get() != from_) return IRMutator::VisitBufferLoad(op);
-    return ValueOrDie(MakeBufferLoad(to_, indices_));
+    return Keep(MakeBufferLoad(to_, indices_), Expr(GetRef(op)));
   }
   Stmt VisitBufferStore(const BufferStoreNode* op) override {
     if (op->buffer.get() != from_) return IRMutator::VisitBufferStore(op);
-    return ValueOrDie(MakeBufferStore(to_, VisitExpr(op->value), indices_));
+    return Keep(MakeBufferStore(to_, VisitExpr(op->value), indices_), Stmt(GetRef(op)));
   }
 
  private:
+  template <typename T>
+  T Keep(absl::StatusOr<T> made, T old) {
+    if (made.ok()) return *std::move(made);
+    if (error.ok()) error = made.status();
+    return old;
+  }
   const BufferNode* from_;
   Buffer to_;
   std::vector<Expr> indices_;
@@ -174,6 +182,10 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
   auto b = MakeNode<BlockNode>(*blk);
   b->body = redirect.VisitStmt(blk->body);
   if (blk->init) b->init = redirect.VisitStmt(blk->init);
+  if (!redirect.error.ok()) {
+    return state->Error(blk, absl::StrCat("the accesses of ", buffer->name, " in ", what,
+                                          " cannot be redirected: ", redirect.error.message()));
+  }
   BufferRegion point = PointRegion(reindexed, new_indices);
   b->reads = Redirected(blk->reads, buffer.get(), point);
   b->writes = Redirected(blk->writes, buffer.get(), point);
