@@ -303,6 +303,67 @@ void BindSchedule(py::module_& m) {
             return std::visit([&](auto h) { return Unwrap(s.AddUnitLoop(h), ErrorKind::kSchedule); }, x);
           },
           py::arg("block_or_loop"), "Wraps a block or loop in a new loop of extent 1.")
+      // Caching and reductions (ir/schedule/cache_read_write.h, decompose_reduction.h, ...).
+      .def(
+          "cache_read",
+          [](sch::Schedule& s, sch::BlockRV b, int64_t read_buffer_index,
+             const std::string& storage_scope) {
+            return Unwrap(s.CacheRead(b, read_buffer_index, storage_scope), ErrorKind::kSchedule);
+          },
+          py::arg("block"), py::arg("read_buffer_index"), py::arg("storage_scope"),
+          "Copies the region the readers need of the block's read buffer `read_buffer_index` into "
+          "a new buffer of `storage_scope` before them; returns the copy block.")
+      .def(
+          "cache_write",
+          [](sch::Schedule& s, sch::BlockRV b, int64_t write_buffer_index,
+             const std::string& storage_scope) {
+            return Unwrap(s.CacheWrite(b, write_buffer_index, storage_scope), ErrorKind::kSchedule);
+          },
+          py::arg("block"), py::arg("write_buffer_index"), py::arg("storage_scope"),
+          "Makes the block write a new buffer of `storage_scope` and copies it back after; "
+          "returns the copy block.")
+      .def(
+          "decompose_reduction",
+          [](sch::Schedule& s, sch::BlockRV b, sch::LoopRV l) {
+            return Unwrap(s.DecomposeReduction(b, l), ErrorKind::kSchedule);
+          },
+          py::arg("block"), py::arg("loop"),
+          "Moves the reduction block's init into its own block before `loop`; returns it.")
+      .def(
+          "reindex",
+          [](sch::Schedule& s, sch::BlockRV b, int64_t buffer_index, bool is_write) {
+            return Unwrap(s.Reindex(b, buffer_index, is_write), ErrorKind::kSchedule);
+          },
+          py::arg("block"), py::arg("buffer_index"), py::arg("is_write"),
+          "Stages the block's read (or write) buffer `buffer_index` through a new buffer "
+          "indexed by the block's iter vars; returns the copy block.")
+      .def(
+          "rfactor",
+          [](sch::Schedule& s, sch::LoopRV l, int64_t factor_axis) {
+            return Unwrap(s.RFactor(l, factor_axis), ErrorKind::kSchedule);
+          },
+          py::arg("loop"), py::arg("factor_axis"),
+          "Splits the reduction over `loop` into partial results kept apart in a new buffer "
+          "(its dimension `factor_axis`) and a write-back block; returns the rfactor block.")
+      .def(
+          "set_scope",
+          [](sch::Schedule& s, sch::BlockRV b, int64_t buffer_index,
+             const std::string& storage_scope) {
+            Check(s.SetScope(b, buffer_index, storage_scope), ErrorKind::kSchedule);
+          },
+          py::arg("block"), py::arg("buffer_index"), py::arg("storage_scope"),
+          "Moves the block's write buffer `buffer_index` (allocated in the function) into "
+          "`storage_scope`.")
+      .def(
+          "storage_align",
+          [](sch::Schedule& s, sch::BlockRV b, int64_t buffer_index, int64_t axis,
+             int64_t factor, int64_t offset) {
+            Check(s.StorageAlign(b, buffer_index, axis, factor, offset), ErrorKind::kSchedule);
+          },
+          py::arg("block"), py::arg("buffer_index"), py::arg("axis"), py::arg("factor"),
+          py::arg("offset"),
+          "Records that the stride of dimension `axis` of the block's write buffer "
+          "`buffer_index` be padded to factor * k + offset elements when flattened.")
       .def(
           "sample_perfect_tile",
           [](sch::Schedule& s, sch::LoopRV l, int n, int64_t max_innermost_factor,
