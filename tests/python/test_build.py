@@ -456,3 +456,26 @@ def test_the_gil_is_released_while_compiling():
     elapsed, ticks = ticks_during(lambda: tessel.build(lowered, pipeline=None))
     assert elapsed > 0.05, "compiling attention takes long enough to see"
     assert ticks >= 5
+
+
+def test_source_at_every_stage():
+    ex = tessel.build(vector_add_module(33))
+    assert "func.func" in ex.source("mlir")
+    assert "llvm.func" in ex.source("mlir-llvm")
+    assert "define" in ex.source("llvm") and "tessel_packed_vector_add" in ex.source("llvm")
+    assert "tessel_packed_vector_add" in ex.source("asm")
+    with pytest.raises(tessel.ArgumentError, match="unknown stage 'ptx'"):
+        ex.source("ptx")
+    assert "decl_buffer" not in str(vector_add_module(33)) and ex.lowered["vector_add"] is not None
+
+
+def test_export_library_with_a_header_elsewhere(tmp_path):
+    ex = tessel.build(vector_add_module(35))
+    (tmp_path / "include").mkdir()
+    ex.export_library(tmp_path / "va.so", header_path=tmp_path / "include" / "va_api.h")
+    assert "va_vector_add(TesselModule*" in (tmp_path / "include" / "va_api.h").read_text()
+    lib = tessel.load_library(tmp_path / "va.so")
+    a = rand(35)
+    c = np.zeros(35, "float32")
+    lib["vector_add"](a, a, c)
+    np.testing.assert_allclose(c, 2 * a)
