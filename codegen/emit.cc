@@ -1,10 +1,6 @@
 // The emission API (emit.h): each stage of the path to machine code.
 #include "codegen/emit.h"
 
-#include <unistd.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
@@ -52,38 +48,6 @@ absl::Status WriteFile(const std::string& path, const std::string& bytes) {
   f.close();
   if (!f) return absl::UnavailableError(absl::StrCat("cannot write '", path, "'"));
   return absl::OkStatus();
-}
-
-absl::Status WriteSharedLibrary(const ir::IRModule& mod, const Target& target,
-                                const std::string& path) {
-  TESSEL_ASSIGN_OR_RETURN(std::string object, EmitObject(mod, target));
-  char tmpl[] = "/tmp/tessel-objXXXXXX";
-  int fd = mkstemp(tmpl);
-  if (fd < 0) return absl::UnavailableError("cannot create a temporary object file in /tmp");
-  close(fd);
-  std::string obj_path = tmpl;
-  absl::Status s = WriteFile(obj_path, object);
-  if (s.ok()) {
-    // Single quotes keep the paths literal for the shell.
-    auto quote = [](const std::string& p) {
-      std::string q = "'";
-      for (char c : p) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      return q + "'";
-    };
-    std::string cmd = absl::StrCat("cc -shared -o ", quote(path), " ", quote(obj_path), " 2>&1");
-    FILE* pipe = popen(cmd.c_str(), "r");
-    std::string out;
-    if (pipe == nullptr) {
-      s = absl::UnavailableError("cannot run the C compiler 'cc' to link the shared library");
-    } else {
-      char buf[256];
-      while (fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
-      int rc = pclose(pipe);
-      if (rc != 0) s = absl::UnavailableError(absl::StrCat("linking '", path, "' failed: ", cmd, "\n", out));
-    }
-  }
-  std::remove(obj_path.c_str());
-  return s;
 }
 
 }  // namespace tessel::codegen

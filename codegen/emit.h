@@ -6,7 +6,10 @@
 //   EmitLLVMIR(mod, t)        // LLVM IR after O3 for the target CPU
 //   EmitAssembly(mod, t)      // x86 assembly
 //   EmitObject(mod, t)        // ELF object bytes: tessel_packed_NAME per function
-//   WriteSharedLibrary(mod, t, "k.so")   // the object linked with `cc -shared`
+//
+// A shared library for libtessel_runtime is the object given to
+// runtime::ExportModule (codegen/runtime/export_library.h); `tessel-opt --emit=so`
+// does that.
 //
 // The input must be lowered (no blocks, 1-D buffer accesses): anything else is
 // an error that says to run the 'lower' pipeline first. docs/codegen.md has the
@@ -30,10 +33,6 @@ absl::StatusOr<std::string> EmitAssembly(const ir::IRModule& mod, const Target& 
 absl::StatusOr<std::string> EmitObject(const ir::IRModule& mod, const Target& target);
 
 absl::Status WriteFile(const std::string& path, const std::string& bytes);
-// Writes the object to a temporary file and links it: `cc -shared -o path obj`.
-// The library's undefined tessel_* symbols come from libtessel_runtime at load time.
-absl::Status WriteSharedLibrary(const ir::IRModule& mod, const Target& target,
-                                const std::string& path);
 
 }  // namespace tessel::codegen
 

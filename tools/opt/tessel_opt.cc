@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codegen/emit.h"
+#include "codegen/runtime/export_library.h"
 #include "codegen/target.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -134,14 +135,11 @@ absl::StatusOr<std::string> EmitStage(const OptFlags& flags, const ir::IRModule&
   if (flags.output.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--emit=", flags.emit, " writes a binary: give -o FILE"));
   }
-  if (flags.emit == "so") {
-    absl::Status s = codegen::WriteSharedLibrary(mod, *target, flags.output);
-    if (!s.ok()) return s;
-    return std::string();
-  }
   absl::StatusOr<std::string> obj = codegen::EmitObject(mod, *target);
   if (!obj.ok()) return obj.status();
-  absl::Status s = codegen::WriteFile(flags.output, *obj);
+  // A library libtessel_runtime loads (signatures embedded) and its C header.
+  absl::Status s = flags.emit == "so" ? runtime::ExportModule(mod, *obj, flags.output)
+                                      : codegen::WriteFile(flags.output, *obj);
   if (!s.ok()) return s;
   return std::string();
 }
