@@ -160,6 +160,28 @@ absl::StatusOr<Stmt> MakeCopyNest(
     }
   }
   std::vector<Expr> di = dst_indices(vs), si = src_indices(vs);
+  // An index that may leave its buffer (reindex of a padded access, which the
+  // block guards by a condition) limits the copy to the elements inside.
+  {
+    arith::Analyzer::Scope s(ana);
+    VarMap at_loops;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      ana->Bind(loops[d], Range{ConstOf(loops[d]->dtype, 0), dims[d].extent});
+      at_loops[static_cast<const VarNode*>(vs[d].get())] = bindings[d];
+    }
+    auto guard = [&](const Buffer& buf, const std::vector<Expr>& idx) {
+      for (size_t d = 0; d < idx.size() && d < buf->shape.size(); ++d) {
+        Expr at = SubstituteInExpr(idx[d], at_loops);
+        Expr zero = ConstOf(idx[d]->dtype, 0);
+        if (!ana->CanProve(GE(at, zero))) pred = AndE(pred, GE(at, zero));
+        if (idx[d]->dtype == buf->shape[d]->dtype && !ana->CanProve(LT(at, buf->shape[d]))) {
+          pred = AndE(pred, LT(at, buf->shape[d]));
+        }
+      }
+    };
+    guard(src, si);
+    guard(dst, di);
+  }
   TESSEL_ASSIGN_OR_RETURN(Expr load, MakeBufferLoad(src, si));
   TESSEL_ASSIGN_OR_RETURN(Stmt store, MakeBufferStore(dst, load, di));
   TESSEL_ASSIGN_OR_RETURN(

@@ -67,6 +67,18 @@ absl::StatusOr<std::string> DecomposeReduction(ScheduleState* state, const std::
                             ": the init would run again in each of its iterations; decompose at ",
                             DescribeLoop(outer), " or above"));
   }
+  // A loop below `at` bound to no iter var runs the reduction again in each
+  // iteration (after compute_at, a recomputation), each time from its init; one
+  // init block before `at` would start only the first.
+  for (size_t k = first; k < loops.size(); ++k) {
+    const ForNode* f = index.loop(loops[k]);
+    std::optional<int64_t> extent = ConstInt(f->extent);
+    if (spatial_loops.contains(k) || reduce_loops.contains(k) || (extent && *extent == 1)) continue;
+    return state->Error(
+        f, absl::StrCat(DescribeLoop(f), " is bound to no iter var of ", DescribeBlock(blk),
+                        ": it repeats the reduction, each time from the init; "
+                        "decompose at a loop below it"));
+  }
   // The loops copied above the init: those below `at` the spatial bindings use.
   VarMap loop_map;
   std::vector<int> copied;

@@ -20,9 +20,10 @@
 // Rules: the block has an init and no opaque iter var; `loop` is one of the
 // loops above the block (up to its enclosing block); no loop above `loop` is
 // used by a reduce binding (the init would run again in each of its
-// iterations); no loop below it is used by both a spatial and a reduce
-// binding; each reduce binding is at its domain's minimum where its loops are
-// (the init's instance: the predicate there is the init's predicate).
+// iterations); every loop from `loop` down is used by some binding (a loop
+// used by none repeats the reduction, each time from its init) and none by
+// both a spatial and a reduce binding; each reduce binding is at its domain's minimum where its
+// loops are (the init's instance: the predicate there is the init's predicate).
 #ifndef TESSEL_IR_SCHEDULE_DECOMPOSE_REDUCTION_H_
 #define TESSEL_IR_SCHEDULE_DECOMPOSE_REDUCTION_H_
 

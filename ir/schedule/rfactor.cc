@@ -230,10 +230,23 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
   for (const Expr& e : red.indices) idx.push_back(SubstituteInExpr(e, iter_subst));
   std::vector<Expr> rf_idx = InsertAt(idx, factor_axis, rf_index);
   Expr rhs = SubstituteInExpr(red.rhs, iter_subst);
-  TESSEL_ASSIGN_OR_RETURN(Expr acc, MakeBufferLoad(rf_buf, rf_idx));
-  TESSEL_ASSIGN_OR_RETURN(Stmt rf_body, MakeBufferStore(rf_buf, Combine(red.op, acc, rhs), rf_idx));
-  TESSEL_ASSIGN_OR_RETURN(Stmt rf_init,
-                          MakeBufferStore(rf_buf, SubstituteInExpr(red.init, iter_subst), rf_idx));
+  Expr init_value = SubstituteInExpr(red.init, iter_subst);
+  bool reduces = false;
+  for (const IterVar& iv : rf_iters) reduces |= iv.kind == IterKind::kReduce;
+  Stmt rf_body, rf_init;
+  if (reduces) {
+    TESSEL_ASSIGN_OR_RETURN(Expr acc, MakeBufferLoad(rf_buf, rf_idx));
+    TESSEL_ASSIGN_OR_RETURN(rf_body, MakeBufferStore(rf_buf, Combine(red.op, acc, rhs), rf_idx));
+    TESSEL_ASSIGN_OR_RETURN(rf_init, MakeBufferStore(rf_buf, init_value, rf_idx));
+  } else {
+    // The loop was the whole reduction: each partial result is one term (an
+    // init needs a reduce iter var to start at). + and * start from their
+    // identity, so the term alone; max and min combine it with the init.
+    bool identity = red.op == NodeKind::kAdd || red.op == NodeKind::kMul;
+    TESSEL_ASSIGN_OR_RETURN(
+        rf_body,
+        MakeBufferStore(rf_buf, identity ? rhs : Combine(red.op, init_value, rhs), rf_idx));
+  }
   TESSEL_ASSIGN_OR_RETURN(Block probe, MakeBlock(rf_name, rf_iters, {}, {}, rf_body));
   TESSEL_ASSIGN_OR_RETURN(arith::AccessRegions access, arith::InferBlockAccess(probe, &ana));
   std::vector<BufferRegion> rf_reads;

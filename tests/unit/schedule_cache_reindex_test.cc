@@ -72,6 +72,32 @@ TEST(ScheduleReindex, WriteOfAReduction) {
   ExpectSameResults(original, sch);
 }
 
+// A padded read (guarded in the block): the copy keeps to the buffer.
+TEST(ScheduleReindex, PaddedReadStaysInTheBuffer) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[6], B: f32[6]) {
+  for i in range(0, 6) {
+    for r in range(0, 3) {
+      block B(vi: spatial[0, 6] = i, vr: reduce[0, 3] = r) {
+        reads(A[vi - 1 + vr])
+        writes(B[vi])
+        init {
+          B[vi] = 0.0f32
+        }
+        if vi - 1 + vr >= 0 && vi - 1 + vr < 6 {
+          B[vi] = B[vi] + A[vi - 1 + vr]
+        }
+      }
+    }
+  }
+})");
+  PrimFunc original = sch.func();
+  Must(sch.Reindex(Must(sch.GetBlock("B")), 0, false));
+  EXPECT_THAT(PrintFunction(sch.func(), sch.func_name()),
+              ::testing::HasSubstr("where ax0 - 1 + ax1 >= 0 && ax0 - 1 + ax1 < 6"));
+  ExpectSameResults(original, sch);
+}
+
 TEST(ScheduleReindex, Rules) {
   Schedule sch = MustSchedule(R"(
 func @f(A: f32[8], B: f32[8], C: f32[8]) {

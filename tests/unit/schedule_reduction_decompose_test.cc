@@ -181,5 +181,43 @@ func @f(A: f32[8, 8], C: f32[8]) {
                        {"block C has opaque iter var vi", ">>"});
 }
 
+// A loop bound to no iter var repeats the reduction (here: a row sum
+// recomputed for every column of its consumer); a unit loop does not.
+TEST(ScheduleDecomposeReduction, LoopThatRepeatsTheReduction) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[4, 6], B: f32[4]) {
+  for i in range(0, 4) {
+    for r in range(0, 3) {
+      for k in range(0, 6) {
+        block B(vi: spatial[0, 4] = i, vk: reduce[0, 6] = k) {
+          reads(A[vi, vk])
+          writes(B[vi])
+          init {
+            B[vi] = 0.0f32
+          }
+          B[vi] = B[vi] + A[vi, vk]
+        }
+      }
+    }
+  }
+})");
+  PrimFunc original = sch.func();
+  BlockRV b = Must(sch.GetBlock("B"));
+  std::vector<LoopRV> l = Must(sch.GetLoops(b));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.DecomposeReduction(b, l[0])); },
+                       {"loop r is bound to no iter var of block B: it repeats the reduction, "
+                        "each time from the init; decompose at a loop below it",
+                        ">>"});
+  Must(sch.DecomposeReduction(b, l[2]));  // Below r: each repetition starts from its init.
+  ExpectSameResults(original, sch);
+  Schedule unit = MustSchedule(MatmulText(5, 4, 3));
+  PrimFunc unit_original = unit.func();
+  BlockRV c = Must(unit.GetBlock("C"));
+  LoopRV k = Must(unit.GetLoops(c))[2];
+  Must(unit.AddUnitLoop(k));
+  Must(unit.DecomposeReduction(c, Must(unit.GetLoops(c))[0]));
+  ExpectSameResults(unit_original, unit);
+}
+
 }  // namespace
 }  // namespace tessel::ir::schedule::testing

@@ -138,6 +138,21 @@ TEST(ScheduleRFactor, MaxAndProductCombiners) {
   }
 }
 
+// The loop is the whole reduction: each partial result is one term, with no
+// init (a block without reduce iter vars has none).
+TEST(ScheduleRFactor, TheWholeReduction) {
+  for (const char* combine : {"B[vi] + A[vi, vk]", "max(B[vi], A[vi, vk])"}) {
+    bool is_max = std::string(combine).find("max") == 0;
+    Schedule sch = MustSchedule(RowReduction(is_max ? "-inf_f32" : "0.0f32", combine));
+    PrimFunc original = sch.func();
+    Must(sch.RFactor(Must(sch.GetLoops(Must(sch.GetBlock("B"))))[1], 1));
+    const std::string printed = PrintFunction(sch.func(), sch.func_name());
+    EXPECT_THAT(printed, ::testing::HasSubstr(is_max ? "B_rf[vi, vk] = max(-inf_f32, A[vi, vk])"
+                                                     : "B_rf[vi, vk] = A[vi, vk]"));
+    ExpectSameResults(original, sch);
+  }
+}
+
 TEST(ScheduleRFactor, ReplaysFromJson) {
   Schedule sch = MustSchedule(kRowSum);
   Must(sch.RFactor(Must(sch.GetLoops(Must(sch.GetBlock("B"))))[2], 0));
