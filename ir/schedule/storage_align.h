@@ -1,6 +1,7 @@
 // storage_align: asks for padding of a buffer's rows so that the stride of one
 // dimension is `factor * k + offset` elements (shared-memory bank conflicts,
-// vector-aligned rows). The schedule only records it; flattening honours it.
+// vector-aligned rows). The schedule only records it, for flatten-buffer to
+// honour (it does not read it yet; see docs/schedule.md).
 //
 // storage_align(block=T, buffer_index=0, axis=0, factor=32, offset=1) on
 //   block T(...) { writes(T_shared[vi, vj]) ... }          T_shared: f32[64, 64]
