@@ -393,6 +393,7 @@ const std::vector<Move>& Moves() {
   static const std::vector<Move>* all = new std::vector<Move>([] {
     std::vector<Move> m = LoopMoves();
     for (Move& x : ComputeLocationMoves()) m.push_back(std::move(x));
+    for (Move& x : CacheMoves()) m.push_back(std::move(x));
     return m;
   }());
   return *all;

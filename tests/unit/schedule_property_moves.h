@@ -135,6 +135,9 @@ std::vector<Move> LoopMoves();
 // compute_at, reverse_compute_at, compute_inline, reverse_compute_inline,
 // sample_compute_location (schedule_property_compute_moves.cc).
 std::vector<Move> ComputeLocationMoves();
+// cache_read, cache_write, reindex, set_scope, storage_align,
+// decompose_reduction, rfactor (schedule_property_cache_moves.cc).
+std::vector<Move> CacheMoves();
 // Every move, in a fixed order (the order is part of what a seed means).
 const std::vector<Move>& Moves();
 

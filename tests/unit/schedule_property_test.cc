@@ -290,8 +290,9 @@ TEST(ScheduleProperty, RandomSequencesOnTheOpLibrary) {
   auto start = std::chrono::steady_clock::now();
   const std::vector<PropertyOp>& ops = PropertyOps();
   std::map<std::string, int> per_op;
-  for (int64_t i = 0; i < r.config.cases; ++i) {
-    if (!r.Wanted(i)) continue;
+  int64_t first = r.config.only_case.value_or(0);
+  int64_t last = r.config.only_case ? first + 1 : r.config.cases;
+  for (int64_t i = first; i < last; ++i) {
     if (r.failures >= 3) break;
     RandomEngine rng = CaseEngine(r.config.seed, i);
     const PropertyOp& op = ops[rng.Below(ops.size())];

@@ -13,6 +13,7 @@ add_executable(tessel_schedule_tests
   schedule_json_test.cc
   schedule_loop_kind_test.cc
   schedule_pass_test.cc
+  schedule_property_cache_moves.cc
   schedule_property_compute_moves.cc
   schedule_property_moves.cc
   schedule_property_ops.cc
