@@ -325,6 +325,44 @@ absl::StatusOr<std::vector<RV>> ApplyStorageAlign(Schedule* sch, const Instructi
   return NoOutputs(sch->StorageAlign(BlockRV{b.id}, index, axis, factor, offset));
 }
 
+absl::StatusOr<std::vector<RV>> ApplyBlockize(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(l, InputRV(inst, 0, "l", "a loop handle"));
+  return One(sch->Blockize(LoopRV{l.id}), 'b');
+}
+
+absl::StatusOr<std::vector<RV>> ApplyTransformLayout(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  TESSEL_TRY_ASSIGN(buffer, Attr(inst, "buffer"));
+  TESSEL_TRY_ASSIGN(index_map, StringAttr(inst, "index_map"));
+  BufferRef ref;
+  if (buffer->is<std::string>())
+    ref = buffer->as<std::string>();
+  else if (buffer->is<int64_t>())
+    ref = buffer->as<int64_t>();
+  else
+    return Bad(inst, "attr 'buffer' must be a buffer name or an index");
+  return NoOutputs(sch->TransformLayout(BlockRV{b.id}, ref, index_map));
+}
+
+absl::StatusOr<std::vector<RV>> ApplyTensorize(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(t, InputRV(inst, 0, "bl", "a block or loop handle"));
+  TESSEL_TRY_ASSIGN(intrin, StringAttr(inst, "intrin_name"));
+  return NoOutputs(t.kind == 'b' ? sch->Tensorize(BlockRV{t.id}, intrin)
+                                 : sch->Tensorize(LoopRV{t.id}, intrin));
+}
+
+absl::StatusOr<std::vector<RV>> ApplyPadEinsum(Schedule* sch, const Instruction& inst) {
+  TESSEL_TRY_ASSIGN(b, InputRV(inst, 0, "b", "a block handle"));
+  TESSEL_TRY_ASSIGN(padding, Attr(inst, "padding"));
+  std::vector<int64_t> factors;
+  if (!padding->is<AttrValue::List>()) return Bad(inst, "attr 'padding' must be a list of ints");
+  for (const AttrValue& p : padding->as<AttrValue::List>()) {
+    if (!p.is<int64_t>()) return Bad(inst, "attr 'padding' must be a list of ints");
+    factors.push_back(p.as<int64_t>());
+  }
+  return NoOutputs(sch->PadEinsum(BlockRV{b.id}, factors));
+}
+
 #undef TESSEL_TRY_ASSIGN
 
 }  // namespace
@@ -346,6 +384,10 @@ const std::vector<InstructionKind>& AllInstructionKinds() {
       {"annotate", {"block_or_loop", "ann_val"}, false, false, false, ApplyAnnotate},
       {"unannotate", {"block_or_loop"}, false, false, false, ApplyUnannotate},
       {"add_unit_loop", {"block_or_loop"}, false, false, false, ApplyAddUnitLoop},
+      {"blockize", {"loop"}, false, false, false, ApplyBlockize},
+      {"tensorize", {"block_or_loop"}, false, false, false, ApplyTensorize},
+      {"transform_layout", {"block"}, false, false, false, ApplyTransformLayout},
+      {"pad_einsum", {"block"}, false, false, false, ApplyPadEinsum},
       {"sample_perfect_tile", {"loop"}, true, true, true, ApplySamplePerfectTile},
       {"sample_categorical", {}, true, true, false, ApplySampleCategorical},
       {"compute_inline", {"block"}, false, false, false, ApplyComputeInline},

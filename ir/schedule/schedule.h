@@ -37,6 +37,7 @@
 #include "ir/schedule/sampling.h"
 #include "ir/schedule/state.h"
 #include "ir/schedule/trace.h"
+#include "ir/schedule/transform_layout.h"
 
 namespace tessel::ir::schedule {
 
@@ -140,6 +141,25 @@ class Schedule {
   absl::Status SetScope(BlockRV block, int64_t buffer_index, const std::string& storage_scope);
   absl::Status StorageAlign(BlockRV block, int64_t buffer_index, int64_t axis, int64_t factor,
                             int64_t offset);
+
+  // ---- Structure and layout (blockize.h, tensorize.h, transform_layout.h,
+  // pad_einsum.h; the facade is schedule_structure.cc) -------------------------------
+  // The subtree under `loop` becomes a new block around the block below.
+  absl::StatusOr<BlockRV> Blockize(LoopRV loop);
+  // Replaces the block's computation by the implementation of the registered
+  // intrinsic whose description it matches (tensor_intrin.h); a loop is
+  // blockized first, in the same transaction.
+  absl::Status Tensorize(BlockRV block, const std::string& intrin_name);
+  absl::Status Tensorize(LoopRV loop, const std::string& intrin_name);
+  // The layout of a buffer the block accesses (by name, or by index in its
+  // reads then writes) changes by `index_map`; the text form is parsed
+  // ("lambda i, j: (i // 16, j, i % 16)", ir/index_map.h).
+  absl::Status TransformLayout(BlockRV block, const BufferRef& buffer, const IndexMap& index_map);
+  absl::Status TransformLayout(BlockRV block, const BufferRef& buffer,
+                               const std::string& index_map);
+  // Pads an einsum-like block's iteration domain to multiples of `padding`
+  // (one factor per iter var), through zero-padded input copies and an output crop.
+  absl::Status PadEinsum(BlockRV block, const std::vector<int64_t>& padding);
 
   // ---- Sampling ------------------------------------------------------------------
   // n factors of the loop's constant extent, the innermost at most

@@ -3,6 +3,7 @@
 # (Python, JSON, replay) and the manual-schedule pass.
 add_executable(tessel_schedule_tests
   schedule_annotate_test.cc
+  schedule_blockize_test.cc
   schedule_compute_at_test.cc
   schedule_compute_inline_test.cc
   schedule_compute_sample_test.cc
@@ -12,6 +13,7 @@ add_executable(tessel_schedule_tests
   schedule_cache_write_test.cc
   schedule_json_test.cc
   schedule_loop_kind_test.cc
+  schedule_pad_einsum_test.cc
   schedule_pass_test.cc
   schedule_property_cache_moves.cc
   schedule_property_compute_moves.cc
@@ -22,7 +24,9 @@ add_executable(tessel_schedule_tests
   schedule_reduction_rfactor_test.cc
   schedule_reorder_test.cc
   schedule_split_fuse_test.cc
+  schedule_tensorize_test.cc
   schedule_trace_test.cc
+  schedule_transform_layout_test.cc
 )
 target_compile_definitions(tessel_schedule_tests PRIVATE TESSEL_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 target_link_libraries(tessel_schedule_tests PRIVATE tessel_passes tessel_schedule tessel_te tessel_ir
