@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/schedule_registry.h"
+#include "ir/schedule/tensor_intrin.h"
 #include "ir/schedule/trace.h"
 #include "python/src/common.h"
 
@@ -365,6 +366,53 @@ void BindSchedule(py::module_& m) {
           "Records that the stride of dimension `axis` of the block's write buffer "
           "`buffer_index` be padded to factor * k + offset elements when flattened.")
       .def(
+          "blockize",
+          [](sch::Schedule& s, sch::LoopRV l) { return Unwrap(s.Blockize(l), ErrorKind::kSchedule); },
+          py::arg("loop"),
+          "Turns the subtree under `loop` into a new block whose iter vars are the outer parts "
+          "of the bindings of the block below; returns the new block.")
+      .def(
+          "tensorize",
+          [](sch::Schedule& s, BlockOrLoop x, const std::string& intrin_name) {
+            Check(std::visit([&](auto h) { return s.Tensorize(h, intrin_name); }, x),
+                  ErrorKind::kSchedule);
+          },
+          py::arg("block_or_loop"), py::arg("intrin_name"),
+          "Replaces a blockized block (a loop is blockized first) by the implementation of the "
+          "registered tensor intrinsic whose description it matches.")
+      .def(
+          "transform_layout",
+          [](sch::Schedule& s, sch::BlockRV b, std::variant<int64_t, std::string> buffer,
+             py::object index_map) {
+            std::string text;
+            if (py::isinstance<py::str>(index_map)) {
+              text = index_map.cast<std::string>();
+            } else if (PyCallable_Check(index_map.ptr())) {
+              text = py::module_::import("tessel.schedule")
+                         .attr("index_map_text")(index_map)
+                         .cast<std::string>();
+            } else {
+              Throw(ErrorKind::kArgument,
+                    "index_map must be a Python lambda or its text, e.g. "
+                    "\"lambda i, j: (i // 16, j, i % 16)\"");
+            }
+            sch::BufferRef ref = std::holds_alternative<int64_t>(buffer)
+                                     ? sch::BufferRef(std::get<int64_t>(buffer))
+                                     : sch::BufferRef(std::get<std::string>(buffer));
+            Check(s.TransformLayout(b, ref, text), ErrorKind::kSchedule);
+          },
+          py::arg("block"), py::arg("buffer"), py::arg("index_map"),
+          "Changes the layout of a buffer the block accesses (by name, or by index in its reads "
+          "then writes) by a bijective index map: a lambda or its text.")
+      .def(
+          "pad_einsum",
+          [](sch::Schedule& s, sch::BlockRV b, const std::vector<int64_t>& padding) {
+            Check(s.PadEinsum(b, padding), ErrorKind::kSchedule);
+          },
+          py::arg("block"), py::arg("padding"),
+          "Pads an einsum-like block's iteration domain to multiples of `padding` (one factor per "
+          "iter var) through zero-padded input copies and an output crop.")
+      .def(
           "sample_perfect_tile",
           [](sch::Schedule& s, sch::LoopRV l, int n, int64_t max_innermost_factor,
              std::optional<std::vector<int64_t>> decision) {
@@ -436,6 +484,17 @@ void BindSchedule(py::module_& m) {
       },
       py::arg("sch"), py::arg("name"),
       "Runs a registered C++ schedule function on `sch`; False when it does not apply.");
+  m.def(
+      "register_tensor_intrin",
+      [](const std::string& name, const ir::PrimFunc& desc, const ir::PrimFunc& impl,
+         bool replace) {
+        Check(sch::RegisterTensorIntrin(name, desc, impl, replace), ErrorKind::kArgument);
+      },
+      py::arg("name"), py::arg("desc"), py::arg("impl"), py::arg("replace") = false,
+      "Registers a tensor intrinsic: a description (loops around one block) and an "
+      "implementation with the same buffer parameters.");
+  m.def("list_tensor_intrins", &sch::TensorIntrinNames,
+        "The names of the registered tensor intrinsics, sorted.");
 }
 
 }  // namespace tessel::python
