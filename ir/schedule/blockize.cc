@@ -156,6 +156,12 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
   VarSet used_inner;
   for (size_t k = 0; k < divs.size(); ++k) {
     const IterVar& iv = block->iter_vars[k];
+    if (iv.var->dtype != realize->iter_values[k]->dtype ||
+        iv.dom.min->dtype != iv.var->dtype) {
+      return state->Error(block, absl::StrCat("iter var ", iv.var->name, " of ",
+                                              DescribeBlock(block),
+                                              " differs in type from its binding or domain"));
+    }
     std::string why = Divide(realize->iter_values[k], inner, inner_vars, &divs[k]);
     if (!why.empty()) {
       return state->Error(block, absl::StrCat("the binding ", iv.var->name, " = ",

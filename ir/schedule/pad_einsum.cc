@@ -192,6 +192,10 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
     padded[k] = (*e + padding[k] - 1) / padding[k] * padding[k];
     loop_srefs.push_back(l);
   }
+  if (!block->alloc_buffers.empty()) {
+    return state->Error(block, absl::StrCat(DescribeBlock(block), " allocates buffers; pad_einsum "
+                                            "pads blocks over buffers allocated outside them"));
+  }
   if (!IsConstTrue(realize->predicate)) {
     return state->Error(block, absl::StrCat(DescribeBlock(block), " has a predicate; pad_einsum "
                                             "pads a whole iteration domain"));

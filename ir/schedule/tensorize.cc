@@ -48,7 +48,9 @@ class RelativeAccesses : public IRMutator {
   std::vector<Expr> Relative(const std::vector<Expr>& idx, const std::vector<Expr>& min) {
     std::vector<Expr> out;
     for (size_t k = 0; k < idx.size(); ++k) {
-      out.push_back(idx[k]->dtype.lanes() == 1 && k < min.size()
+      // A mismatched index type stays absolute, so the forms differ.
+      out.push_back(idx[k]->dtype.lanes() == 1 && k < min.size() &&
+                            idx[k]->dtype == min[k]->dtype
                         ? ana_.Simplify(Sub(idx[k], min[k]))
                         : idx[k]);
     }
@@ -115,7 +117,8 @@ class Instantiate : public IRMutator {
   static std::vector<Expr> Shift(const std::vector<Expr>& idx, const std::vector<Expr>& min) {
     std::vector<Expr> out;
     for (size_t k = 0; k < idx.size(); ++k) {
-      const Expr& m = min[k];
+      DataType t = idx[k]->dtype.with_lanes(1);
+      const Expr m = min[k]->dtype == t ? min[k] : Cast(t, min[k]);
       if (const auto* r = dyn_cast<RampNode>(idx[k])) {
         out.push_back(ValueOrDie(MakeRamp(AddE(m, r->base), r->stride, r->lanes)));
       } else if (const auto* b = dyn_cast<BroadcastNode>(idx[k])) {
