@@ -189,6 +189,14 @@ class LambdaParser {
   }
 
   absl::StatusOr<Expr> Unary() {
+    // Nesting is bounded so that no text can exhaust the stack.
+    if (++depth_ > kMaxDepth) return Error("the index expression nests too deeply");
+    absl::StatusOr<Expr> e = UnaryInner();
+    --depth_;
+    return e;
+  }
+
+  absl::StatusOr<Expr> UnaryInner() {
     if (Eat('-')) {
       absl::StatusOr<Expr> e = Unary();
       if (!e.ok()) return e;
@@ -268,8 +276,10 @@ class LambdaParser {
                                                    std::string(pos_, ' '), "^"));
   }
 
+  static constexpr int kMaxDepth = 200;
   absl::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
   absl::flat_hash_map<std::string, Var> vars_;
 };
 

@@ -42,6 +42,10 @@ TEST(IndexMap, ErrorsSayWhere) {
   EXPECT_THAT(message("lambda i, i: (i,)"), ::testing::HasSubstr("given twice"));
   EXPECT_THAT(message("lambda i: (i,) x"), ::testing::HasSubstr("unexpected text"));
   EXPECT_THAT(message("lambda i: (i + ,)"), ::testing::HasSubstr("expected an index"));
+  EXPECT_THAT(message("lambda i: " + std::string(100000, '(') + "i"),
+              ::testing::HasSubstr("nests too deeply"));
+  EXPECT_THAT(message("lambda i: " + std::string(100000, '-') + "i"),
+              ::testing::HasSubstr("nests too deeply"));
 }
 
 // relu(A @ B) with the matmul result T allocated inside the function.
