@@ -155,6 +155,24 @@ class PurityCheck : public IRVisitor {
   }
 };
 
+class TrapCheck : public IRVisitor {
+ public:
+  bool may_trap = false;
+  void VisitBufferLoad(const BufferLoadNode* op) override { may_trap = true; }
+  void VisitCall(const CallNode* op) override { may_trap = true; }
+  void VisitBinary(const BinaryNode* op) override {
+    const NodeKind k = op->kind();
+    // A division by a non-zero constant cannot fault.
+    const IntImmNode* divisor = dyn_cast<IntImmNode>(op->b.get());
+    if (op->dtype.is_integer() && (divisor == nullptr || divisor->value == 0) &&
+        (k == NodeKind::kDiv || k == NodeKind::kMod || k == NodeKind::kFloorDiv ||
+         k == NodeKind::kFloorMod)) {
+      may_trap = true;
+    }
+    if (!may_trap) IRVisitor::VisitBinary(op);
+  }
+};
+
 class VarSubstituter : public IRMutator {
  public:
   explicit VarSubstituter(const VarMap& map) : map_(map) {}
@@ -184,6 +202,13 @@ bool IsPure(const Expr& e) {
   PurityCheck check;
   check.VisitExpr(e);
   return check.pure;
+}
+
+bool MayTrap(const Expr& e) {
+  if (e == nullptr || isa<VarNode>(e) || isa<IntImmNode>(e) || isa<FloatImmNode>(e)) return false;
+  TrapCheck check;
+  check.VisitExpr(e);
+  return check.may_trap;
 }
 
 Expr Substitute(const Expr& e, const VarMap& map) {

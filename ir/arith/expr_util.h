@@ -55,6 +55,12 @@ int CompareExpr(const Expr& a, const Expr& b);
 // dropped nor duplicated.
 bool IsPure(const Expr& e);
 
+// True when evaluating `e` could fault for some values of its variables: it
+// loads from a buffer, divides integers by a non-constant, or calls a function. Both arms of a
+// select are evaluated, so such an arm must not be rewritten under the select's
+// condition (a clamp guarding a load's index would be dropped).
+bool MayTrap(const Expr& e);
+
 // Replaces the variables named in `map`; unchanged subtrees are the same objects.
 Expr Substitute(const Expr& e, const VarMap& map);
 

@@ -97,14 +97,16 @@ Expr Simplifier::VisitSelect(const SelectNode* op) {
   }
   Expr t, f;
   bool scoped = c->dtype.is_scalar() && !AsConstBool(c);
+  // Both arms are evaluated whatever the condition: an arm that could fault
+  // (a load, an integer division) is simplified without assuming it.
   {
     Analyzer::Scope scope(ana_);
-    if (scoped) ana_->EnterSimplifiedConstraint(c);
+    if (scoped && !MayTrap(op->true_value)) ana_->EnterSimplifiedConstraint(c);
     t = VisitExpr(op->true_value);
   }
   {
     Analyzer::Scope scope(ana_);
-    if (scoped) ana_->EnterSimplifiedConstraint(Negate(c));
+    if (scoped && !MayTrap(op->false_value)) ana_->EnterSimplifiedConstraint(Negate(c));
     f = VisitExpr(op->false_value);
   }
   bool same = c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value);
