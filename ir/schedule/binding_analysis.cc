@@ -56,6 +56,32 @@ std::string CheckReorderable(const StmtIndex& index, int block,
                           ") is opaque: its iterations have no known order freedom");
     }
   }
+  // A loop feeding both a spatial and a reduce iter var (after fuse) interleaves
+  // the reductions of different outputs: moved, an output's first update need
+  // not be the one its init runs before.
+  if (b->init != nullptr) {
+    const VarNode* mixed = nullptr;  // The outermost such loop, for a stable message.
+    int spatial = -1, reduce = -1;
+    for (const auto& [v, pos] : loops) {
+      int s = -1, t = -1;
+      for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+        if (!UsesVarIn(r->iter_values[k], v)) continue;
+        if (b->iter_vars[k].kind == IterKind::kSpatial) s = static_cast<int>(k);
+        if (b->iter_vars[k].kind == IterKind::kReduce) t = static_cast<int>(k);
+      }
+      if (s >= 0 && t >= 0 && (mixed == nullptr || pos < loops.at(mixed))) {
+        mixed = v;
+        spatial = s;
+        reduce = t;
+      }
+    }
+    if (mixed != nullptr) {
+      return absl::StrCat("loop ", mixed->name, " feeds both spatial iter var ",
+                          b->iter_vars[spatial].var->name, " and reduce iter var ",
+                          b->iter_vars[reduce].var->name, " of block ", b->name,
+                          ", so reordering it could run an update before the init");
+    }
+  }
   arith::Analyzer ana;
   BindScope(index, block, &ana);
   absl::StatusOr<std::vector<arith::IterSum>> map = arith::DetectIterMap(

@@ -299,6 +299,16 @@ func @f(A: f32[8, 8]) {
                          return tri.Reorder({t[1], t[0]});
                        },
                        {"the bounds of loop j use a loop of the nest being reordered"});
+  // A fused spatial-and-reduce loop, split: moving its inner part outside would
+  // run some of a row's updates before the update its init precedes.
+  Schedule mixed = MustSchedule(kMatmul);
+  std::vector<LoopRV> m = Must(mixed.GetLoops(Must(mixed.GetBlock("C"))));
+  Must(mixed.Reorder({m[0], m[2], m[1]}));
+  LoopRV fused = Must(mixed.Fuse({m[0], m[2]}));
+  std::vector<LoopRV> parts = Must(mixed.Split(fused, {std::nullopt, 4}));
+  ExpectFailsUnchanged(mixed, [&] { return mixed.Reorder({parts[1], parts[0]}); },
+                       {"feeds both spatial iter var vi and reduce iter var vk of block C",
+                        "could run an update before the init"});
 }
 
 }  // namespace
