@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/scripts/install-deps.sh
 bash tools/scripts/build.sh
-build/bin/tessel-examples tools/examples
+# The examples against their C++ references, then every example and workload lowered,
+# compiled and checked against the interpreter (the large ones timed, unchecked).
+build/bin/tessel-examples tools/examples --workloads=tools/examples/workloads
