@@ -394,6 +394,7 @@ const std::vector<Move>& Moves() {
     std::vector<Move> m = LoopMoves();
     for (Move& x : ComputeLocationMoves()) m.push_back(std::move(x));
     for (Move& x : CacheMoves()) m.push_back(std::move(x));
+    for (Move& x : StructureMoves()) m.push_back(std::move(x));
     return m;
   }());
   return *all;

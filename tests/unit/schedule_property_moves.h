@@ -138,6 +138,9 @@ std::vector<Move> ComputeLocationMoves();
 // cache_read, cache_write, reindex, set_scope, storage_align,
 // decompose_reduction, rfactor (schedule_property_cache_moves.cc).
 std::vector<Move> CacheMoves();
+// blockize, tensorize, transform_layout, pad_einsum
+// (schedule_property_structure_moves.cc).
+std::vector<Move> StructureMoves();
 // Every move, in a fixed order (the order is part of what a seed means).
 const std::vector<Move>& Moves();
 

@@ -18,6 +18,7 @@ add_executable(tessel_schedule_tests
   schedule_property_cache_moves.cc
   schedule_property_compute_moves.cc
   schedule_property_moves.cc
+  schedule_property_structure_moves.cc
   schedule_property_ops.cc
   schedule_property_test.cc
   schedule_reduction_decompose_test.cc
