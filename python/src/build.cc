@@ -8,8 +8,8 @@
 //
 // The lowering pipeline runs in Python (tessel/runtime.py) so that it sees the
 // PassContext; this file takes the lowered module. Compiling runs without the GIL.
-// The JIT resolves the runtime's C functions (tessel_parallel_for, ...) from the
-// addresses given here: Python opened this extension, and with it libtessel_runtime,
+// codegen::Build gives the JIT the runtime's C functions (tessel_parallel_for, ...)
+// by address: Python opened this extension, and with it libtessel_runtime,
 // privately (RTLD_LOCAL), so a lookup in the process would not find them.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/build.h"
 #include "codegen/emit.h"
 #include "codegen/jit.h"
 #include "codegen/runtime/module.h"
@@ -33,26 +34,6 @@ namespace {
 
 codegen::Target ParseTarget(const std::string& text) {
   return Unwrap(codegen::Target::Parse(text), ErrorKind::kBuild);
-}
-
-// The runtime functions compiled code may call, by address.
-codegen::JitOptions RuntimeSymbols() {
-  codegen::JitOptions options;
-  options.symbols = {
-      {"tessel_parallel_for", reinterpret_cast<void*>(&tessel_parallel_for)},
-      {"tessel_set_last_error", reinterpret_cast<void*>(&tessel_set_last_error)},
-      {"tessel_get_num_threads", reinterpret_cast<void*>(&tessel_get_num_threads)},
-  };
-  return options;
-}
-
-absl::StatusOr<runtime::Module> Compile(const ir::IRModule& mod, const codegen::Target& target) {
-  absl::StatusOr<std::shared_ptr<codegen::JitModule>> jit =
-      codegen::JitCompile(mod, target, RuntimeSymbols());
-  if (!jit.ok()) return jit.status();
-  std::shared_ptr<codegen::JitModule> owner = *jit;
-  return runtime::Module::FromCompiled(
-      mod, [&](const std::string& name) { return owner->Lookup(name); }, owner);
 }
 
 }  // namespace
@@ -72,7 +53,9 @@ void BindBuild(py::module_& m) {
         absl::StatusOr<runtime::Module> module;
         {
           py::gil_scoped_release release;
-          module = Compile(mod, target);
+          codegen::BuildOptions options;
+          options.lower = false;  // tessel.build ran the pipeline, under the PassContext.
+          module = codegen::Build(mod, target, options);
         }
         return Unwrap(std::move(module), ErrorKind::kBuild);
       },
