@@ -7,3 +7,7 @@ bash tools/scripts/build.sh
 # The examples against their C++ references, then every example and workload lowered,
 # compiled and checked against the interpreter (the large ones timed, unchecked).
 build/bin/tessel-examples tools/examples --workloads=tools/examples/workloads
+# Compiled code against the libraries it should match (OpenBLAS sgemm, memcpy), and the
+# JIT's compile time: ours, the reference, the ratio.
+echo
+build/bin/tessel-bench --filter=codegen/ | /usr/bin/python3 tools/scripts/bench_table.py

@@ -1,0 +1,52 @@
+#!/usr/bin/python3
+"""Renders tessel-bench's JSON (stdin) as a table: workload, ours, the reference, ratio.
+
+    build/bin/tessel-bench --filter=codegen/ | python3 tools/scripts/bench_table.py
+
+A case with `tessel_<unit>` and `<library>_<unit>` fields (tessel_gflops and
+openblas_gflops) is a comparison: ours, the library's figure, and the case's
+`ratio` (ours / reference; above 1 is faster). A case with `median_us` is a plain
+timing (no reference). Stdlib only: runs with Debian's /usr/bin/python3.
+"""
+import json
+import sys
+
+UNITS = {"gflops": "GFLOP/s", "gbs": "GB/s"}
+
+
+def row(case):
+    name = case.get("name", "?")
+    for key, value in case.items():
+        if not key.startswith("tessel_"):
+            continue
+        unit = key[len("tessel_"):]
+        refs = [k for k in case if k.endswith("_" + unit) and k != key]
+        if not refs:
+            continue
+        ref = refs[0]
+        label = UNITS.get(unit, unit)
+        ratio = case.get("ratio", value / case[ref] if case[ref] else float("nan"))
+        return (name, f"{value:.1f} {label}",
+                f"{case[ref]:.1f} {label} ({ref[:-len(unit) - 1]})", f"{ratio:.2f}")
+    if "median_us" in case:
+        return (name, f"{case['median_us'] / 1000:.1f} ms (median)", "-", "-")
+    return (name, "?", "-", "-")
+
+
+def main():
+    try:
+        data = json.load(sys.stdin)
+    except json.JSONDecodeError as e:
+        sys.exit(f"bench_table.py: stdin is not tessel-bench JSON: {e}")
+    rows = [("workload", "ours", "reference", "ratio")]
+    rows += [row(c) for c in data.get("benchmarks", [])]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for r in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
+    machine = data.get("machine")
+    if machine:
+        print("machine: " + ", ".join(f"{k} {v}" for k, v in machine.items()))
+
+
+if __name__ == "__main__":
+    main()
