@@ -111,6 +111,28 @@ std::string UniqueBlockName(const StmtIndex& index, const std::string& base) {
   return name;
 }
 
+// `r` intersected with its buffer's shape. An access outside the buffer cannot
+// happen in a valid function, but the region of a guarded access (a padded
+// window under an `if`) covers more than it touches, and relaxed over the inner
+// loops it can hang over the buffer's edge.
+BufferRegion ClipToShape(const BufferRegion& r, arith::Analyzer* ana) {
+  BufferRegion out = r;
+  for (size_t d = 0; d < out.region.size() && d < r.buffer->shape.size(); ++d) {
+    Range& range = out.region[d];
+    const Expr& shape = r.buffer->shape[d];
+    if (range.min->dtype != shape->dtype || range.extent->dtype != shape->dtype) continue;
+    Expr lo = range.min, hi = Add(range.min, range.extent);
+    bool clip_lo = !ana->CanProve(GE(lo, ConstOf(lo->dtype, 0)));
+    bool clip_hi = !ana->CanProve(LE(hi, shape));
+    if (!clip_lo && !clip_hi) continue;
+    if (clip_lo) lo = Max(lo, ConstOf(lo->dtype, 0));
+    if (clip_hi) hi = Min(hi, shape);
+    range.min = ana->Simplify(lo);
+    range.extent = ana->Simplify(Sub(hi, lo));
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) {
@@ -315,8 +337,8 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
   absl::StatusOr<arith::AccessRegions> acc = arith::InferSubtreeAccess(*body, &ana);
   if (!acc.ok()) return acc.status();
   std::vector<BufferRegion> reads, writes;
-  for (const arith::AccessRegion& r : acc->reads) reads.push_back(r.region);
-  for (const arith::AccessRegion& r : acc->writes) writes.push_back(r.region);
+  for (const arith::AccessRegion& r : acc->reads) reads.push_back(ClipToShape(r.region, &ana));
+  for (const arith::AccessRegion& r : acc->writes) writes.push_back(ClipToShape(r.region, &ana));
   const std::string name = UniqueBlockName(index, absl::StrCat(block->name, "_o"));
   absl::StatusOr<Block> outer = MakeBlock(name, outer_ivs, reads, writes, *body, outer_init);
   if (!outer.ok()) return outer.status();

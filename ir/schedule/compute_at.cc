@@ -111,6 +111,48 @@ bool UsesLoopsAround(const StmtIndex& index, int loop, const Expr& e) {
   return false;
 }
 
+// Whether `made` (what the producers under loop `loop` write of a buffer,
+// per iteration), over every iteration of `loop` and the loops around it in
+// the scope, covers all that `b` reads of it at `declared` (an iter var plus a
+// constant per dimension, checked by Narrow). Under the loop, `b` runs only
+// the instances whose inputs are written there: an instance reading beyond
+// (pad_einsum's padding copy, whose padding reads nothing written) would never
+// run. The union is taken as its hull: each iteration's region is exact, and a
+// tile that does not divide its extent trims the last one (a `min`, which
+// relaxes to a hull, not an exact region). Only a provable gap is refused: a
+// symbolic tail (`(n + 7) // 8 * 8` against `n`) is beyond the analyzer, and
+// such tiles do cover their extent. Returns "" or why not.
+std::string CheckProducedCovers(const StmtIndex& index, int loop, const BlockNode* b,
+                                const BufferRegion& declared, const BufferRegion& made,
+                                arith::Analyzer* ana) {
+  arith::IntSetMap dom;
+  for (int p = loop; p >= 0 && index.loop(p) != nullptr; p = index.at(p).parent) {
+    const ForNode* f = index.loop(p);
+    dom[f->loop_var.get()] = arith::IntSet::FromRange(Range{f->min, f->extent});
+  }
+  arith::AccessRegion all = arith::RelaxRegion(made, dom, ana);
+  for (size_t d = 0; d < declared.region.size(); ++d) {
+    std::optional<IterIndex> m = MatchIterIndex(declared.region[d].min, b);
+    if (!m) continue;  // Narrow refused it already.
+    const IterVar& iv = b->iter_vars[m->k];
+    DataType t = iv.var->dtype;
+    Expr need_lo = ana->Simplify(Add(iv.dom.min, ConstOf(t, m->offset)));
+    Expr need_hi = ana->Simplify(Add(need_lo, iv.dom.extent));
+    const Range& got = all.region.region[d];
+    Expr got_hi = ana->Simplify(Add(got.min, got.extent));
+    if (got.min->dtype != t ||
+        (!ana->CanProve(GT(got.min, need_lo)) && !ana->CanProve(LT(got_hi, need_hi)))) {
+      continue;
+    }
+    return absl::StrCat("over all iterations of ", DescribeLoop(index.loop(loop)),
+                        " its producers write ", arith::AccessRegionToString(all), ", which does "
+                        "not cover [", PrintExpr(need_lo), ", ", PrintExpr(need_hi),
+                        ") in dimension ", d, ", all that ", DescribeBlock(b), " reads there (iter var ",
+                        iv.var->name, "); the instances beyond would never run");
+  }
+  return "";
+}
+
 // An upper bound of hi - lo + 1 that sees through the min and max that
 // clipping and predicate trimming create: min(a, b) - lo + 1 is at most both
 // a - lo + 1 and b - lo + 1 (interval arithmetic alone loses that a and lo move
@@ -479,6 +521,10 @@ absl::Status ReverseComputeAt(ScheduleState* state, const std::string& block, co
                                   ", not exact; what ", what, " may read there is unknown"));
     }
     if (std::string why = Narrow(b, rd, made->region, true, &ana, &ranges); !why.empty()) {
+      return fail(r, why);
+    }
+    if (std::string why = CheckProducedCovers(index, lsref, b, rd, made->region, &ana);
+        !why.empty()) {
       return fail(r, why);
     }
   }

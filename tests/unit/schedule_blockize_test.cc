@@ -56,6 +56,58 @@ func @scale(A: f32[128, 64], B: f32[128, 64]) {
   ExpectSameResults(original, sch);
 }
 
+// A padded max pool reads x under an `if` (the window hangs over the edge):
+// the read region declared inside, relaxed over the inner loops, would start
+// at row -1; the outer block's region is clipped to x's shape.
+TEST(ScheduleBlockize, GuardedReadRegionIsClippedToTheBuffer) {
+  Schedule sch = MustSchedule(R"(
+func @pool2d(x: f32[1, 3, 7, 3], y: f32[1, 3, 4, 2]) {
+  for i0 in range(0, 1) {
+    for i1 in range(0, 3) {
+      for i2 in range(0, 4) {
+        for i3 in range(0, 2) {
+          for rh in range(0, 3) {
+            for rw in range(0, 3) {
+              block y(vi0: spatial[0, 1] = i0, vi1: spatial[0, 3] = i1, vi2: spatial[0, 4] = i2, vi3: spatial[0, 2] = i3, vrh: reduce[0, 3] = rh, vrw: reduce[0, 3] = rw) {
+                reads(x[vi0, vi1, vi2 * 2 - 1 + vrh, vi3 * 2 - 1 + vrw])
+                writes(y[vi0, vi1, vi2, vi3])
+                init {
+                  y[vi0, vi1, vi2, vi3] = -inf_f32
+                }
+                if vi2 * 2 - 1 + vrh >= 0 && vi2 * 2 - 1 + vrh < 7 && (vi3 * 2 - 1 + vrw >= 0 && vi3 * 2 - 1 + vrw < 3) {
+                  y[vi0, vi1, vi2, vi3] = max(y[vi0, vi1, vi2, vi3], x[vi0, vi1, vi2 * 2 - 1 + vrh, vi3 * 2 - 1 + vrw])
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+})");
+  PrimFunc original = sch.func();
+  std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("y"))));
+  BlockRV outer = Must(sch.Blockize(l[0]));
+  Block o = Must(sch.Get(outer));
+  ASSERT_EQ(o->reads.size(), 1u);
+  const BufferRegion& x = o->reads[0];
+  ASSERT_EQ(x.region.size(), 4u);
+  EXPECT_EQ(PrintExpr(x.region[2].min), "0");
+  EXPECT_EQ(PrintExpr(x.region[2].extent), "7");
+  EXPECT_EQ(PrintExpr(x.region[3].min), "0");
+  EXPECT_EQ(PrintExpr(x.region[3].extent), "3");
+  Must(VerifyFunction(sch.func(), sch.func_name()));
+  // The printed result reads back.
+  Must(ParseModule(PrintFunction(sch.func(), sch.func_name()), "<printed>"));
+  ExpectSameResults(original, sch);
+  // Blockizing the window loops (a symbolic region) keeps the results too.
+  Schedule inner = MustSchedule(PrintFunction(original, "pool2d"));
+  std::vector<LoopRV> il = Must(inner.GetLoops(Must(inner.GetBlock("y"))));
+  Must(inner.Blockize(il[2]));
+  Must(VerifyFunction(inner.func(), inner.func_name()));
+  ExpectSameResults(original, inner);
+}
+
 TEST(ScheduleBlockize, ReductionSplitMovesTheInitToTheOuterBlock) {
   Schedule sch = TeMatmulSchedule(17, 31, 23);
   PrimFunc original = sch.func();

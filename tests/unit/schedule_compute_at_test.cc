@@ -375,6 +375,27 @@ func @f(A: f32[8], C: f32[8]) {
                        {"the region of B written under loop i is", "not exact"});
 }
 
+TEST(ScheduleReverseComputeAtRules, ProducedRegionCoversTheConsumersDomain) {
+  // pad_einsum pads T_add's columns 3 -> 4: the copy T_matmul_pad covers
+  // columns [0, 4), of which T_matmul writes only [0, 3). Under T_matmul's j
+  // the copy would run for columns 0..2 only, and column 3 (the padding) would
+  // never be written.
+  Fixture t(MatmulBiasRelu(9, 3, 5));
+  Must(t.sch.PadEinsum(t.Block("T_add"), {1, 2}));
+  BlockRV copy = t.Block("T_matmul_pad");
+  std::vector<LoopRV> l = t.Loops("T_matmul");
+  LoopRV i = l[0], j = l[1];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeAt(copy, j, true); },
+                       {"reverse_compute_at: over all iterations of loop j", "T_matmul[",
+                        "does not cover [0, 4) in dimension 1",
+                        "the instances beyond would never run"});
+  // Nor under i: no iteration writes column 3, whatever the loop.
+  ExpectFailsUnchanged(t.sch,
+                       [&] { return t.sch.ReverseComputeAt(copy, i); },
+                       {"does not cover [0, 4) in dimension 1"});
+  ExpectSameResults(t.original, t.sch);
+}
+
 TEST(ScheduleReverseComputeAtRules, NothingInBetweenTouchesItsBuffers) {
   Fixture t(R"(
 func @f(A: f32[8], C: f32[8], D: f32[8]) {

@@ -119,13 +119,12 @@ void TensorizeMove(MoveContext& ctx) {
 
 std::vector<Move> StructureMoves() {
   return {
-      // Out of CI until finding 3 (/work/proptest-findings.md) is fixed.
+      // Out of CI until finding 12 (blockize of an over-split loop binds the
+      // outer iter var past its domain, /work/proptest-findings.md) is fixed.
       {"blockize", BlockizeMove, false},
       {"tensorize", TensorizeMove},
       {"transform_layout", TransformLayoutMove},
-      // Out of CI until finding 11 (reverse_compute_at of its pad copy drops
-      // the padding, /work/proptest-findings.md) is fixed.
-      {"pad_einsum", PadEinsumMove, false},
+      {"pad_einsum", PadEinsumMove},
   };
 }
 
