@@ -202,6 +202,13 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
     }
   }
 
+  // The loops above, to tell whether an outer binding stays in its domain.
+  arith::Analyzer around;
+  for (int l : index.LoopsAbove(*sref)) {
+    around.Bind(index.loop(l)->loop_var, Range{index.loop(l)->min, index.loop(l)->extent});
+  }
+  std::vector<Expr> domain_conds;  // `outer < hi` where the loops may pass hi.
+
   // Outer iter vars, and the inner bindings in terms of them.
   std::vector<IterVar> outer_ivs;
   std::vector<Expr> outer_values, inner_values;
@@ -223,6 +230,12 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
     Expr ext = AddE(hi, MulE(lo, ConstOf(lo->dtype, -1)));
     outer_ivs.push_back(IterVar{vo, Range{lo, ext}, iv.kind});
     outer_values.push_back(d.outer);
+    // An over-split loop (a split whose factors multiply past the extent) runs
+    // the outer part past ceil(end / extent); those outer instances have every
+    // inner instance predicated off, so the outer block skips them too.
+    if (!around.CanProve(LT(d.outer, around.Simplify(hi)))) {
+      domain_conds.push_back(LT(d.outer, around.Simplify(hi)));
+    }
     inner_values.push_back(AddE(MulE(vo, e), d.inner));
     if (const auto* v = dyn_cast<VarNode>(d.outer)) outer_loop_to_iv[v] = vo;
     outer_reduces |= iv.kind == IterKind::kReduce;
@@ -245,6 +258,7 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
     }
     inner_conds.push_back(r);
   }
+  outer_conds.insert(outer_conds.end(), domain_conds.begin(), domain_conds.end());
 
   // The init moves up when the outer block reduces.
   Stmt outer_init;

@@ -108,6 +108,33 @@ func @pool2d(x: f32[1, 3, 7, 3], y: f32[1, 3, 4, 2]) {
   ExpectSameResults(original, inner);
 }
 
+// Splitting an extent of 2 by [1, 3] runs i_1 over [0, 3): the outer part of
+// the blocked binding passes its domain [0, 2) (ceil(4 / 3)), so the outer
+// block takes the predicate `i_1 < 2` and the result verifies.
+TEST(ScheduleBlockize, OverSplitOuterPartIsPredicated) {
+  Schedule sch = MustSchedule(R"(
+func @f(x: f32[2, 4], y: f32[2, 4]) {
+  for i in range(0, 2) {
+    for j in range(0, 4) {
+      block y(vi: spatial[0, 2] = i, vj: spatial[0, 4] = j) {
+        reads(x[vi, vj])
+        writes(y[vi, vj])
+        y[vi, vj] = x[vi, vj] * 2.0f32
+      }
+    }
+  }
+})");
+  PrimFunc original = sch.func();
+  BlockRV b = Must(sch.GetBlock("y"));
+  std::vector<LoopRV> l = Must(sch.GetLoops(b));
+  std::vector<LoopRV> j = Must(sch.Split(l[1], {std::nullopt, 3}));
+  std::vector<LoopRV> j0 = Must(sch.Split(j[0], {1, 3}));
+  BlockRV outer = Must(sch.Blockize(j[1]));
+  Must(VerifyFunction(sch.func(), sch.func_name()));
+  ExpectSameResults(original, sch);
+  EXPECT_EQ(Must(sch.Get(outer))->name, "y_o");
+}
+
 TEST(ScheduleBlockize, ReductionSplitMovesTheInitToTheOuterBlock) {
   Schedule sch = TeMatmulSchedule(17, 31, 23);
   PrimFunc original = sch.func();

@@ -119,9 +119,7 @@ void TensorizeMove(MoveContext& ctx) {
 
 std::vector<Move> StructureMoves() {
   return {
-      // Out of CI until finding 12 (blockize of an over-split loop binds the
-      // outer iter var past its domain, /work/proptest-findings.md) is fixed.
-      {"blockize", BlockizeMove, false},
+      {"blockize", BlockizeMove},
       {"tensorize", TensorizeMove},
       {"transform_layout", TransformLayoutMove},
       {"pad_einsum", PadEinsumMove},
