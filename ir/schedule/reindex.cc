@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/mutator.h"
+#include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/cache_stage.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/status_macros.h"
@@ -83,6 +84,13 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
     return state->Error(blk, absl::StrCat(what, " also writes buffer ", buffer->name,
                                           "; reindex it as a write buffer"));
   }
+  // Under an outer block (blockize) the accesses are the inner blocks', at
+  // their iter vars: no index of the outer block's iter vars names them.
+  if (absl::flat_hash_set<std::string> inner = BlocksIn(blk->body); !inner.empty()) {
+    return state->Error(blk, absl::StrCat("reindex: ", what, " holds inner block ",
+                                          *inner.begin(), ", whose iter vars index ",
+                                          buffer->name, "; reindex the inner block"));
+  }
   AccessIndices acc(buffer.get());
   if (blk->init) acc.VisitStmt(blk->init);
   acc.VisitStmt(blk->body);
@@ -120,6 +128,15 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
                                           " has a predicate; reindex a written buffer "
                                           "before splitting its loops unevenly (the copy "
                                           "covers the whole domain)"));
+  }
+  // The copy runs over the block's whole domain: a block that runs only part
+  // of it (a cache_read copy bound to the rows a strided read uses) would copy
+  // elements it never wrote, or load ones it never reads.
+  if (std::string why = CheckCoversDomain(index, sref); !why.empty()) {
+    return state->Error(blk, absl::StrCat("reindex: ", what,
+                                          " does not run every point of its domain once, "
+                                          "and the copy covers the whole domain: ",
+                                          why));
   }
   int scope = index.ScopeBlock(sref);
   BufferAccessors users = FindAccessors(index, scope, buffer.get());

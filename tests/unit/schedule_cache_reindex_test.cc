@@ -147,6 +147,38 @@ TEST(ScheduleReindex, WriteUnderAPredicate) {
       {"block B has a predicate; reindex a written buffer before splitting", ">>"});
 }
 
+// A cache_read copy of a strided read runs only the rows the read uses, not
+// its whole domain; the reindex copy would cover the domain, reading elements
+// the block never wrote.
+TEST(ScheduleReindex, BlockMustRunItsWholeDomain) {
+  Schedule sch = MustSchedule(R"(
+func @s(A: f32[4, 5], B: f32[2, 5]) {
+  for i in range(0, 2) {
+    for j in range(0, 5) {
+      block B(vi: spatial[0, 2] = i, vj: spatial[0, 5] = j) {
+        reads(A[vi * 2, vj])
+        writes(B[vi, vj])
+        B[vi, vj] = A[vi * 2, vj] + 1.0f32
+      }
+    }
+  }
+})");
+  Must(sch.CacheRead(Must(sch.GetBlock("B")), 0, "local"));
+  BlockRV copy = Must(sch.GetBlock("A_local"));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Reindex(copy, 0, true)); },
+                       {"reindex: block A_local does not run every point of its domain once",
+                        ">>"});
+}
+
+// After blockize the accesses are the inner block's, at its iter vars.
+TEST(ScheduleReindex, NotOfAnOuterBlock) {
+  Schedule sch = MustSchedule(kTranspose);
+  BlockRV outer = Must(sch.Blockize(Must(sch.GetLoops(Must(sch.GetBlock("B"))))[0]));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Reindex(outer, 0, true)); },
+                       {"holds inner block B, whose iter vars index B; reindex the inner block",
+                        ">>"});
+}
+
 // cache_read: the copy covers what the readers read, before the first one.
 TEST(ScheduleCacheRead, MatmulOperandIntoShared) {
   Schedule sch = MustSchedule(MatmulText(16, 16, 16));

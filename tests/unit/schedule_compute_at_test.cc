@@ -44,6 +44,34 @@ func @f(A: f32[17], C: f32[17]) {
               ::testing::HasSubstr("sch.compute_at(block=b4, loop=l2, preserve_unit_loops=False)"));
 }
 
+// rfactor of k_0 (5 split by 3) gives B_rf the predicate k_0 * 3 + k_1 < 5,
+// which excludes the point (1, 2) of its box domain; moved under i, the block
+// keeps it over its new bindings (else it would load A[vi, 5]).
+TEST(ScheduleComputeAt, KeepsAPredicateItsDomainDoesNotImply) {
+  Fixture t(R"(
+func @f(A: f32[3, 5], B: f32[3]) {
+  for i in range(0, 3) {
+    for k in range(0, 5) {
+      block B(vi: spatial[0, 3] = i, vk: reduce[0, 5] = k) {
+        reads(A[vi, vk])
+        writes(B[vi])
+        init {
+          B[vi] = 0.0f32
+        }
+        B[vi] = B[vi] + A[vi, vk]
+      }
+    }
+  }
+})");
+  std::vector<LoopRV> k = Must(t.sch.Split(t.Loops("B")[1], {std::nullopt, 3}));
+  BlockRV rf = Must(t.sch.RFactor(k[0], 0));
+  std::vector<BlockRV> consumers = Must(t.sch.GetConsumers(rf));
+  ASSERT_EQ(consumers.size(), 1u);
+  Must(t.sch.ComputeAt(rf, Must(t.sch.GetLoops(consumers[0]))[0]));
+  ExpectSameResults(t.original, t.sch);
+  EXPECT_THAT(PrintFunction(t.sch.func(), "f"), ::testing::HasSubstr("* 3 + ax1 < 5"));
+}
+
 TEST(ScheduleComputeAt, InnermostLoopDropsUnitLoopsUnlessPreserved) {
   for (bool preserve : {false, true}) {
     Fixture t(kOdd);

@@ -111,14 +111,12 @@ std::vector<Move> CacheMoves() {
   return {
       {"cache_read", [](MoveContext& c) { CacheMove(c, false); }},
       {"cache_write", [](MoveContext& c) { CacheMove(c, true); }},
-      // Out of CI until finding 10 (/work/proptest-findings.md) is fixed.
+      // Out of CI until finding 12 (/work/proptest-findings.md) is fixed.
       {"reindex", ReindexMove, false},
       {"set_scope", SetScopeMove},
       {"storage_align", StorageAlignMove},
       {"decompose_reduction", DecomposeReductionMove},
-      // Out of CI until finding 9 (compute_at drops rfactor's predicate,
-      // /work/proptest-findings.md) is fixed.
-      {"rfactor", RFactorMove, false},
+      {"rfactor", RFactorMove},
   };
 }
 
