@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/mutator.h"
+#include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/cache_stage.h"
 #include "ir/schedule/ir_util.h"
@@ -27,6 +28,12 @@ class AccessIndices : public IRVisitor {
   void VisitBufferStore(const BufferStoreNode* op) override {
     if (op->buffer.get() == buffer_) found.push_back(op->indices);
     IRVisitor::VisitBufferStore(op);
+  }
+  // The loops of the body (tensorize's outer block holds some).
+  absl::flat_hash_map<const VarNode*, int> loops;
+  void VisitFor(const ForNode* op) override {
+    loops[op->loop_var.get()] = 0;
+    IRVisitor::VisitFor(op);
   }
 
  private:
@@ -109,6 +116,14 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
     }
   }
   const std::vector<Expr>& indices = acc.found[0];
+  for (const Expr& e : indices) {
+    if (UsesAnyVar(e, acc.loops)) {
+      return state->Error(blk, absl::StrCat("reindex: ", what, " accesses buffer ", buffer->name,
+                                            " at ", PrintExpr(e),
+                                            ", which uses a loop of its body; the indices "
+                                            "may use only the block's iter vars"));
+    }
+  }
   // The iter vars the indices use, in the block's order, each a dimension.
   std::vector<const IterVar*> covered;
   for (const IterVar& iv : blk->iter_vars) {

@@ -147,6 +147,26 @@ TEST(ScheduleReindex, WriteUnderAPredicate) {
       {"block B has a predicate; reindex a written buffer before splitting", ">>"});
 }
 
+// A loop inside the block (as tensorize's outer block has) indexes the buffer.
+TEST(ScheduleReindex, IndicesUseOnlyIterVars) {
+  Schedule sch = MustSchedule(R"(
+func @l(A: f32[4, 3], B: f32[4]) {
+  for i in range(0, 4) {
+    block B(vi: spatial[0, 4] = i) {
+      reads(A[vi, 0 +: 3])
+      writes(B[vi])
+      for j in range(0, 3) {
+        B[vi] = A[vi, j]
+      }
+    }
+  }
+})");
+  BlockRV b = Must(sch.GetBlock("B"));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Reindex(b, 0, false)); },
+                       {"reindex: block B accesses buffer A at j, which uses a loop of its body",
+                        ">>"});
+}
+
 // A cache_read copy of a strided read runs only the rows the read uses, not
 // its whole domain; the reindex copy would cover the domain, reading elements
 // the block never wrote.
