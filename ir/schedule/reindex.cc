@@ -117,6 +117,11 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
   }
   const std::vector<Expr>& indices = acc.found[0];
   for (const Expr& e : indices) {
+    if (!e->dtype.is_scalar()) {
+      return state->Error(blk, absl::StrCat("reindex: ", what, " accesses buffer ", buffer->name,
+                                            " at the vector index ", PrintExpr(e),
+                                            "; reindex needs scalar indices"));
+    }
     if (UsesAnyVar(e, acc.loops)) {
       return state->Error(blk, absl::StrCat("reindex: ", what, " accesses buffer ", buffer->name,
                                             " at ", PrintExpr(e),

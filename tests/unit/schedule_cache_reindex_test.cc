@@ -167,6 +167,23 @@ func @l(A: f32[4, 3], B: f32[4]) {
                         ">>"});
 }
 
+// A vector access (tensorize's body) has no scalar index to reindex by.
+TEST(ScheduleReindex, IndicesAreScalar) {
+  Schedule sch = MustSchedule(R"(
+func @v(A: f32[4, 8], B: f32[4, 8]) {
+  for i in range(0, 4) {
+    block B(vi: spatial[0, 4] = i) {
+      reads(A[vi, 0 +: 8])
+      writes(B[vi, 0 +: 8])
+      B[vi, ramp(0, 1, 8)] = A[vi, ramp(0, 1, 8)]
+    }
+  }
+})");
+  BlockRV b = Must(sch.GetBlock("B"));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Reindex(b, 0, false)); },
+                       {"reindex: block B accesses buffer A at the vector index", ">>"});
+}
+
 // A cache_read copy of a strided read runs only the rows the read uses, not
 // its whole domain; the reindex copy would cover the domain, reading elements
 // the block never wrote.
