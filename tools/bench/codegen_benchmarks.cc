@@ -15,7 +15,6 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -25,7 +24,6 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/build.h"
 #include "codegen/runtime/ndarray.h"
-#include "codegen/runtime/time_evaluator.h"
 #include "ir/schedule/schedule.h"
 #include "ir/te/workloads.h"
 #include "ir/parser.h"
@@ -104,23 +102,17 @@ absl::StatusOr<runtime::NDArray> Random(std::vector<int64_t> shape, uint32_t see
   return a;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// Median seconds per call of `fn` over `repeat` measurements of `number` calls.
-template <typename F>
-double MedianSeconds(int repeat, int number, F fn) {
-  fn();  // Warm-up.
-  std::vector<double> t;
-  for (int r = 0; r < repeat; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    for (int k = 0; k < number; ++k) fn();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
-                number);
-  }
-  return Median(t);
+// Median seconds per call of a compiled function, timed call by call with the
+// bench's TimeCalls exactly as the reference is (arguments checked every call:
+// about a microsecond, against milliseconds of work).
+absl::StatusOr<double> KernelSeconds(const runtime::Module::Function& f,
+                                     absl::Span<DLTensor* const> args, int repeat) {
+  absl::Status failed;
+  Timing t = TimeCalls(repeat, [&] {
+    if (absl::Status s = runtime::CallFunction(f, args); !s.ok()) failed = s;
+  });
+  if (!failed.ok()) return failed;
+  return t.median_us * 1e-6;
 }
 
 absl::StatusOr<BenchResult> MatmulCase(int threads, const BenchOptions& opts) {
@@ -155,11 +147,10 @@ absl::StatusOr<BenchResult> MatmulCase(int threads, const BenchOptions& opts) {
   const int repeat = std::max(3, std::min(opts.repeats, 15));
   const runtime::Module::Function* f = m.Find(name);
   DLTensor* args[] = {a.dltensor(), b.dltensor(), c.dltensor()};
-  runtime::TimeOptions to{.number = 3, .repeat = repeat};
-  TESSEL_ASSIGN_OR_RETURN(runtime::TimeResult ours, runtime::TimeFunction(*f, args, to));
-  const double blas_s = MedianSeconds(repeat, 3, blas);
+  TESSEL_ASSIGN_OR_RETURN(const double ours_s, KernelSeconds(*f, args, repeat));
+  const double blas_s = TimeCalls(repeat, blas).median_us * 1e-6;
   const double flops = 2.0 * kN * kN * kN;
-  const double ours_gflops = flops / Median(ours.seconds_per_call) * 1e-9;
+  const double ours_gflops = flops / ours_s * 1e-9;
   const double blas_gflops = flops / blas_s * 1e-9;
   tessel_set_num_threads(0);
 
@@ -229,8 +220,7 @@ absl::StatusOr<BenchResult> AddCase(int threads, const BenchOptions& opts) {
   const int repeat = std::max(3, std::min(opts.repeats, 15));
   const runtime::Module::Function* f = m.Find("add");
   DLTensor* args[] = {a.dltensor(), b.dltensor(), out.dltensor()};
-  TESSEL_ASSIGN_OR_RETURN(runtime::TimeResult ours,
-                          runtime::TimeFunction(*f, args, {.number = 2, .repeat = repeat}));
+  TESSEL_ASSIGN_OR_RETURN(const double ours_s, KernelSeconds(*f, args, repeat));
   tessel_set_num_threads(0);
 
   // memcpy of 8 bytes per element (A -> C), split over the same number of threads.
@@ -243,8 +233,8 @@ absl::StatusOr<BenchResult> AddCase(int threads, const BenchOptions& opts) {
     std::memcpy(po, pa, chunk * 4);
     for (std::thread& w : workers) w.join();
   };
-  const double copy_s = MedianSeconds(repeat, 2, copy);
-  const double ours_gbs = 12.0 * kAddN / Median(ours.seconds_per_call) * 1e-9;
+  const double copy_s = TimeCalls(repeat, copy).median_us * 1e-6;
+  const double ours_gbs = 12.0 * kAddN / ours_s * 1e-9;
   const double copy_gbs = 8.0 * kAddN / copy_s * 1e-9;
   BenchResult r;
   r.Add("threads", static_cast<int64_t>(threads));
