@@ -3,6 +3,7 @@
 
 #include <functional>
 
+#include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
 #include "ir/visitor.h"
 
@@ -125,11 +126,7 @@ Stmt SubstituteInStmt(const Stmt& s, const VarMap& map) {
   return sub.VisitStmt(s);
 }
 
-Expr SubstituteInExpr(const Expr& e, const VarMap& map) {
-  if (map.empty()) return e;
-  Substituter sub(map);
-  return sub.VisitExpr(e);
-}
+Expr SubstituteInExpr(const Expr& e, const VarMap& map) { return arith::Substitute(e, map); }
 
 PrimFunc ReplaceStmts(const PrimFunc& func,
                       const absl::flat_hash_map<const StmtNode*, Stmt>& repl) {

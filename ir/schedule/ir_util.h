@@ -27,6 +27,7 @@ using VarMap = absl::flat_hash_map<const VarNode*, Expr>;
 // Replaces uses of the variables in `map` everywhere in `s` (loop bounds, block
 // bindings and predicates, indices, values). Unchanged subtrees stay shared.
 Stmt SubstituteInStmt(const Stmt& s, const VarMap& map);
+// arith::Substitute (ir/arith/expr_util.h), under the name the primitives use.
 Expr SubstituteInExpr(const Expr& e, const VarMap& map);
 
 // `func` with each statement named in `repl` (by identity) replaced; the path
