@@ -24,6 +24,11 @@ add_executable(tessel_schedule_tests
   schedule_reduction_decompose_test.cc
   schedule_reduction_rfactor_test.cc
   schedule_reorder_test.cc
+  schedule_rules_compute_at_test.cc
+  schedule_rules_inline_test.cc
+  schedule_rules_layout_test.cc
+  schedule_rules_reduction_test.cc
+  schedule_rules_structure_test.cc
   schedule_split_fuse_test.cc
   schedule_tensorize_test.cc
   schedule_trace_test.cc
