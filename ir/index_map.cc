@@ -117,9 +117,12 @@ class LambdaParser {
     if (open == '(' || open == '[') {
       ++pos_;
       absl::Status s = List(&outputs, open == '(' ? ')' : ']');
-      if (s.ok() && AtEnd()) {
+      // A group that does not parse is no parenthesised first index either
+      // (that would be a group of one): its error is the one to report.
+      if (!s.ok()) return s;
+      if (AtEnd()) {
         grouped = true;
-      } else if (s.ok() && std::string("+-*/%,").find(Peek()) == std::string::npos) {
+      } else if (std::string("+-*/%,").find(Peek()) == std::string::npos) {
         return Error("unexpected text after the index map's body");
       } else {
         outputs.clear();

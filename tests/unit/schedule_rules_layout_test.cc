@@ -3,6 +3,7 @@
 // reach. Each shows the message and that the failed call left the module and
 // the trace as they were.
 #include "absl/strings/str_replace.h"
+#include "ir/index_map.h"
 #include "tests/unit/schedule_test_util.h"
 
 namespace tessel::ir::schedule::testing {
@@ -212,6 +213,24 @@ TEST(ScheduleRulesStorageAlign, AnnotationThatIsNotAList) {
   ExpectFailsUnchanged(sch, [&] { return sch.StorageAlign(t, 0, 0, 16, 1); },
                        {"sch.storage_align(block=",
                         "block T has a 'buffer_dim_align' annotation that is not a list", ">>"});
+}
+
+// An error inside a parenthesised body is reported where it is, not as the
+// parse of a parenthesised first index that ends at the first comma.
+TEST(IndexMapParse, ErrorsInsideTheTupleNameTheirCause) {
+  auto message = [](const std::string& text) {
+    absl::StatusOr<IndexMap> m = IndexMap::Parse(text);
+    EXPECT_FALSE(m.ok()) << text;
+    return std::string(m.status().message());
+  };
+  EXPECT_THAT(message("lambda i, j: (i, k)"),
+              ::testing::HasSubstr("index map, column 18: 'k' is not a parameter of the lambda"));
+  EXPECT_THAT(message("lambda i, j: [i, j"), ::testing::HasSubstr("expected ',' or ']'"));
+  EXPECT_THAT(message("lambda i, j: (i, j / 2)"),
+              ::testing::HasSubstr("'/' is true division in Python"));
+  // A parenthesised first index still parses as one.
+  IndexMap m = Must(IndexMap::Parse("lambda i, j: (i + 1) * 2, j"));
+  EXPECT_EQ(m.ToPython(), "lambda i, j: ((i + 1) * 2, j)");
 }
 
 }  // namespace
