@@ -122,5 +122,47 @@ TEST(ScheduleRulesReverseComputeAt, ConsumerIsNotTheOnlyWriter) {
                        {"reverse_compute_at: block C is not the only writer of C", ">>"});
 }
 
+// C reads T and U, which the two producers under i_0 write for different
+// elements in the same iteration: no one range of C's iter var fits both.
+TEST(ScheduleRulesReverseComputeAt, ProducersDisagreeOnTheRange) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8], C: f32[8]) {
+  block root() {
+    alloc_buffer T: f32[8]
+    alloc_buffer U: f32[8]
+    for i_0 in range(0, 2) {
+      for i_1 in range(0, 4) {
+        block P(vi: spatial[0, 8] = i_0 * 4 + i_1) {
+          reads(A[vi])
+          writes(T[vi])
+          T[vi] = A[vi] * 2.0f32
+        }
+      }
+      for j in range(0, 4) {
+        block Q(vj: spatial[0, 8] = (1 - i_0) * 4 + j) {
+          reads(A[vj])
+          writes(U[vj])
+          U[vj] = A[vj] + 3.0f32
+        }
+      }
+    }
+    for k in range(0, 8) {
+      block C(vk: spatial[0, 8] = k) {
+        reads(T[vk], U[vk])
+        writes(C[vk])
+        C[vk] = T[vk] + U[vk]
+      }
+    }
+  }
+})");
+  BlockRV c = Must(sch.GetBlock("C"));
+  LoopRV i0 = Must(sch.GetLoops(Must(sch.GetBlock("P"))))[0];
+  ExpectFailsUnchanged(sch, [&] { return sch.ReverseComputeAt(c, i0); },
+                       {"reverse_compute_at: the regions produced for block C give iter var vk the "
+                        "ranges [i_0 * 4, i_0 * 4 + 3] and [4 - i_0 * 4, 7 - i_0 * 4], which are "
+                        "not provably the same",
+                        ">>"});
+}
+
 }  // namespace
 }  // namespace tessel::ir::schedule::testing

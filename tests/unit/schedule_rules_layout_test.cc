@@ -70,6 +70,17 @@ TEST(ScheduleRulesTransformLayout, Int64Extents) {
       {"buffer T has i64 extents; index maps are int32", ">>"});
 }
 
+TEST(ScheduleRulesTransformLayout, BufferWithAView) {
+  Schedule sch = MustSchedule(absl::StrReplaceAll(
+      Staged("alloc_buffer T: f32[4, 8]"),
+      {{"C[vi_1, vj_1] = T[vi_1, vj_1] + 1.0f32",
+        "decl_buffer V: f32[4, 8] = T\n C[vi_1, vj_1] = V[vi_1, vj_1] + 1.0f32"}}));
+  BlockRV t = Must(sch.GetBlock("T"));
+  ExpectFailsUnchanged(
+      sch, [&] { return sch.TransformLayout(t, std::string("T"), "lambda i, j: (j, i)"); },
+      {"buffer T is used by a buffer view; transform_layout cannot rewrite views", ">>"});
+}
+
 // C[7, 19] = A[7, 5] @ B[5, 19] with `edits` applied.
 std::string Einsum(const std::vector<std::pair<std::string, std::string>>& edits = {}) {
   return absl::StrReplaceAll(MatmulText(7, 19, 5), edits);

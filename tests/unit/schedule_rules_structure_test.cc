@@ -134,6 +134,20 @@ TEST(ScheduleRulesTensorize, OneBufferForTwoParameters) {
                        {"buffer A would stand for two description parameters", ">>"});
 }
 
+// A[vi, vk] and A[vk, vj] share one region in the outer block, whose extent
+// depends on where the tile is.
+TEST(ScheduleRulesTensorize, RegionWithANonConstantExtent) {
+  Schedule sch = MustSchedule(absl::StrReplaceAll(
+      MatmulText(32, 32, 32),
+      {{"B: f32[32, 32], ", ""}, {"reads(A[vi, vk], B[vk, vj])", "reads(A[vi, vk], A[vk, vj])"},
+       {"A[vi, vk] * B[vk, vj]", "A[vi, vk] * A[vk, vj]"}}));
+  BlockRV outer = TiledOuter(sch);
+  ExpectFailsUnchanged(sch, [&] { return sch.Tensorize(outer, "f32_fma_4x16"); },
+                       {"block C_o does not match intrinsic 'f32_fma_4x16': the region of A has the "
+                        "non-constant extent",
+                        ">>"});
+}
+
 TEST(ScheduleRulesTensorize, DescriptionParameterNeverAccessed) {
   // The 4x16 FMA with a fourth parameter that neither function touches.
   Must(RegisterTensorIntrinText("rules_fma_unused_param", R"(
