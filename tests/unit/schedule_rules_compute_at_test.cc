@@ -3,6 +3,7 @@
 // rules with compute_at; each primitive gets its own test, since its message
 // names it). Each shows the message and that the failed call left the module
 // and the trace as they were.
+#include "absl/strings/str_replace.h"
 #include "tests/unit/schedule_test_util.h"
 
 namespace tessel::ir::schedule::testing {
@@ -59,6 +60,21 @@ TEST(ScheduleRulesComputeAt, NoConsumerUnderTheLoop) {
   LoopRV i1 = Must(sch.GetLoops(Must(sch.GetBlock("C"))))[0];
   ExpectFailsUnchanged(sch, [&] { return sch.ComputeAt(b, i1); },
                        {"compute_at: block B has no consumer under loop i_1", ">>"});
+}
+
+// C reads only elements of T that B never writes: at C's loop, B has nothing
+// to compute.
+TEST(ScheduleRulesComputeAt, NeededRangeIsEmpty) {
+  Schedule sch = MustSchedule(absl::StrReplaceAll(
+      Pipeline{}.Text(), {{"A: f32[8]", "A: f32[16]"},
+                          {"alloc_buffer T: f32[8]", "alloc_buffer T: f32[16]"},
+                          {"T[vi_1]", "T[vi_1 + 8]"}}));
+  BlockRV b = Must(sch.GetBlock("B"));
+  LoopRV i1 = Must(sch.GetLoops(Must(sch.GetBlock("C"))))[0];
+  ExpectFailsUnchanged(sch, [&] { return sch.ComputeAt(b, i1); },
+                       {"compute_at: the range of iter var vi of block B needed at this loop is "
+                        "empty",
+                        ">>"});
 }
 
 TEST(ScheduleRulesReverseComputeAt, AlreadyUnderTheLoop) {

@@ -134,6 +134,14 @@ TEST(ScheduleRulesTensorize, OneBufferForTwoParameters) {
                        {"buffer A would stand for two description parameters", ">>"});
 }
 
+TEST(ScheduleRulesTensorize, InnerBlockAllocates) {
+  Schedule sch = MustSchedule(Matmul(
+      {{"reads(A[vi, vk], B[vk, vj])", "alloc_buffer S: f32[1]\n reads(A[vi, vk], B[vk, vj])"}}));
+  BlockRV outer = TiledOuter(sch);
+  ExpectFailsUnchanged(sch, [&] { return sch.Tensorize(outer, "f32_fma_4x16"); },
+                       {"block C_o does not match intrinsic 'f32_fma_4x16': block C allocates", ">>"});
+}
+
 // A[vi, vk] and A[vk, vj] share one region in the outer block, whose extent
 // depends on where the tile is.
 TEST(ScheduleRulesTensorize, RegionWithANonConstantExtent) {
