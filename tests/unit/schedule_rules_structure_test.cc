@@ -246,6 +246,38 @@ func @impl(A: f32[4], C: f32[4]) {
   }
 })"),
                 "the implementation holds a block");
+  ExpectRefused("rules_scalar_param", R"(
+func @desc(A: f32[4], C: f32[4], n: i32) {
+  for i in range(0, 4) {
+    block u(vi: spatial[0, 4] = i) {
+      reads(A[vi])
+      writes(C[vi])
+      C[vi] = A[vi]
+    }
+  }
+}
+func @impl(A: f32[4], C: f32[4], n: i32) {
+  for i in range(0, 4) {
+    C[i] = A[i]
+  }
+})",
+                "tensor intrinsic 'rules_scalar_param': parameters must all be buffers");
+  ExpectRefused("rules_symbolic_shape", R"(
+func @desc[n: i32](A: f32[n], C: f32[n]) {
+  for i in range(0, n) {
+    block u(vi: spatial[0, n] = i) {
+      reads(A[vi])
+      writes(C[vi])
+      C[vi] = A[vi]
+    }
+  }
+}
+func @impl[n: i32](A: f32[n], C: f32[n]) {
+  for i in range(0, n) {
+    C[i] = A[i]
+  }
+})",
+                "tensor intrinsic 'rules_symbolic_shape': parameter 0 has a symbolic shape");
   // A name taken keeps its pair.
   TensorIntrin before = Must(GetTensorIntrin("f32_fma_4x16"));
   absl::Status again = RegisterTensorIntrinText("f32_fma_4x16", absl::StrCat(kDesc, kImpl));
