@@ -59,6 +59,24 @@ TEST(ScheduleRulesBlockize, OffsetNotAMultipleOfTheInnerExtent) {
                        {"its offset 1 is not a multiple of the inner extent 4", ">>"});
 }
 
+TEST(ScheduleRulesBlockize, InnerLoopWithASymbolicExtent) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8, 64], B: f32[8, 64], n: i32) {
+  for i in range(0, 8) {
+    for j in range(0, n) {
+      block B(vi: spatial[0, 8] = i, vj: spatial[0, 64] = j) {
+        reads(A[vi, vj])
+        writes(B[vi, vj])
+        B[vi, vj] = A[vi, vj]
+      }
+    }
+  }
+})");
+  LoopRV j = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[1];
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Blockize(j)); },
+                       {"inner loop j has no constant positive extent", ">>"});
+}
+
 // A reduction whose tail predicate (6 = 2 * 4 - 2) uses the inner reduce loop:
 // the init, moved to the outer block, could not keep it.
 TEST(ScheduleRulesBlockize, PredicateOverAnInnerReduceLoopWhenTheInitMoves) {
