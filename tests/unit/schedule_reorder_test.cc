@@ -5,58 +5,15 @@
 namespace tessel::ir::schedule::testing {
 namespace {
 
-constexpr const char* kMatmul = R"(
-func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
-  for i in range(0, 16) {
-    for j in range(0, 16) {
-      for k in range(0, 16) {
-        block C(vi: spatial[0, 16] = i, vj: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
-          reads(A[vi, vk], B[vk, vj])
-          writes(C[vi, vj])
-          init {
-            C[vi, vj] = 0.0f32
-          }
-          C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-        }
-      }
-    }
-  }
-})";
-
-// The matmul block with loops `l0`, `l1`, `l2` (outermost first) bound to
-// `vi`, `vj`, `vk`.
-std::string MatmulIn(const std::string& l0, const std::string& l1, const std::string& l2,
-                     const std::string& vi, const std::string& vj, const std::string& vk) {
-  return absl::StrCat(R"(
-func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
-  for )",
-                      l0, R"( {
-    for )",
-                      l1, R"( {
-      for )",
-                      l2, R"( {
-        block C(vi: spatial[0, 16] = )",
-                      vi, ", vj: spatial[0, 16] = ", vj, ", vk: reduce[0, 16] = ", vk, R"() {
-          reads(A[vi, vk], B[vk, vj])
-          writes(C[vi, vj])
-          init {
-            C[vi, vj] = 0.0f32
-          }
-          C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-        }
-      }
-    }
-  }
-})");
-}
+const std::string kMatmul = MatmulText(16, 16, 16);
 
 TEST(ScheduleReorder, GivenLoopsTakeTheirPositionsOthersStay) {
   Schedule sch = MustSchedule(kMatmul);
   PrimFunc original = sch.func();
   std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("C"))));
   Must(sch.Reorder({l[2], l[0]}));
-  ExpectFunc(
-      sch, MatmulIn("k in range(0, 16)", "j in range(0, 16)", "i in range(0, 16)", "i", "j", "k"));
+  ExpectFunc(sch, MatmulNestText({"k in range(0, 16)", "j in range(0, 16)", "i in range(0, 16)"},
+                                 {"i", "j", "k"}));
   ExpectSameResults(original, sch);
   // Handles follow their loops.
   EXPECT_EQ(Must(sch.Get(l[0]))->loop_var->name, "i");
@@ -75,27 +32,9 @@ TEST(ScheduleReorder, AfterSplits) {
   std::vector<LoopRV> i = Must(sch.Split(l[0], {std::nullopt, 4}));
   std::vector<LoopRV> k = Must(sch.Split(l[2], {std::nullopt, 8}));
   Must(sch.Reorder({i[0], k[0], l[1], k[1], i[1]}));
-  ExpectFunc(sch, R"(
-func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
-  for i_0 in range(0, 4) {
-    for k_0 in range(0, 2) {
-      for j in range(0, 16) {
-        for k_1 in range(0, 8) {
-          for i_1 in range(0, 4) {
-            block C(vi: spatial[0, 16] = i_0 * 4 + i_1, vj: spatial[0, 16] = j, vk: reduce[0, 16] = k_0 * 8 + k_1) {
-              reads(A[vi, vk], B[vk, vj])
-              writes(C[vi, vj])
-              init {
-                C[vi, vj] = 0.0f32
-              }
-              C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-            }
-          }
-        }
-      }
-    }
-  }
-})");
+  ExpectFunc(sch, MatmulNestText({"i_0 in range(0, 4)", "k_0 in range(0, 2)", "j in range(0, 16)",
+                                  "k_1 in range(0, 8)", "i_1 in range(0, 4)"},
+                                 {"i_0 * 4 + i_1", "j", "k_0 * 8 + k_1"}));
   ExpectSameResults(original, sch);
 }
 
@@ -105,27 +44,9 @@ TEST(ScheduleTile, SplitsAndReordersLevelByLevel) {
   std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("C"))));
   std::vector<LoopRV> t = Must(sch.Tile({l[0], l[1]}, {{std::nullopt, 4}, {std::nullopt, 8}}));
   ASSERT_EQ(t.size(), 4u);
-  ExpectFunc(sch, R"(
-func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
-  for i_0 in range(0, 4) {
-    for j_0 in range(0, 2) {
-      for i_1 in range(0, 4) {
-        for j_1 in range(0, 8) {
-          for k in range(0, 16) {
-            block C(vi: spatial[0, 16] = i_0 * 4 + i_1, vj: spatial[0, 16] = j_0 * 8 + j_1, vk: reduce[0, 16] = k) {
-              reads(A[vi, vk], B[vk, vj])
-              writes(C[vi, vj])
-              init {
-                C[vi, vj] = 0.0f32
-              }
-              C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-            }
-          }
-        }
-      }
-    }
-  }
-})");
+  ExpectFunc(sch, MatmulNestText({"i_0 in range(0, 4)", "j_0 in range(0, 2)", "i_1 in range(0, 4)",
+                                  "j_1 in range(0, 8)", "k in range(0, 16)"},
+                                 {"i_0 * 4 + i_1", "j_0 * 8 + j_1", "k"}));
   ExpectSameResults(original, sch);
   // Traced as its parts.
   EXPECT_EQ(sch.trace().AsPython(),
@@ -157,25 +78,7 @@ TEST(ScheduleTile, FailureUndoesEveryPart) {
 }
 
 TEST(ScheduleReorder, RulePathAndPerfectNest) {
-  Schedule sch = MustSchedule(R"(
-func @f(A: f32[8, 8], B: f32[8, 8]) {
-  for i in range(0, 8) {
-    for j in range(0, 8) {
-      block B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
-        reads(A[vi, vj])
-        writes(B[vi, vj])
-        B[vi, vj] = A[vi, vj]
-      }
-    }
-    for j2 in range(0, 8) {
-      block C(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j2) {
-        reads(B[vi, vj])
-        writes(A[vi, vj])
-        A[vi, vj] = B[vi, vj] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule sch = MustSchedule(SiblingNestsText("8", "B[vi, vj] + 1.0f32"));
   std::vector<LoopRV> b = Must(sch.GetLoops(Must(sch.GetBlock("B"))));
   std::vector<LoopRV> c = Must(sch.GetLoops(Must(sch.GetBlock("C"))));
   ExpectFailsUnchanged(
@@ -201,18 +104,9 @@ func @f(A: f32[8, 8], B: f32[8, 8]) {
 
 TEST(ScheduleReorder, RuleBlockBindings) {
   // Opaque iter var bound to the loops.
-  Schedule opaque = MustSchedule(R"(
-func @f(A: f32[8, 8]) {
-  for i in range(0, 8) {
-    for j in range(0, 8) {
-      block B(vi: opaque[0, 8] = i, vj: spatial[0, 8] = j) {
-        reads(A[vi, vj])
-        writes(A[vi, vj])
-        A[vi, vj] = A[vi, vj] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule opaque =
+      MustSchedule(InPlaceText("f(A: f32[8, 8])", {"i in range(0, 8)", "j in range(0, 8)"},
+                               "B(vi: opaque[0, 8] = i, vj: spatial[0, 8] = j)", "vi, vj"));
   std::vector<LoopRV> o = Must(opaque.GetLoops(Must(opaque.GetBlock("B"))));
   ExpectFailsUnchanged(opaque,
                        [&] {
@@ -220,18 +114,9 @@ func @f(A: f32[8, 8]) {
                        },
                        {"iter var vi of block B (bound to i) is opaque", ">>       block B("});
   // A binding that is not affine in the loops.
-  Schedule nonaffine = MustSchedule(R"(
-func @f(A: f32[64]) {
-  for i in range(0, 8) {
-    for j in range(0, 8) {
-      block B(vi: spatial[0, 64] = i * j) {
-        reads(A[vi])
-        writes(A[vi])
-        A[vi] = A[vi] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule nonaffine =
+      MustSchedule(InPlaceText("f(A: f32[64])", {"i in range(0, 8)", "j in range(0, 8)"},
+                               "B(vi: spatial[0, 64] = i * j)", "vi"));
   std::vector<LoopRV> n = Must(nonaffine.GetLoops(Must(nonaffine.GetBlock("B"))));
   ExpectFailsUnchanged(nonaffine,
                        [&] {
@@ -240,39 +125,18 @@ func @f(A: f32[64]) {
                        {"the bindings of block B are not an affine map of its loops",
                         "i * j: multiplies two iterators"});
   // A reduction running backwards: reordering could run its init last.
-  Schedule backwards = MustSchedule(R"(
-func @f(A: f32[8, 8], S: f32[8]) {
-  for i in range(0, 8) {
-    for k in range(0, 8) {
-      block S(vi: spatial[0, 8] = i, vk: reduce[0, 8] = 7 - k) {
-        reads(A[vi, vk])
-        writes(S[vi])
-        init {
-          S[vi] = 0.0f32
-        }
-        S[vi] = S[vi] + A[vi, vk]
-      }
-    }
-  }
-})");
+  Schedule backwards = MustSchedule(
+      RowReductionText("f(A: f32[8, 8], S: f32[8])", {"i in range(0, 8)", "k in range(0, 8)"},
+                       "S(vi: spatial[0, 8] = i, vk: reduce[0, 8] = 7 - k)", "S"));
   std::vector<LoopRV> r = Must(backwards.GetLoops(Must(backwards.GetBlock("S"))));
   // Refused by iter-map detection (a negative scale) or by the rule that reduce
   // bindings grow with their loops, whichever sees it first.
   ExpectFailsUnchanged(backwards, [&] { return backwards.Reorder({r[1], r[0]}); },
                        {"sch.reorder(l2, l1): ", "block S", "7 - k", ">>       block S("});
   // One loop feeding two iter vars with overlapping digits.
-  Schedule twice = MustSchedule(R"(
-func @f(A: f32[8, 8]) {
-  for i in range(0, 8) {
-    for j in range(0, 8) {
-      block B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = i %% 4) {
-        reads(A[vi, vj])
-        writes(A[vi, vj])
-        A[vi, vj] = A[vi, vj] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule twice =
+      MustSchedule(InPlaceText("f(A: f32[8, 8])", {"i in range(0, 8)", "j in range(0, 8)"},
+                               "B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = i %% 4)", "vi, vj"));
   std::vector<LoopRV> w = Must(twice.GetLoops(Must(twice.GetBlock("B"))));
   ExpectFailsUnchanged(twice,
                        [&] {
@@ -281,18 +145,7 @@ func @f(A: f32[8, 8]) {
                        {"the bindings of block B are not an affine map of its loops",
                         "loop variable i is used twice"});
   // Loop bounds that depend on another loop of the nest.
-  Schedule tri = MustSchedule(R"(
-func @f(A: f32[8, 8]) {
-  for i in range(0, 8) {
-    for j in range(0, i + 1) {
-      block B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
-        reads(A[vi, vj])
-        writes(A[vi, vj])
-        A[vi, vj] = A[vi, vj] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule tri = MustSchedule(TriangularText());
   std::vector<LoopRV> t = Must(tri.GetLoops(Must(tri.GetBlock("B"))));
   ExpectFailsUnchanged(tri,
                        [&] {

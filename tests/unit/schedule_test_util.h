@@ -11,13 +11,18 @@
 #ifndef TESSEL_TESTS_UNIT_SCHEDULE_TEST_UTIL_H_
 #define TESSEL_TESTS_UNIT_SCHEDULE_TEST_UTIL_H_
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/interpreter.h"
@@ -79,25 +84,151 @@ inline void ExpectFailsUnchanged(Schedule& sch, const std::function<absl::Status
   EXPECT_EQ(sch.trace().instructions().size(), trace_size) << "the trace grew on failure";
 }
 
-// The f32 matmul C[vi, vj] += A[vi, vk] * B[vk, vj] over loops i, j, k (with
-// C's init), as .tsl: the fixture most schedule tests start from.
-inline std::string MatmulText(int m, int n, int k, const std::string& name = "mm") {
-  return absl::StrCat("func @", name, "(A: f32[", m, ", ", k, "], B: f32[", k, ", ", n,
-                      "], C: f32[", m, ", ", n, "]) {\n  for i in range(0, ", m,
-                      ") {\n    for j in range(0, ", n, ") {\n      for k in range(0, ", k,
-                      ") {\n        block C(vi: spatial[0, ", m, "] = i, vj: spatial[0, ", n,
-                      "] = j, vk: reduce[0, ", k, R"(] = k) {
-          reads(A[vi, vk], B[vk, vj])
-          writes(C[vi, vj])
-          init {
-            C[vi, vj] = 0.0f32
-          }
-          C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-        }
-      }
-    }
+// ---- Fixture text -------------------------------------------------------------------
+// The builders below write the .tsl the schedule units share (a matmul under any
+// loop nest, a block updating A in place, a row reduction), so that a test
+// states only what its fixture varies. Indentation is cosmetic: the parser and
+// the structural comparison ignore it.
+
+// `text` with every line indented by two more spaces.
+inline std::string Indented(const std::string& text) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    absl::StrAppend(&out, "  ", line, "\n");
   }
-})");
+  return out;
+}
+
+// A loop (its header: "i in range(0, 8)") holding `stmts` in order.
+inline std::string LoopText(const std::string& header, const std::vector<std::string>& stmts) {
+  return absl::StrCat("for ", header, " {\n", Indented(absl::StrJoin(stmts, "")), "}\n");
+}
+
+// One block under a nest of loops. `loops` are loop headers, outermost first
+// ("j in range(0, i + 1)", "i in parallel(0, 16)"); `block` is what follows
+// `block `: the name, the iter vars, any where-clause or attrs. No reads line
+// when `reads` is empty, an init when `init` is not.
+struct BlockNest {  // Every member defaults, so designated initializers may skip any.
+  std::vector<std::string> loops = {};
+  std::string block = {};
+  std::string reads = {}, writes = {};
+  std::string init = {};
+  std::string body = {};
+};
+
+inline std::string BlockNestText(const BlockNest& n) {
+  std::string inside;
+  if (!n.reads.empty()) absl::StrAppend(&inside, "reads(", n.reads, ")\n");
+  absl::StrAppend(&inside, "writes(", n.writes, ")\n");
+  if (!n.init.empty()) absl::StrAppend(&inside, "init {\n", Indented(n.init), "}\n");
+  absl::StrAppend(&inside, n.body, "\n");
+  std::string text = absl::StrCat("block ", n.block, " {\n", Indented(inside), "}\n");
+  for (auto l = n.loops.rbegin(); l != n.loops.rend(); ++l) text = LoopText(*l, {text});
+  return text;
+}
+
+// func @<signature> holding `stmts` in order (BlockNestText, LoopText, or any
+// statement text). `signature` is the name and parameters: "f(A: f32[8])".
+inline std::string FuncText(const std::string& signature, const std::vector<std::string>& stmts) {
+  return absl::StrCat("func @", signature, " {\n", Indented(absl::StrJoin(stmts, "")), "}\n");
+}
+
+// The f32 matmul C[vi, vj] += A[vi, vk] * B[vk, vj] (with C's init) as block C
+// under `loops`, its iter vars vi, vj, vk bound to `bindings`: the shape loop
+// transforms of the matmul leave. `attrs` are the function's, if any.
+//   MatmulNestText({"k in range(0, 16)", "j in range(0, 16)", "i in range(0, 16)"},
+//                  {"i", "j", "k"})          // the 16x16x16 matmul with i and k swapped
+struct MatmulShape {
+  int64_t m = 16, n = 16, k = 16;
+  std::string name = "mm";
+  std::string attrs = {};
+};
+
+inline std::string MatmulNestText(const std::vector<std::string>& loops,
+                                  const std::array<std::string, 3>& bindings,
+                                  const MatmulShape& s = {}) {
+  std::string signature = absl::StrCat(s.name, "(A: f32[", s.m, ", ", s.k, "], B: f32[", s.k, ", ",
+                                       s.n, "], C: f32[", s.m, ", ", s.n, "])");
+  if (!s.attrs.empty()) absl::StrAppend(&signature, " attrs {", s.attrs, "}");
+  return FuncText(
+      signature,
+      {BlockNestText({.loops = loops,
+                      .block = absl::StrCat("C(vi: spatial[0, ", s.m, "] = ", bindings[0],
+                                            ", vj: spatial[0, ", s.n, "] = ", bindings[1],
+                                            ", vk: reduce[0, ", s.k, "] = ", bindings[2], ")"),
+                      .reads = "A[vi, vk], B[vk, vj]",
+                      .writes = "C[vi, vj]",
+                      .init = "C[vi, vj] = 0.0f32",
+                      .body = "C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]"})});
+}
+
+// The matmul over serial loops i, j, k: the fixture most schedule tests start from.
+inline std::string MatmulText(int64_t m, int64_t n, int64_t k, const std::string& name = "mm") {
+  return MatmulNestText(
+      {absl::StrCat("i in range(0, ", m, ")"), absl::StrCat("j in range(0, ", n, ")"),
+       absl::StrCat("k in range(0, ", k, ")")},
+      {"i", "j", "k"}, {.m = m, .n = n, .k = k, .name = name});
+}
+
+// A function whose one block (`block`: name, iter vars, any where-clause)
+// updates A in place at `index`, A[index] = A[index] <update>, under `loops`:
+// the fixture rule tests bend (bindings, bounds, loop kinds) to trip one rule.
+//   InPlaceText("f(A: f32[8])", {"i in range(0, 8)"}, "B(vi: opaque[0, 8] = i)", "vi")
+inline std::string InPlaceText(const std::string& signature, const std::vector<std::string>& loops,
+                               const std::string& block, const std::string& index,
+                               const std::string& update = "+ 1.0f32") {
+  const std::string a = absl::StrCat("A[", index, "]");
+  return FuncText(signature, {BlockNestText({.loops = loops,
+                                             .block = block,
+                                             .reads = a,
+                                             .writes = a,
+                                             .body = absl::StrCat(a, " = ", a, " ", update)})});
+}
+
+// The in-place update over the triangle j <= i of an 8x8 A: loop j's bounds
+// use loop i, which reorder, fuse and blockize each refuse.
+inline std::string TriangularText(const std::string& name = "f") {
+  return InPlaceText(absl::StrCat(name, "(A: f32[8, 8])"),
+                     {"i in range(0, 8)", "j in range(0, i + 1)"},
+                     "B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j)", "vi, vj");
+}
+
+// Loop i holding two nests: block B copying A into B over loop j, then block
+// C setting A[vi, vj] = `c_value` over loop j2 in range(0, `j2_extent`). No nest
+// runs through both j and j2, so no loop below i is perfectly nested in it.
+inline std::string SiblingNestsText(const std::string& j2_extent, const std::string& c_value) {
+  return FuncText(
+      "f(A: f32[8, 8], B: f32[8, 8])",
+      {LoopText("i in range(0, 8)",
+                {BlockNestText({.loops = {"j in range(0, 8)"},
+                                .block = "B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j)",
+                                .reads = "A[vi, vj]",
+                                .writes = "B[vi, vj]",
+                                .body = "B[vi, vj] = A[vi, vj]"}),
+                 BlockNestText({.loops = {absl::StrCat("j2 in range(0, ", j2_extent, ")")},
+                                .block = "C(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j2)",
+                                .reads = "B[vi, vj]",
+                                .writes = "A[vi, vj]",
+                                .body = absl::StrCat("A[vi, vj] = ", c_value)})})});
+}
+
+// A reduction of A's rows into out[vi]: block `block` (name, iter vars vi and
+// vk) under `loops`, with the init out[vi] = `init` and the update
+// out[vi] = `update` (by default out[vi] + A[vi, vk]).
+//   RowReductionText("f(A: f32[8, 8], S: f32[8])", {"i in range(0, 8)", "k in range(0, 8)"},
+//                    "S(vi: spatial[0, 8] = i, vk: reduce[0, 8] = 7 - k)", "S")
+inline std::string RowReductionText(const std::string& signature,
+                                    const std::vector<std::string>& loops, const std::string& block,
+                                    const std::string& out = "B",
+                                    const std::string& init = "0.0f32", std::string update = "") {
+  const std::string o = absl::StrCat(out, "[vi]");
+  if (update.empty()) update = absl::StrCat(o, " + A[vi, vk]");
+  return FuncText(signature, {BlockNestText({.loops = loops,
+                                             .block = block,
+                                             .reads = "A[vi, vk]",
+                                             .writes = o,
+                                             .init = absl::StrCat(o, " = ", init),
+                                             .body = absl::StrCat(o, " = ", update)})});
 }
 
 template <typename T>
