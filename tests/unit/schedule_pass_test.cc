@@ -46,27 +46,16 @@ TEST(ManualSchedulePass, Matmul1024TiledByATraceInAPipeline) {
   PrimFunc f = out->functions[0].second;
   EXPECT_TRUE(VerifyModule(out).ok());
   Schedule got = Must(Schedule::Create(out));
-  ExpectFunc(got, R"(
-func @matmul_1024x1024x1024_f32(A: f32[1024, 1024], B: f32[1024, 1024], C: f32[1024, 1024]) attrs {scheduled = true} {
-  for i_0_j_0_fused in parallel(0, 512) {
-    for k_0 in range(0, 256) {
-      for i_1 in range(0, 32) {
-        for k_1 in unrolled(0, 4) {
-          for j_1 in vectorized(0, 64) {
-            block C(vi: spatial[0, 1024] = i_0_j_0_fused // 16 * 32 + i_1, vj: spatial[0, 1024] = i_0_j_0_fused %% 16 * 64 + j_1, vk: reduce[0, 1024] = k_0 * 4 + k_1) {
-              reads(A[vi, vk], B[vk, vj])
-              writes(C[vi, vj])
-              init {
-                C[vi, vj] = 0.0f32
-              }
-              C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-            }
-          }
-        }
-      }
-    }
-  }
-})");
+  ExpectFunc(got, MatmulNestText(
+                      {"i_0_j_0_fused in parallel(0, 512)", "k_0 in range(0, 256)",
+                       "i_1 in range(0, 32)", "k_1 in unrolled(0, 4)", "j_1 in vectorized(0, 64)"},
+                      {"i_0_j_0_fused // 16 * 32 + i_1", "i_0_j_0_fused %% 16 * 64 + j_1",
+                       "k_0 * 4 + k_1"},
+                      {.m = 1024,
+                       .n = 1024,
+                       .k = 1024,
+                       .name = "matmul_1024x1024x1024_f32",
+                       .attrs = "scheduled = true"}));
   EXPECT_THAT(ctx.log().AppliedRules("manual-schedule", "matmul_1024x1024x1024_f32"),
               ::testing::ElementsAre("trace"));
   // The same trace, in the interpreter, on matmuls small enough to run.

@@ -7,23 +7,7 @@
 namespace tessel::ir::schedule::testing {
 namespace {
 
-constexpr const char* kMatmul = R"(
-func @mm(A: f32[32, 32], B: f32[32, 32], C: f32[32, 32]) {
-  for i in range(0, 32) {
-    for j in range(0, 32) {
-      for k in range(0, 32) {
-        block C(vi: spatial[0, 32] = i, vj: spatial[0, 32] = j, vk: reduce[0, 32] = k) {
-          reads(A[vi, vk], B[vk, vj])
-          writes(C[vi, vj])
-          init {
-            C[vi, vj] = 0.0f32
-          }
-          C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-        }
-      }
-    }
-  }
-})";
+const std::string kMatmul = MatmulText(32, 32, 32);
 
 // The same program with other variable and buffer names (structurally equal).
 std::string Renamed() {
@@ -109,16 +93,8 @@ TEST(ScheduleTrace, JsonRoundTripAndReplay) {
 
 TEST(ScheduleTrace, ReplayWithoutTheBlockFailsAndChangesNothing) {
   Trace trace = Scheduled().trace();
-  Schedule sch = MustSchedule(R"(
-func @f(A: f32[8]) {
-  for i in range(0, 8) {
-    block D(vi: spatial[0, 8] = i) {
-      reads(A[vi])
-      writes(A[vi])
-      A[vi] = A[vi] + 1.0f32
-    }
-  }
-})");
+  Schedule sch = MustSchedule(
+      InPlaceText("f(A: f32[8])", {"i in range(0, 8)"}, "D(vi: spatial[0, 8] = i)", "vi"));
   IRModule before = sch.mod();
   absl::Status s = trace.ApplyToSchedule(&sch);
   ASSERT_FALSE(s.ok());
@@ -132,11 +108,7 @@ func @f(A: f32[8]) {
 TEST(ScheduleTrace, ReplayFailingHalfwayChangesNothing) {
   // The block exists but the loop is too short for the recorded decision.
   Trace trace = Scheduled().trace();
-  Schedule sch = MustSchedule(
-      absl::StrReplaceAll(kMatmul, {{"range(0, 32) {\n    for j", "range(0, 24) {\n    for j"},
-                                    {"vi: spatial[0, 32]", "vi: spatial[0, 24]"},
-                                    {"A: f32[32, 32]", "A: f32[24, 32]"},
-                                    {"C: f32[32, 32]", "C: f32[24, 32]"}}));
+  Schedule sch = MustSchedule(MatmulText(24, 32, 32));
   IRModule before = sch.mod();
   absl::Status s = trace.ApplyToSchedule(&sch);
   ASSERT_FALSE(s.ok());
@@ -224,16 +196,8 @@ TEST(ScheduleTrace, SamplingRules) {
                          return StatusOf(sch.SampleCategorical({1, 2}, {1.0, 1.0}, 2));
                        },
                        {"the decision 2 is not an index into the 2 candidates"});
-  Schedule sym = MustSchedule(R"(
-func @f[n](A: f32[n]) {
-  for i in range(0, n) {
-    block B(vi: spatial[0, n] = i) {
-      reads(A[vi])
-      writes(A[vi])
-      A[vi] = A[vi] + 1.0f32
-    }
-  }
-})");
+  Schedule sym = MustSchedule(
+      InPlaceText("f[n](A: f32[n])", {"i in range(0, n)"}, "B(vi: spatial[0, n] = i)", "vi"));
   LoopRV i = Must(sym.GetLoops(Must(sym.GetBlock("B"))))[0];
   ExpectFailsUnchanged(sym, [&] { return StatusOf(sym.SamplePerfectTile(i, 2, 4)); },
                        {"loop i needs a constant extent in [1, 2^40] to be tiled perfectly"});
