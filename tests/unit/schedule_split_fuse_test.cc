@@ -5,32 +5,36 @@
 namespace tessel::ir::schedule::testing {
 namespace {
 
-constexpr const char* kScale = R"(
-func @f(A: f32[64, 32], B: f32[64, 32]) {
-  for i in range(0, 64) {
-    for j in range(0, 32) {
-      block B(vi: spatial[0, 64] = i, vj: spatial[0, 32] = j) {
-        reads(A[vi, vj])
-        writes(B[vi, vj])
-        B[vi, vj] = A[vi, vj] * 2.0f32
-      }
-    }
-  }
-})";
+// B = A * 2 over 64x32, its block under `loops` with vi and vj bound to `vi`, `vj`.
+std::string ScaleIn(const std::vector<std::string>& loops, const std::string& vi,
+                    const std::string& vj) {
+  return FuncText("f(A: f32[64, 32], B: f32[64, 32])",
+                  {BlockNestText({.loops = loops,
+                                  .block = absl::StrCat("B(vi: spatial[0, 64] = ", vi,
+                                                        ", vj: spatial[0, 32] = ", vj, ")"),
+                                  .reads = "A[vi, vj]",
+                                  .writes = "B[vi, vj]",
+                                  .body = "B[vi, vj] = A[vi, vj] * 2.0f32"})});
+}
 
-constexpr const char* kOdd = R"(
-func @f(A: f32[100], B: f32[100]) {
-  for i in range(0, 100) {
-    block B(vi: spatial[0, 100] = i) {
-      reads(A[vi])
-      writes(B[vi])
-      B[vi] = A[vi] + 1.0f32
-    }
-  }
-})";
+// B = A + 1 over 100 elements, its block under `loops` with vi bound to `vi`
+// (under the predicate `vi` < 100 where `guarded`).
+std::string OddIn(const std::vector<std::string>& loops, const std::string& vi, bool guarded) {
+  std::string block = absl::StrCat("B(vi: spatial[0, 100] = ", vi, ")");
+  if (guarded) absl::StrAppend(&block, " where ", vi, " < 100");
+  return FuncText("f(A: f32[100], B: f32[100])",
+                  {BlockNestText({.loops = loops,
+                                  .block = block,
+                                  .reads = "A[vi]",
+                                  .writes = "B[vi]",
+                                  .body = "B[vi] = A[vi] + 1.0f32"})});
+}
+
+const std::string kScale = ScaleIn({"i in range(0, 64)", "j in range(0, 32)"}, "i", "j");
+const std::string kOdd = OddIn({"i in range(0, 100)"}, "i", /*guarded=*/false);
 
 struct Fixture {
-  explicit Fixture(const char* text) : sch(MustSchedule(text)), original(sch.func()) {}
+  explicit Fixture(const std::string& text) : sch(MustSchedule(text)), original(sch.func()) {}
   std::vector<LoopRV> Loops(const std::string& block = "B") {
     return Must(sch.GetLoops(Must(sch.GetBlock(block))));
   }
@@ -43,20 +47,8 @@ TEST(ScheduleSplit, InferredOuterFactor) {
   std::vector<LoopRV> l = t.Loops();
   std::vector<LoopRV> parts = Must(t.sch.Split(l[0], {std::nullopt, 16}));
   ASSERT_EQ(parts.size(), 2u);
-  ExpectFunc(t.sch, R"(
-func @f(A: f32[64, 32], B: f32[64, 32]) {
-  for i_0 in range(0, 4) {
-    for i_1 in range(0, 16) {
-      for j in range(0, 32) {
-        block B(vi: spatial[0, 64] = i_0 * 16 + i_1, vj: spatial[0, 32] = j) {
-          reads(A[vi, vj])
-          writes(B[vi, vj])
-          B[vi, vj] = A[vi, vj] * 2.0f32
-        }
-      }
-    }
-  }
-})");
+  ExpectFunc(t.sch, ScaleIn({"i_0 in range(0, 4)", "i_1 in range(0, 16)", "j in range(0, 32)"},
+                            "i_0 * 16 + i_1", "j"));
   ExpectSameResults(t.original, t.sch);
   EXPECT_EQ(Must(t.sch.Get(parts[0]))->loop_var->name, "i_0");
   // The other loop's handle survives; the split one is consumed.
@@ -71,58 +63,25 @@ TEST(ScheduleSplit, ThreeWayWithInnerInferredAndUnitFactor) {
   // The unit loop j_1 stays; the binding drops it (it is always 0).
   Fixture t(kScale);
   std::vector<LoopRV> parts = Must(t.sch.Split(t.Loops()[1], {2, 1, std::nullopt}));
-  ExpectFunc(t.sch, R"(
-func @f(A: f32[64, 32], B: f32[64, 32]) {
-  for i in range(0, 64) {
-    for j_0 in range(0, 2) {
-      for j_1 in range(0, 1) {
-        for j_2 in range(0, 16) {
-          block B(vi: spatial[0, 64] = i, vj: spatial[0, 32] = j_0 * 16 + j_2) {
-            reads(A[vi, vj])
-            writes(B[vi, vj])
-            B[vi, vj] = A[vi, vj] * 2.0f32
-          }
-        }
-      }
-    }
-  }
-})");
+  ExpectFunc(t.sch, ScaleIn({"i in range(0, 64)", "j_0 in range(0, 2)", "j_1 in range(0, 1)",
+                             "j_2 in range(0, 16)"},
+                            "i", "j_0 * 16 + j_2"));
   ExpectSameResults(t.original, t.sch);
 }
 
 TEST(ScheduleSplit, NonDivisibleGetsAPredicate) {
   Fixture t(kOdd);
   Must(t.sch.Split(t.Loops()[0], {std::nullopt, 32}));
-  ExpectFunc(t.sch, R"(
-func @f(A: f32[100], B: f32[100]) {
-  for i_0 in range(0, 4) {
-    for i_1 in range(0, 32) {
-      block B(vi: spatial[0, 100] = i_0 * 32 + i_1) where i_0 * 32 + i_1 < 100 {
-        reads(A[vi])
-        writes(B[vi])
-        B[vi] = A[vi] + 1.0f32
-      }
-    }
-  }
-})");
+  ExpectFunc(t.sch, OddIn({"i_0 in range(0, 4)", "i_1 in range(0, 32)"}, "i_0 * 32 + i_1",
+                          /*guarded=*/true));
   ExpectSameResults(t.original, t.sch);
 }
 
 TEST(ScheduleSplit, AllFactorsGivenLargerThanExtent) {
   Fixture t(kOdd);
   Must(t.sch.Split(t.Loops()[0], {7, 16}));
-  ExpectFunc(t.sch, R"(
-func @f(A: f32[100], B: f32[100]) {
-  for i_0 in range(0, 7) {
-    for i_1 in range(0, 16) {
-      block B(vi: spatial[0, 100] = i_0 * 16 + i_1) where i_0 * 16 + i_1 < 100 {
-        reads(A[vi])
-        writes(B[vi])
-        B[vi] = A[vi] + 1.0f32
-      }
-    }
-  }
-})");
+  ExpectFunc(t.sch, OddIn({"i_0 in range(0, 7)", "i_1 in range(0, 16)"}, "i_0 * 16 + i_1",
+                          /*guarded=*/true));
   ExpectSameResults(t.original, t.sch);
 }
 
@@ -159,16 +118,8 @@ func @f(A: f32[20], B: f32[20]) {
 }
 
 TEST(ScheduleSplit, SymbolicExtentNeedsAnInferredFactor) {
-  constexpr const char* kSym = R"(
-func @f[n](A: f32[n]) {
-  for i in range(0, n) {
-    block B(vi: spatial[0, n] = i) {
-      reads(A[vi])
-      writes(A[vi])
-      A[vi] = A[vi] * 2.0f32
-    }
-  }
-})";
+  const std::string kSym = InPlaceText("f[n](A: f32[n])", {"i in range(0, n)"},
+                                       "B(vi: spatial[0, n] = i)", "vi", "* 2.0f32");
   Fixture t(kSym);
   LoopRV i = t.Loops()[0];
   ExpectFailsUnchanged(t.sch,
@@ -179,18 +130,10 @@ func @f[n](A: f32[n]) {
                         "cannot show that the factors' product 32 covers the extent n",
                         "let one factor be inferred", ">>"});
   Must(t.sch.Split(i, {std::nullopt, 8}));
-  ExpectFunc(t.sch, R"(
-func @f[n](A: f32[n]) {
-  for i_0 in range(0, (n + 7) // 8) {
-    for i_1 in range(0, 8) {
-      block B(vi: spatial[0, n] = i_0 * 8 + i_1) where i_0 * 8 + i_1 < n {
-        reads(A[vi])
-        writes(A[vi])
-        A[vi] = A[vi] * 2.0f32
-      }
-    }
-  }
-})");
+  ExpectFunc(t.sch,
+             InPlaceText("f[n](A: f32[n])", {"i_0 in range(0, (n + 7) // 8)", "i_1 in range(0, 8)"},
+                         "B(vi: spatial[0, n] = i_0 * 8 + i_1) where i_0 * 8 + i_1 < n", "vi",
+                         "* 2.0f32"));
   for (int64_t n : {1, 7, 8, 13}) {
     std::vector<Arg> a = Must(RandomArgs(t.original, 5, {{"n", n}}));
     std::vector<Arg> b = CloneArgs(a);
@@ -228,87 +171,33 @@ TEST(ScheduleFuse, TwoLoops) {
   Fixture t(kScale);
   std::vector<LoopRV> l = t.Loops();
   LoopRV f = Must(t.sch.Fuse({l[0], l[1]}));
-  ExpectFunc(t.sch, R"(
-func @f(A: f32[64, 32], B: f32[64, 32]) {
-  for i_j_fused in range(0, 2048) {
-    block B(vi: spatial[0, 64] = i_j_fused // 32, vj: spatial[0, 32] = i_j_fused %% 32) {
-      reads(A[vi, vj])
-      writes(B[vi, vj])
-      B[vi, vj] = A[vi, vj] * 2.0f32
-    }
-  }
-})");
+  ExpectFunc(t.sch, ScaleIn({"i_j_fused in range(0, 2048)"}, "i_j_fused // 32", "i_j_fused %% 32"));
   ExpectSameResults(t.original, t.sch);
   EXPECT_EQ(Must(t.sch.Get(f))->loop_var->name, "i_j_fused");
   EXPECT_THAT(std::string(t.sch.Get(l[1]).status().message()),
               ::testing::HasSubstr("loop handle l2 was consumed by fuse"));
   // Split the fused loop again: the bindings simplify back to plain digits.
   std::vector<LoopRV> parts = Must(t.sch.Split(f, {std::nullopt, 32}));
-  ExpectFunc(t.sch, R"(
-func @f(A: f32[64, 32], B: f32[64, 32]) {
-  for i_j_fused_0 in range(0, 64) {
-    for i_j_fused_1 in range(0, 32) {
-      block B(vi: spatial[0, 64] = i_j_fused_0, vj: spatial[0, 32] = i_j_fused_1) {
-        reads(A[vi, vj])
-        writes(B[vi, vj])
-        B[vi, vj] = A[vi, vj] * 2.0f32
-      }
-    }
-  }
-})");
+  ExpectFunc(t.sch, ScaleIn({"i_j_fused_0 in range(0, 64)", "i_j_fused_1 in range(0, 32)"},
+                            "i_j_fused_0", "i_j_fused_1"));
   ExpectSameResults(t.original, t.sch);
 }
 
 TEST(ScheduleFuse, ThreeLoopsWithNonzeroMinAndUnitExtent) {
-  Fixture t(R"(
-func @f(A: f32[8, 1, 12]) {
-  for i in range(0, 8) {
-    for u in range(0, 1) {
-      for k in range(2, 10) {
-        block B(vi: spatial[0, 8] = i, vu: spatial[0, 1] = u, vk: spatial[0, 12] = k) {
-          reads(A[vi, vu, vk])
-          writes(A[vi, vu, vk])
-          A[vi, vu, vk] = A[vi, vu, vk] + 1.0f32
-        }
-      }
-    }
-  }
-})");
+  Fixture t(InPlaceText(
+      "f(A: f32[8, 1, 12])", {"i in range(0, 8)", "u in range(0, 1)", "k in range(2, 10)"},
+      "B(vi: spatial[0, 8] = i, vu: spatial[0, 1] = u, vk: spatial[0, 12] = k)", "vi, vu, vk"));
   std::vector<LoopRV> l = t.Loops();
   Must(t.sch.Fuse({l[0], l[1], l[2]}));
-  ExpectFunc(t.sch, R"(
-func @f(A: f32[8, 1, 12]) {
-  for i_u_k_fused in range(0, 80) {
-    block B(vi: spatial[0, 8] = i_u_k_fused // 10, vu: spatial[0, 1] = 0, vk: spatial[0, 12] = i_u_k_fused %% 10 + 2) {
-      reads(A[vi, vu, vk])
-      writes(A[vi, vu, vk])
-      A[vi, vu, vk] = A[vi, vu, vk] + 1.0f32
-    }
-  }
-})");
+  ExpectFunc(t.sch, InPlaceText("f(A: f32[8, 1, 12])", {"i_u_k_fused in range(0, 80)"},
+                                "B(vi: spatial[0, 8] = i_u_k_fused // 10, vu: spatial[0, 1] = 0, "
+                                "vk: spatial[0, 12] = i_u_k_fused %% 10 + 2)",
+                                "vi, vu, vk"));
   ExpectSameResults(t.original, t.sch);
 }
 
 TEST(ScheduleFuse, Rules) {
-  Fixture t(R"(
-func @f(A: f32[8, 8], B: f32[8, 8]) {
-  for i in range(0, 8) {
-    for j in range(0, 8) {
-      block B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
-        reads(A[vi, vj])
-        writes(B[vi, vj])
-        B[vi, vj] = A[vi, vj]
-      }
-    }
-    for j2 in range(0, i + 1) {
-      block C(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j2) {
-        reads(B[vi, vj])
-        writes(A[vi, vj])
-        A[vi, vj] = B[vi, vj]
-      }
-    }
-  }
-})");
+  Fixture t(SiblingNestsText("i + 1", "B[vi, vj]"));
   std::vector<LoopRV> b = t.Loops("B");
   ExpectFailsUnchanged(t.sch, [&] { return StatusOf(t.sch.Fuse({})); },
                        {"fuse needs at least one loop"});
@@ -324,18 +213,7 @@ func @f(A: f32[8, 8], B: f32[8, 8]) {
                        },
                        {"loop j is given twice"});
   // A triangular nest: j's extent depends on i.
-  Schedule inner = MustSchedule(R"(
-func @f(A: f32[8, 8]) {
-  for i in range(0, 8) {
-    for j in range(0, i + 1) {
-      block B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
-        reads(A[vi, vj])
-        writes(A[vi, vj])
-        A[vi, vj] = A[vi, vj] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule inner = MustSchedule(TriangularText());
   std::vector<LoopRV> l = Must(inner.GetLoops(Must(inner.GetBlock("B"))));
   ExpectFailsUnchanged(inner,
                        [&] {
@@ -363,36 +241,18 @@ func @f(A: f32[8, 8]) {
                          return StatusOf(ann.Fuse({a[0], a[1]}));
                        },
                        {"loop j has annotations; fuse only unannotated loops"});
-  Schedule big = MustSchedule(R"(
-func @f(A: f32[100000, 100000]) {
-  for i in range(0, 100000) {
-    for j in range(0, 100000) {
-      block B(vi: spatial[0, 100000] = i, vj: spatial[0, 100000] = j) {
-        reads(A[vi, vj])
-        writes(A[vi, vj])
-        A[vi, vj] = A[vi, vj] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule big = MustSchedule(
+      InPlaceText("f(A: f32[100000, 100000])", {"i in range(0, 100000)", "j in range(0, 100000)"},
+                  "B(vi: spatial[0, 100000] = i, vj: spatial[0, 100000] = j)", "vi, vj"));
   std::vector<LoopRV> g = Must(big.GetLoops(Must(big.GetBlock("B"))));
   ExpectFailsUnchanged(big,
                        [&] {
                          return StatusOf(big.Fuse({g[0], g[1]}));
                        },
                        {"the fused extent does not fit the type i32 of the loops"});
-  Schedule types = MustSchedule(R"(
-func @f(A: f32[4, 4]) {
-  for i in range(0, 4) {
-    for j: i64 in range(0i64, 4i64) {
-      block B(vi: spatial[0, 4] = i, vj: i64 spatial[0i64, 4i64] = j) {
-        reads(A[vi, vj])
-        writes(A[vi, vj])
-        A[vi, vj] = A[vi, vj] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule types = MustSchedule(
+      InPlaceText("f(A: f32[4, 4])", {"i in range(0, 4)", "j: i64 in range(0i64, 4i64)"},
+                  "B(vi: spatial[0, 4] = i, vj: i64 spatial[0i64, 4i64] = j)", "vi, vj"));
   std::vector<LoopRV> ty = Must(types.GetLoops(Must(types.GetBlock("B"))));
   ExpectFailsUnchanged(types,
                        [&] {
