@@ -9,23 +9,24 @@ namespace {
 
 const std::string kChain = ChainText(64);
 
+// Stages over 64 elements the fixtures below combine: kChain's producer of B
+// and its consumer.
+const std::string kProduceB = StageText("B", {64}, "A[vi]", "B[vi]", "B[vi] = A[vi] * 2.0f32");
+const std::string kConsumeB = StageText("C", {64}, "B[vi]", "C[vi]", "C[vi] = B[vi] + 1.0f32");
+
+// kChain with B inlined into one block named `block`.
+std::string ChainInlined(const std::string& block) {
+  return RootFuncText(
+      "f(A: f32[64], C: f32[64])", {},
+      {StageText(block, {64}, "A[vi]", "C[vi]", "C[vi] = A[vi] * 2.0f32 + 1.0f32")});
+}
+
 using Fixture = ComputeFixture;
 
 TEST(ScheduleComputeInline, ElementwiseChain) {
   Fixture t(kChain);
   Must(t.sch.ComputeInline(t.Block("B")));
-  ExpectFunc(t.sch, R"(
-func @f(A: f32[64], C: f32[64]) {
-  block root() {
-    for i in range(0, 64) {
-      block C(vi: spatial[0, 64] = i) {
-        reads(A[vi])
-        writes(C[vi])
-        C[vi] = A[vi] * 2.0f32 + 1.0f32
-      }
-    }
-  }
-})");
+  ExpectFunc(t.sch, ChainInlined("C"));
   ExpectSameResults(t.original, t.sch);
   EXPECT_EQ(t.sch.trace().AsPython(),
             "b0 = sch.get_block(name=\"B\")\nsch.compute_inline(block=b0)\n");
@@ -34,18 +35,7 @@ func @f(A: f32[64], C: f32[64]) {
 TEST(ScheduleReverseComputeInline, ElementwiseChain) {
   Fixture t(kChain);
   Must(t.sch.ReverseComputeInline(t.Block("C")));
-  ExpectFunc(t.sch, R"(
-func @f(A: f32[64], C: f32[64]) {
-  block root() {
-    for i in range(0, 64) {
-      block B(vi: spatial[0, 64] = i) {
-        reads(A[vi])
-        writes(C[vi])
-        C[vi] = A[vi] * 2.0f32 + 1.0f32
-      }
-    }
-  }
-})");
+  ExpectFunc(t.sch, ChainInlined("B"));
   ExpectSameResults(t.original, t.sch);
   // The consumer's handle is consumed; the producer's survives.
   absl::StatusOr<Block> gone = t.sch.Get(Must(t.sch.GetBlock("B")));
@@ -102,26 +92,9 @@ TEST(ScheduleComputeInlineRules, OutputBufferStays) {
 }
 
 TEST(ScheduleComputeInlineRules, StoreIndicesAreIterVars) {
-  Fixture t(R"(
-func @f(A: f32[32], C: f32[32]) {
-  block root() {
-    alloc_buffer B: f32[64]
-    for i in range(0, 32) {
-      block B(vi: spatial[0, 32] = i) {
-        reads(A[vi])
-        writes(B[vi * 2])
-        B[vi * 2] = A[vi]
-      }
-    }
-    for i in range(0, 32) {
-      block C(vi: spatial[0, 32] = i) {
-        reads(B[vi * 2])
-        writes(C[vi])
-        C[vi] = B[vi * 2]
-      }
-    }
-  }
-})");
+  Fixture t(RootFuncText("f(A: f32[32], C: f32[32])", {"B: f32[64]"},
+                         {StageText("B", {32}, "A[vi]", "B[vi * 2]", "B[vi * 2] = A[vi]"),
+                          StageText("C", {32}, "B[vi * 2]", "C[vi]", "C[vi] = B[vi * 2]")}));
   BlockRV block = t.Block("B");
   ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(block); },
                        {"the store of block B writes B at vi * 2",
@@ -129,33 +102,9 @@ func @f(A: f32[32], C: f32[32]) {
 }
 
 TEST(ScheduleComputeInlineRules, OnlyWriter) {
-  Fixture t(R"(
-func @f(A: f32[64], C: f32[64]) {
-  block root() {
-    alloc_buffer B: f32[64]
-    for i in range(0, 64) {
-      block B(vi: spatial[0, 64] = i) {
-        reads(A[vi])
-        writes(B[vi])
-        B[vi] = A[vi] * 2.0f32
-      }
-    }
-    for i in range(0, 64) {
-      block B2(vi: spatial[0, 64] = i) {
-        reads(A[vi])
-        writes(B[vi])
-        B[vi] = A[vi]
-      }
-    }
-    for i in range(0, 64) {
-      block C(vi: spatial[0, 64] = i) {
-        reads(B[vi])
-        writes(C[vi])
-        C[vi] = B[vi] + 1.0f32
-      }
-    }
-  }
-})");
+  Fixture t(RootFuncText(
+      "f(A: f32[64], C: f32[64])", {"B: f32[64]"},
+      {kProduceB, StageText("B2", {64}, "A[vi]", "B[vi]", "B[vi] = A[vi]"), kConsumeB}));
   BlockRV block = t.Block("B");
   ExpectFailsUnchanged(t.sch, [&] { return t.sch.ComputeInline(block); },
                        {"block B is not the only writer of B"});
@@ -171,33 +120,9 @@ TEST(ScheduleComputeInlineRules, UnknownBlockHandle) {
 
 // ---- reverse_compute_inline's rules ---------------------------------------------------
 
-constexpr const char* kTwoReaders = R"(
-func @f(A: f32[64], C: f32[64], D: f32[64]) {
-  block root() {
-    alloc_buffer B: f32[64]
-    for i in range(0, 64) {
-      block B(vi: spatial[0, 64] = i) {
-        reads(A[vi])
-        writes(B[vi])
-        B[vi] = A[vi] * 2.0f32
-      }
-    }
-    for i in range(0, 64) {
-      block C(vi: spatial[0, 64] = i) {
-        reads(B[vi])
-        writes(C[vi])
-        C[vi] = B[vi] + 1.0f32
-      }
-    }
-    for i in range(0, 64) {
-      block D(vi: spatial[0, 64] = i) {
-        reads(B[vi])
-        writes(D[vi])
-        D[vi] = B[vi] - 1.0f32
-      }
-    }
-  }
-})";
+const std::string kTwoReaders = RootFuncText(
+    "f(A: f32[64], C: f32[64], D: f32[64])", {"B: f32[64]"},
+    {kProduceB, kConsumeB, StageText("D", {64}, "B[vi]", "D[vi]", "D[vi] = B[vi] - 1.0f32")});
 
 TEST(ScheduleReverseComputeInlineRules, OnlyReader) {
   Fixture t(kTwoReaders);
@@ -207,60 +132,19 @@ TEST(ScheduleReverseComputeInlineRules, OnlyReader) {
 }
 
 TEST(ScheduleReverseComputeInlineRules, OneProducer) {
-  Fixture t(R"(
-func @f(A: f32[64], C: f32[64]) {
-  block root() {
-    alloc_buffer B: f32[64]
-    alloc_buffer B2: f32[64]
-    for i in range(0, 64) {
-      block B(vi: spatial[0, 64] = i) {
-        reads(A[vi])
-        writes(B[vi])
-        B[vi] = A[vi] * 2.0f32
-      }
-    }
-    for i in range(0, 64) {
-      block B2(vi: spatial[0, 64] = i) {
-        reads(A[vi])
-        writes(B2[vi])
-        B2[vi] = A[vi] * 3.0f32
-      }
-    }
-    for i in range(0, 64) {
-      block C(vi: spatial[0, 64] = i) {
-        reads(B[vi], B2[vi])
-        writes(C[vi])
-        C[vi] = B[vi] + B2[vi]
-      }
-    }
-  }
-})");
+  Fixture t(
+      RootFuncText("f(A: f32[64], C: f32[64])", {"B: f32[64]", "B2: f32[64]"},
+                   {kProduceB, StageText("B2", {64}, "A[vi]", "B2[vi]", "B2[vi] = A[vi] * 3.0f32"),
+                    StageText("C", {64}, "B[vi], B2[vi]", "C[vi]", "C[vi] = B[vi] + B2[vi]")}));
   BlockRV block = t.Block("C");
   ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(block); },
                        {"block C has 2 producer blocks; it is inlined into exactly one"});
 }
 
 TEST(ScheduleReverseComputeInlineRules, SameLoadIndices) {
-  Fixture t(R"(
-func @f(A: f32[64], C: f32[64]) {
-  block root() {
-    alloc_buffer B: f32[64]
-    for i in range(0, 64) {
-      block B(vi: spatial[0, 64] = i) {
-        reads(A[vi])
-        writes(B[vi])
-        B[vi] = A[vi] * 2.0f32
-      }
-    }
-    for i in range(0, 64) {
-      block C(vi: spatial[0, 64] = i) {
-        reads(B[0 +: 64])
-        writes(C[vi])
-        C[vi] = B[vi] + B[63 - vi]
-      }
-    }
-  }
-})");
+  Fixture t(RootFuncText(
+      "f(A: f32[64], C: f32[64])", {"B: f32[64]"},
+      {kProduceB, StageText("C", {64}, "B[0 +: 64]", "C[vi]", "C[vi] = B[vi] + B[63 - vi]")}));
   BlockRV block = t.Block("C");
   ExpectFailsUnchanged(t.sch, [&] { return t.sch.ReverseComputeInline(block); },
                        {"block C reads B at different indices"});

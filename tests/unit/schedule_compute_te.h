@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_replace.h"
+#include "absl/strings/str_cat.h"
 
 #include "ir/schedule/ir_util.h"
 #include "ir/te/compute.h"
@@ -58,27 +58,10 @@ inline Schedule TeSchedule(const IRModule& mod) { return Must(Schedule::Create(m
 
 // B[i] = A[i] * 2 feeding C[i] = B[i] + 1 over n elements, B private.
 inline std::string ChainText(int64_t n) {
-  return absl::StrReplaceAll(R"(
-func @f(A: f32[N], C: f32[N]) {
-  block root() {
-    alloc_buffer B: f32[N]
-    for i in range(0, N) {
-      block B(vi: spatial[0, N] = i) {
-        reads(A[vi])
-        writes(B[vi])
-        B[vi] = A[vi] * 2.0f32
-      }
-    }
-    for i in range(0, N) {
-      block C(vi: spatial[0, N] = i) {
-        reads(B[vi])
-        writes(C[vi])
-        C[vi] = B[vi] + 1.0f32
-      }
-    }
-  }
-})",
-                             {{"N", absl::StrCat(n)}});
+  return RootFuncText(absl::StrCat("f(A: f32[", n, "], C: f32[", n, "])"),
+                      {absl::StrCat("B: f32[", n, "]")},
+                      {StageText("B", {n}, "A[vi]", "B[vi]", "B[vi] = A[vi] * 2.0f32"),
+                       StageText("C", {n}, "B[vi]", "C[vi]", "C[vi] = B[vi] + 1.0f32")});
 }
 
 // A schedule and the function it started from.

@@ -86,7 +86,7 @@ inline void ExpectFailsUnchanged(Schedule& sch, const std::function<absl::Status
 
 // ---- Fixture text -------------------------------------------------------------------
 // The builders below write the .tsl the schedule units share (a matmul under any
-// loop nest, a block updating A in place, a row reduction), so that a test
+// loop nest, a block updating A in place, elementwise stages), so that a test
 // states only what its fixture varies. Indentation is cosmetic: the parser and
 // the structural comparison ignore it.
 
@@ -127,10 +127,21 @@ inline std::string BlockNestText(const BlockNest& n) {
   return text;
 }
 
-// func @<signature> holding `stmts` in order (BlockNestText, LoopText, or any
+// func @<signature> holding `stmts` in order (BlockNestText, StageText, or any
 // statement text). `signature` is the name and parameters: "f(A: f32[8])".
 inline std::string FuncText(const std::string& signature, const std::vector<std::string>& stmts) {
   return absl::StrCat("func @", signature, " {\n", Indented(absl::StrJoin(stmts, "")), "}\n");
+}
+
+// The same with the statements in a root block that allocates `allocs`
+// ("T: f32[8, 6]", "T_local: f32[8] scope \"local\"").
+inline std::string RootFuncText(const std::string& signature,
+                                const std::vector<std::string>& allocs,
+                                const std::vector<std::string>& stmts) {
+  std::string body;
+  for (const std::string& a : allocs) absl::StrAppend(&body, "alloc_buffer ", a, "\n");
+  absl::StrAppend(&body, absl::StrJoin(stmts, ""));
+  return FuncText(signature, {absl::StrCat("block root() {\n", Indented(body), "}\n")});
 }
 
 // The f32 matmul C[vi, vj] += A[vi, vk] * B[vk, vj] (with C's init) as block C
@@ -229,6 +240,33 @@ inline std::string RowReductionText(const std::string& signature,
                                              .writes = o,
                                              .init = absl::StrCat(o, " = ", init),
                                              .body = absl::StrCat(o, " = ", update)})});
+}
+
+// An elementwise stage: block `block` over the box `extents`, loop d
+// (`loop_vars[d] in range(0, extents[d])`) bound to the spatial iter var
+// `iter_vars[d]`, and the one statement `body`:
+//   StageText("T", {8, 6}, "A[vi, vj]", "T[vi, vj]", "T[vi, vj] = A[vi, vj] * 2.0f32")
+// `block_attrs` and `loop_attrs` (the outermost loop's) are written as attrs {...}.
+struct StageOptions {
+  std::vector<std::string> loop_vars = {"i", "j", "k"};
+  std::vector<std::string> iter_vars = {"vi", "vj", "vk"};
+  std::string block_attrs = {}, loop_attrs = {};
+};
+
+inline std::string StageText(const std::string& block, const std::vector<int64_t>& extents,
+                             const std::string& reads, const std::string& writes,
+                             const std::string& body, const StageOptions& o = {}) {
+  std::vector<std::string> loops, vars;
+  for (size_t d = 0; d < extents.size(); ++d) {
+    loops.push_back(absl::StrCat(o.loop_vars.at(d), " in range(0, ", extents[d], ")"));
+    vars.push_back(
+        absl::StrCat(o.iter_vars.at(d), ": spatial[0, ", extents[d], "] = ", o.loop_vars[d]));
+  }
+  if (!o.loop_attrs.empty()) absl::StrAppend(&loops[0], " attrs {", o.loop_attrs, "}");
+  std::string header = absl::StrCat(block, "(", absl::StrJoin(vars, ", "), ")");
+  if (!o.block_attrs.empty()) absl::StrAppend(&header, " attrs {", o.block_attrs, "}");
+  return BlockNestText(
+      {.loops = loops, .block = header, .reads = reads, .writes = writes, .body = body});
 }
 
 template <typename T>
