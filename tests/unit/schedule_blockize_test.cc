@@ -112,18 +112,9 @@ func @pool2d(x: f32[1, 3, 7, 3], y: f32[1, 3, 4, 2]) {
 // the blocked binding passes its domain [0, 2) (ceil(4 / 3)), so the outer
 // block takes the predicate `i_1 < 2` and the result verifies.
 TEST(ScheduleBlockize, OverSplitOuterPartIsPredicated) {
-  Schedule sch = MustSchedule(R"(
-func @f(x: f32[2, 4], y: f32[2, 4]) {
-  for i in range(0, 2) {
-    for j in range(0, 4) {
-      block y(vi: spatial[0, 2] = i, vj: spatial[0, 4] = j) {
-        reads(x[vi, vj])
-        writes(y[vi, vj])
-        y[vi, vj] = x[vi, vj] * 2.0f32
-      }
-    }
-  }
-})");
+  Schedule sch = MustSchedule(FuncText(
+      "f(x: f32[2, 4], y: f32[2, 4])",
+      {StageText("y", {2, 4}, "x[vi, vj]", "y[vi, vj]", "y[vi, vj] = x[vi, vj] * 2.0f32")}));
   PrimFunc original = sch.func();
   BlockRV b = Must(sch.GetBlock("y"));
   std::vector<LoopRV> l = Must(sch.GetLoops(b));
@@ -205,70 +196,35 @@ func @two(A: f32[8], B: f32[8]) {
 
 TEST(ScheduleBlockize, RuleBindingsDivide) {
   // i_1 steps by 2 in the binding: the inner part is not dense.
-  Schedule sch = MustSchedule(R"(
-func @strided(A: f32[64]) {
-  for i_0 in range(0, 2) {
-    for i_1 in range(0, 16) {
-      block B(vi: spatial[0, 64] = i_0 + i_1 * 2) {
-        reads(A[vi])
-        writes(A[vi])
-        A[vi] = A[vi] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule sch =
+      MustSchedule(InPlaceText("strided(A: f32[64])", {"i_0 in range(0, 2)", "i_1 in range(0, 16)"},
+                               "B(vi: spatial[0, 64] = i_0 + i_1 * 2)", "vi"));
   LoopRV i1 = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[1];
   ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Blockize(i1)); },
                        {"cannot be divided into an outer and an inner part at loop i_1",
                         "inner loop i_1 has scale 2 where a dense inner part needs 1",
                         ">>       block B("});
   // A fused loop split inside: f // 4 splits the inner loop.
-  Schedule fused = MustSchedule(R"(
-func @fused(A: f32[8, 4]) {
-  for f_0 in range(0, 4) {
-    for f_1 in range(0, 8) {
-      block B(vi: spatial[0, 8] = (f_0 * 8 + f_1) // 4, vj: spatial[0, 4] = (f_0 * 8 + f_1) %% 4) {
-        reads(A[vi, vj])
-        writes(A[vi, vj])
-        A[vi, vj] = A[vi, vj] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule fused = MustSchedule(InPlaceText(
+      "fused(A: f32[8, 4])", {"f_0 in range(0, 4)", "f_1 in range(0, 8)"},
+      "B(vi: spatial[0, 8] = (f_0 * 8 + f_1) // 4, vj: spatial[0, 4] = (f_0 * 8 + f_1) %% 4)",
+      "vi, vj"));
   LoopRV f1 = Must(fused.GetLoops(Must(fused.GetBlock("B"))))[1];
   ExpectFailsUnchanged(fused, [&] { return StatusOf(fused.Blockize(f1)); },
                        {"splits an inner loop"});
 }
 
 TEST(ScheduleBlockize, RuleInnerLoopsInOneBinding) {
-  Schedule sch = MustSchedule(R"(
-func @diag(A: f32[16, 16]) {
-  for i in range(0, 16) {
-    block B(vi: spatial[0, 16] = i, vj: spatial[0, 16] = i) {
-      reads(A[vi, vj])
-      writes(A[vi, vj])
-      A[vi, vj] = A[vi, vj] + 1.0f32
-    }
-  }
-})");
+  Schedule sch =
+      MustSchedule(InPlaceText("diag(A: f32[16, 16])", {"i in range(0, 16)"},
+                               "B(vi: spatial[0, 16] = i, vj: spatial[0, 16] = i)", "vi, vj"));
   LoopRV i = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[0];
   ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Blockize(i)); },
                        {"inner loop i feeds two bindings of block B"});
 }
 
 TEST(ScheduleBlockize, RuleInnerBoundsDoNotUseOuterLoops) {
-  Schedule sch = MustSchedule(R"(
-func @tri(A: f32[8, 8]) {
-  for i in range(0, 8) {
-    for j in range(0, i + 1) {
-      block B(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
-        reads(A[vi, vj])
-        writes(A[vi, vj])
-        A[vi, vj] = A[vi, vj] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule sch = MustSchedule(TriangularText("tri"));
   LoopRV j = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[1];
   ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Blockize(j)); },
                        {"the bounds of inner loop j use a loop above loop j"});
@@ -277,18 +233,9 @@ func @tri(A: f32[8, 8]) {
 TEST(ScheduleBlockize, RulePredicateExpressibleByOuterIterVars) {
   // vi = i_0 * 32 + i_1: the outer part is i_0 * 2, so no outer iter var is
   // i_0 itself, and the predicate on i_0 * 16 + i_1 cannot be rewritten.
-  Schedule sch = MustSchedule(R"(
-func @pred(A: f32[128]) {
-  for i_0 in range(0, 4) {
-    for i_1 in range(0, 16) {
-      block B(vi: spatial[0, 128] = i_0 * 32 + i_1) where i_0 * 16 + i_1 < 50 {
-        reads(A[vi])
-        writes(A[vi])
-        A[vi] = A[vi] + 1.0f32
-      }
-    }
-  }
-})");
+  Schedule sch = MustSchedule(
+      InPlaceText("pred(A: f32[128])", {"i_0 in range(0, 4)", "i_1 in range(0, 16)"},
+                  "B(vi: spatial[0, 128] = i_0 * 32 + i_1) where i_0 * 16 + i_1 < 50", "vi"));
   LoopRV i1 = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[1];
   ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Blockize(i1)); },
                        {"uses a loop above loop i_1 that no outer iter var stands for"});
