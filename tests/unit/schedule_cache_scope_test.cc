@@ -6,45 +6,25 @@
 namespace tessel::ir::schedule::testing {
 namespace {
 
-constexpr const char* kTwoStages = R"(
-func @f(A: f32[8, 6], D: f32[8, 6]) {
-  block root() {
-    alloc_buffer T: f32[8, 6]
-    for i in range(0, 8) {
-      for j in range(0, 6) {
-        block T(vi: spatial[0, 8] = i, vj: spatial[0, 6] = j) {
-          reads(A[vi, vj])
-          writes(T[vi, vj])
-          T[vi, vj] = A[vi, vj] * 2.0f32
-        }
-      }
-    }
-    for i_1 in range(0, 8) {
-      for j_1 in range(0, 6) {
-        block D(vi_1: spatial[0, 8] = i_1, vj_1: spatial[0, 6] = j_1) {
-          reads(T[vi_1, vj_1])
-          writes(D[vi_1, vj_1])
-          D[vi_1, vj_1] = T[vi_1, vj_1] + 1.0f32
-        }
-      }
-    }
-  }
-})";
-
-// kTwoStages with `alloc` for T's allocation and `t_attrs` after block T's header.
+// T = A * 2 feeding D = T + 1 over 8x6, T allocated as `alloc` (its shape and
+// any scope) and block T carrying the attrs `t_attrs`.
 std::string TwoStages(const std::string& alloc, const std::string& t_attrs) {
-  std::string s = kTwoStages;
-  s.replace(s.find("alloc_buffer T: f32[8, 6]"), 25, alloc);
-  s.replace(s.find("= j) {"), 6, absl::StrCat("= j)", t_attrs, " {"));
-  return s;
+  return RootFuncText("f(A: f32[8, 6], D: f32[8, 6])", {alloc},
+                      {StageText("T", {8, 6}, "A[vi, vj]", "T[vi, vj]",
+                                 "T[vi, vj] = A[vi, vj] * 2.0f32", {.block_attrs = t_attrs}),
+                       StageText("D", {8, 6}, "T[vi_1, vj_1]", "D[vi_1, vj_1]",
+                                 "D[vi_1, vj_1] = T[vi_1, vj_1] + 1.0f32",
+                                 {.loop_vars = {"i_1", "j_1"}, .iter_vars = {"vi_1", "vj_1"}})});
 }
+
+const std::string kTwoStages = TwoStages("T: f32[8, 6]", "");
 
 TEST(ScheduleSetScope, MovesTheBufferEverywhere) {
   Schedule sch = MustSchedule(kTwoStages);
   PrimFunc original = sch.func();
   BlockRV t = Must(sch.GetBlock("T"));
   Must(sch.SetScope(t, 0, "shared"));
-  ExpectFunc(sch, TwoStages("alloc_buffer T: f32[8, 6] scope \"shared\"", ""));
+  ExpectFunc(sch, TwoStages("T: f32[8, 6] scope \"shared\"", ""));
   ExpectSameResults(original, sch);
   EXPECT_THAT(
       sch.trace().AsPython(),
@@ -75,13 +55,11 @@ TEST(ScheduleStorageAlign, RecordsTheAnnotation) {
   PrimFunc original = sch.func();
   BlockRV t = Must(sch.GetBlock("T"));
   Must(sch.StorageAlign(t, 0, 0, 32, 1));
-  ExpectFunc(sch,
-             TwoStages("alloc_buffer T: f32[8, 6]", " attrs {buffer_dim_align = [[[0, 32, 1]]]}"));
+  ExpectFunc(sch, TwoStages("T: f32[8, 6]", "buffer_dim_align = [[[0, 32, 1]]]"));
   // Another axis adds an entry; the same axis again replaces it.
   Must(sch.StorageAlign(t, 0, -1, 8, 0));
   Must(sch.StorageAlign(t, 0, 0, 16, 3));
-  ExpectFunc(sch, TwoStages("alloc_buffer T: f32[8, 6]",
-                            " attrs {buffer_dim_align = [[[0, 16, 3], [1, 8, 0]]]}"));
+  ExpectFunc(sch, TwoStages("T: f32[8, 6]", "buffer_dim_align = [[[0, 16, 3], [1, 8, 0]]]"));
   ExpectSameResults(original, sch);
   EXPECT_THAT(sch.trace().AsPython(),
               ::testing::HasSubstr(

@@ -8,6 +8,17 @@ namespace {
 
 const std::string kMatmul = MatmulText(16, 16, 16);
 
+// Block T computing A * 2 over 8x8 into `out` (T, or the cache that replaces it).
+std::string ProduceT(const std::string& out) {
+  return StageText("T", {8, 8}, "A[vi, vj]", out + "[vi, vj]",
+                   out + "[vi, vj] = A[vi, vj] * 2.0f32");
+}
+
+// Block D reading T over 8x8.
+const std::string kConsumeT = StageText(
+    "D", {8, 8}, "T[vi_1, vj_1]", "D[vi_1, vj_1]", "D[vi_1, vj_1] = max(T[vi_1, vj_1], 0.0f32)",
+    {.loop_vars = {"i_1", "j_1"}, .iter_vars = {"vi_1", "vj_1"}});
+
 TEST(ScheduleCacheWrite, MatmulAccumulatesInALocalBuffer) {
   Schedule sch = MustSchedule(kMatmul);
   PrimFunc original = sch.func();
@@ -52,128 +63,53 @@ func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
 // An intermediate with a consumer: the copy goes between producer and consumer,
 // and the root block that already exists allocates the cache.
 TEST(ScheduleCacheWrite, IntermediateBeforeItsConsumer) {
-  Schedule sch = MustSchedule(R"(
-func @f(A: f32[8, 8], D: f32[8, 8]) {
-  block root() {
-    alloc_buffer T: f32[8, 8]
-    for i in range(0, 8) {
-      for j in range(0, 8) {
-        block T(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
-          reads(A[vi, vj])
-          writes(T[vi, vj])
-          T[vi, vj] = A[vi, vj] * 2.0f32
-        }
-      }
-    }
-    for i_1 in range(0, 8) {
-      for j_1 in range(0, 8) {
-        block D(vi_1: spatial[0, 8] = i_1, vj_1: spatial[0, 8] = j_1) {
-          reads(T[vi_1, vj_1])
-          writes(D[vi_1, vj_1])
-          D[vi_1, vj_1] = max(T[vi_1, vj_1], 0.0f32)
-        }
-      }
-    }
-  }
-})");
+  Schedule sch = MustSchedule(
+      RootFuncText("f(A: f32[8, 8], D: f32[8, 8])", {"T: f32[8, 8]"}, {ProduceT("T"), kConsumeT}));
   PrimFunc original = sch.func();
   Must(sch.CacheWrite(Must(sch.GetBlock("T")), 0, "shared"));
-  ExpectFunc(sch, R"(
-func @f(A: f32[8, 8], D: f32[8, 8]) {
-  block root() {
-    alloc_buffer T: f32[8, 8]
-    alloc_buffer T_shared: f32[8, 8] scope "shared"
-    for i in range(0, 8) {
-      for j in range(0, 8) {
-        block T(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
-          reads(A[vi, vj])
-          writes(T_shared[vi, vj])
-          T_shared[vi, vj] = A[vi, vj] * 2.0f32
-        }
-      }
-    }
-    for ax0 in range(0, 8) {
-      for ax1 in range(0, 8) {
-        block T_shared(v0: spatial[0, 8] = ax0, v1: spatial[0, 8] = ax1) {
-          reads(T_shared[v0, v1])
-          writes(T[v0, v1])
-          T[v0, v1] = T_shared[v0, v1]
-        }
-      }
-    }
-    for i_1 in range(0, 8) {
-      for j_1 in range(0, 8) {
-        block D(vi_1: spatial[0, 8] = i_1, vj_1: spatial[0, 8] = j_1) {
-          reads(T[vi_1, vj_1])
-          writes(D[vi_1, vj_1])
-          D[vi_1, vj_1] = max(T[vi_1, vj_1], 0.0f32)
-        }
-      }
-    }
-  }
-})");
+  ExpectFunc(sch, RootFuncText("f(A: f32[8, 8], D: f32[8, 8])",
+                               {"T: f32[8, 8]", "T_shared: f32[8, 8] scope \"shared\""},
+                               {ProduceT("T_shared"),
+                                StageText("T_shared", {8, 8}, "T_shared[v0, v1]", "T[v0, v1]",
+                                          "T[v0, v1] = T_shared[v0, v1]",
+                                          {.loop_vars = {"ax0", "ax1"}, .iter_vars = {"v0", "v1"}}),
+                                kConsumeT}));
   ExpectSameResults(original, sch);
+}
+
+// Loop i holding block T (A + 1 into `out`, T or its cache), then `copy`, then
+// block D reading T.
+std::string SameLoop(const std::string& out, const std::string& copy) {
+  return LoopText("i in range(0, 8)",
+                  {BlockNestText({.loops = {"j in range(0, 8)"},
+                                  .block = "T(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j)",
+                                  .reads = "A[vi, vj]",
+                                  .writes = out + "[vi, vj]",
+                                  .body = out + "[vi, vj] = A[vi, vj] + 1.0f32"}),
+                   copy,
+                   BlockNestText({.loops = {"j_1 in range(0, 8)"},
+                                  .block = "D(vi_1: spatial[0, 8] = i, vj_1: spatial[0, 8] = j_1)",
+                                  .reads = "T[vi_1, vj_1]",
+                                  .writes = "D[vi_1, vj_1]",
+                                  .body = "D[vi_1, vj_1] = T[vi_1, vj_1] * 3.0f32"})});
 }
 
 // A consumer in the same loop: the copy goes inside that loop, after the
 // producer's statement, and copies only what one iteration wrote.
 TEST(ScheduleCacheWrite, ConsumerInTheSameLoopGetsTheCopyInside) {
-  Schedule sch = MustSchedule(R"(
-func @f(A: f32[8, 8], D: f32[8, 8]) {
-  block root() {
-    alloc_buffer T: f32[8, 8]
-    for i in range(0, 8) {
-      for j in range(0, 8) {
-        block T(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
-          reads(A[vi, vj])
-          writes(T[vi, vj])
-          T[vi, vj] = A[vi, vj] + 1.0f32
-        }
-      }
-      for j_1 in range(0, 8) {
-        block D(vi_1: spatial[0, 8] = i, vj_1: spatial[0, 8] = j_1) {
-          reads(T[vi_1, vj_1])
-          writes(D[vi_1, vj_1])
-          D[vi_1, vj_1] = T[vi_1, vj_1] * 3.0f32
-        }
-      }
-    }
-  }
-})");
+  Schedule sch = MustSchedule(
+      RootFuncText("f(A: f32[8, 8], D: f32[8, 8])", {"T: f32[8, 8]"}, {SameLoop("T", "")}));
   PrimFunc original = sch.func();
   Must(sch.CacheWrite(Must(sch.GetBlock("T")), 0, "local"));
-  ExpectFunc(sch, R"(
-func @f(A: f32[8, 8], D: f32[8, 8]) {
-  block root() {
-    alloc_buffer T: f32[8, 8]
-    alloc_buffer T_local: f32[8, 8] scope "local"
-    for i in range(0, 8) {
-      for j in range(0, 8) {
-        block T(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j) {
-          reads(A[vi, vj])
-          writes(T_local[vi, vj])
-          T_local[vi, vj] = A[vi, vj] + 1.0f32
-        }
-      }
-      for ax0 in range(0, 1) {
-        for ax1 in range(0, 8) {
-          block T_local(v0: spatial[0, 8] = i + ax0, v1: spatial[0, 8] = ax1) {
-            reads(T_local[v0, v1])
-            writes(T[v0, v1])
-            T[v0, v1] = T_local[v0, v1]
-          }
-        }
-      }
-      for j_1 in range(0, 8) {
-        block D(vi_1: spatial[0, 8] = i, vj_1: spatial[0, 8] = j_1) {
-          reads(T[vi_1, vj_1])
-          writes(D[vi_1, vj_1])
-          D[vi_1, vj_1] = T[vi_1, vj_1] * 3.0f32
-        }
-      }
-    }
-  }
-})");
+  const std::string copy =
+      BlockNestText({.loops = {"ax0 in range(0, 1)", "ax1 in range(0, 8)"},
+                     .block = "T_local(v0: spatial[0, 8] = i + ax0, v1: spatial[0, 8] = ax1)",
+                     .reads = "T_local[v0, v1]",
+                     .writes = "T[v0, v1]",
+                     .body = "T[v0, v1] = T_local[v0, v1]"});
+  ExpectFunc(sch, RootFuncText("f(A: f32[8, 8], D: f32[8, 8])",
+                               {"T: f32[8, 8]", "T_local: f32[8, 8] scope \"local\""},
+                               {SameLoop("T_local", copy)}));
   ExpectSameResults(original, sch);
 }
 
@@ -231,16 +167,8 @@ TEST(ScheduleCacheWrite, OnlyWriterOfTheBuffer) {
 }
 
 TEST(ScheduleCacheWrite, InPlaceUpdateWithoutInit) {
-  Schedule sch = MustSchedule(R"(
-func @f(A: f32[8]) {
-  for i in range(0, 8) {
-    block B(vi: spatial[0, 8] = i) {
-      reads(A[vi])
-      writes(A[vi])
-      A[vi] = A[vi] * 2.0f32
-    }
-  }
-})");
+  Schedule sch = MustSchedule(InPlaceText("f(A: f32[8])", {"i in range(0, 8)"},
+                                          "B(vi: spatial[0, 8] = i)", "vi", "* 2.0f32"));
   BlockRV b = Must(sch.GetBlock("B"));
   ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheWrite(b, 0, "local")); },
                        {"block B reads buffer A, which it writes, without an init", ">>"});
