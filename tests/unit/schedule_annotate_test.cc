@@ -8,43 +8,22 @@
 namespace tessel::ir::schedule::testing {
 namespace {
 
-constexpr const char* kPipeline = R"(
-func @f(A: f32[8], B: f32[8], D: f32[8]) {
-  block root() {
-    alloc_buffer T: f32[8]
-    for i in range(0, 8) {
-      block P(vi: spatial[0, 8] = i) {
-        reads(A[vi])
-        writes(T[vi])
-        T[vi] = A[vi] + 1.0f32
-      }
-    }
-    for i2 in range(0, 8) {
-      block Q(vi: spatial[0, 8] = i2) {
-        reads(T[vi])
-        writes(B[vi])
-        B[vi] = T[vi] * 2.0f32
-      }
-    }
-    for i3 in range(0, 8) {
-      block R(vi: spatial[0, 8] = i3) {
-        reads(A[vi], T[vi])
-        writes(D[vi])
-        D[vi] = A[vi] - T[vi]
-      }
-    }
-  }
+// Function f: P writes T, which Q and R read, each in its own loop (i, i2, i3),
+// with `q_loop_attrs` on Q's loop and `q_attrs` on block Q.
+std::string Pipeline(const std::string& q_loop_attrs, const std::string& q_attrs) {
+  return RootFuncText(
+      "f(A: f32[8], B: f32[8], D: f32[8])", {"T: f32[8]"},
+      {StageText("P", {8}, "A[vi]", "T[vi]", "T[vi] = A[vi] + 1.0f32"),
+       StageText("Q", {8}, "T[vi]", "B[vi]", "B[vi] = T[vi] * 2.0f32",
+                 {.loop_vars = {"i2"}, .block_attrs = q_attrs, .loop_attrs = q_loop_attrs}),
+       StageText("R", {8}, "A[vi], T[vi]", "D[vi]", "D[vi] = A[vi] - T[vi]",
+                 {.loop_vars = {"i3"}})});
 }
 
-func @g(A: f32[4]) {
-  for i in range(0, 4) {
-    block G(vi: spatial[0, 4] = i) {
-      reads(A[vi])
-      writes(A[vi])
-      A[vi] = A[vi] * 3.0f32
-    }
-  }
-})";
+// The pipeline and a second function g.
+const std::string kPipeline =
+    Pipeline("", "") +
+    InPlaceText("g(A: f32[4])", {"i in range(0, 4)"}, "G(vi: spatial[0, 4] = i)", "vi", "* 3.0f32");
 
 std::vector<std::string> Names(Schedule& sch, const std::vector<BlockRV>& blocks) {
   std::vector<std::string> out;
@@ -162,33 +141,7 @@ TEST(ScheduleAnnotate, LoopsAndBlocks) {
   Must(
       sch.Annotate(q, "tiles", AttrValue(AttrValue::List{AttrValue(int64_t{2}), AttrValue(true)})));
   Must(sch.Unannotate(i2, "ratio"));
-  ExpectFunc(sch, R"(
-func @f(A: f32[8], B: f32[8], D: f32[8]) {
-  block root() {
-    alloc_buffer T: f32[8]
-    for i in range(0, 8) {
-      block P(vi: spatial[0, 8] = i) {
-        reads(A[vi])
-        writes(T[vi])
-        T[vi] = A[vi] + 1.0f32
-      }
-    }
-    for i2 in range(0, 8) attrs {pragma_unroll = 8} {
-      block Q(vi: spatial[0, 8] = i2) attrs {rule = "elementwise", tiles = [2, true]} {
-        reads(T[vi])
-        writes(B[vi])
-        B[vi] = T[vi] * 2.0f32
-      }
-    }
-    for i3 in range(0, 8) {
-      block R(vi: spatial[0, 8] = i3) {
-        reads(A[vi], T[vi])
-        writes(D[vi])
-        D[vi] = A[vi] - T[vi]
-      }
-    }
-  }
-})");
+  ExpectFunc(sch, Pipeline("pragma_unroll = 8", "rule = \"elementwise\", tiles = [2, true]"));
   ExpectSameResults(original, sch);
   EXPECT_THAT(
       sch.trace().AsPython(),
