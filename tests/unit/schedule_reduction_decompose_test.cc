@@ -8,30 +8,33 @@ namespace {
 
 const std::string kMatmul = MatmulText(16, 16, 16);
 
+// What decomposing kMatmul leaves: block C_init zeroing C[vi, vj] with vi and
+// vj bound to `i` and `j`, and the update without its init under loop k.
+std::string InitBlock(const std::string& i, const std::string& j) {
+  return BlockNestText(
+      {.block = absl::StrCat("C_init(vi: spatial[0, 16] = ", i, ", vj: spatial[0, 16] = ", j, ")"),
+       .writes = "C[vi, vj]",
+       .body = "C[vi, vj] = 0.0f32"});
+}
+const std::string kUpdateUnderK = BlockNestText(
+    {.loops = {"k in range(0, 16)"},
+     .block = "C(vi_1: spatial[0, 16] = i, vj_1: spatial[0, 16] = j, vk: reduce[0, 16] = k)",
+     .reads = "A[vi_1, vk], B[vk, vj_1]",
+     .writes = "C[vi_1, vj_1]",
+     .body = "C[vi_1, vj_1] = C[vi_1, vj_1] + A[vi_1, vk] * B[vk, vj_1]"});
+const std::string kSignature = "mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16])";
+
 TEST(ScheduleDecomposeReduction, AtTheReduceLoop) {
   Schedule sch = MustSchedule(kMatmul);
   PrimFunc original = sch.func();
   BlockRV c = Must(sch.GetBlock("C"));
   std::vector<LoopRV> l = Must(sch.GetLoops(c));
   BlockRV init = Must(sch.DecomposeReduction(c, l[2]));
-  ExpectFunc(sch, R"(
-func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
-  for i in range(0, 16) {
-    for j in range(0, 16) {
-      block C_init(vi: spatial[0, 16] = i, vj: spatial[0, 16] = j) {
-        writes(C[vi, vj])
-        C[vi, vj] = 0.0f32
-      }
-      for k in range(0, 16) {
-        block C(vi_1: spatial[0, 16] = i, vj_1: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
-          reads(A[vi_1, vk], B[vk, vj_1])
-          writes(C[vi_1, vj_1])
-          C[vi_1, vj_1] = C[vi_1, vj_1] + A[vi_1, vk] * B[vk, vj_1]
-        }
-      }
-    }
-  }
-})");
+  ExpectFunc(
+      sch,
+      FuncText(kSignature,
+               {LoopText("i in range(0, 16)",
+                         {LoopText("j in range(0, 16)", {InitBlock("i", "j"), kUpdateUnderK})})}));
   ExpectSameResults(original, sch);
   EXPECT_EQ(Must(sch.Get(init))->name, "C_init");
   EXPECT_THAT(sch.trace().AsPython(),
@@ -45,28 +48,12 @@ TEST(ScheduleDecomposeReduction, AtAnOuterLoopCopiesTheSpatialLoops) {
   BlockRV c = Must(sch.GetBlock("C"));
   std::vector<LoopRV> l = Must(sch.GetLoops(c));
   Must(sch.DecomposeReduction(c, l[0]));
-  ExpectFunc(sch, R"(
-func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
-  for i_init in range(0, 16) {
-    for j_init in range(0, 16) {
-      block C_init(vi: spatial[0, 16] = i_init, vj: spatial[0, 16] = j_init) {
-        writes(C[vi, vj])
-        C[vi, vj] = 0.0f32
-      }
-    }
-  }
-  for i in range(0, 16) {
-    for j in range(0, 16) {
-      for k in range(0, 16) {
-        block C(vi_1: spatial[0, 16] = i, vj_1: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
-          reads(A[vi_1, vk], B[vk, vj_1])
-          writes(C[vi_1, vj_1])
-          C[vi_1, vj_1] = C[vi_1, vj_1] + A[vi_1, vk] * B[vk, vj_1]
-        }
-      }
-    }
-  }
-})");
+  ExpectFunc(
+      sch,
+      FuncText(kSignature,
+               {LoopText("i_init in range(0, 16)",
+                         {LoopText("j_init in range(0, 16)", {InitBlock("i_init", "j_init")})}),
+                LoopText("i in range(0, 16)", {LoopText("j in range(0, 16)", {kUpdateUnderK})})}));
   ExpectSameResults(original, sch);
 }
 
@@ -160,21 +147,9 @@ TEST(ScheduleDecomposeReduction, LoopBoundToSpatialAndReduce) {
 }
 
 TEST(ScheduleDecomposeReduction, OpaqueIterVar) {
-  Schedule sch = MustSchedule(R"(
-func @f(A: f32[8, 8], C: f32[8]) {
-  for i in range(0, 8) {
-    for k in range(0, 8) {
-      block C(vi: opaque[0, 8] = i, vk: reduce[0, 8] = k) {
-        reads(A[vi, vk])
-        writes(C[vi])
-        init {
-          C[vi] = 0.0f32
-        }
-        C[vi] = C[vi] + A[vi, vk]
-      }
-    }
-  }
-})");
+  Schedule sch = MustSchedule(
+      RowReductionText("f(A: f32[8, 8], C: f32[8])", {"i in range(0, 8)", "k in range(0, 8)"},
+                       "C(vi: opaque[0, 8] = i, vk: reduce[0, 8] = k)", "C"));
   BlockRV c = Must(sch.GetBlock("C"));
   LoopRV k = Must(sch.GetLoops(c))[1];
   ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.DecomposeReduction(c, k)); },
@@ -184,23 +159,9 @@ func @f(A: f32[8, 8], C: f32[8]) {
 // A loop bound to no iter var repeats the reduction (here: a row sum
 // recomputed for every column of its consumer); a unit loop does not.
 TEST(ScheduleDecomposeReduction, LoopThatRepeatsTheReduction) {
-  Schedule sch = MustSchedule(R"(
-func @f(A: f32[4, 6], B: f32[4]) {
-  for i in range(0, 4) {
-    for r in range(0, 3) {
-      for k in range(0, 6) {
-        block B(vi: spatial[0, 4] = i, vk: reduce[0, 6] = k) {
-          reads(A[vi, vk])
-          writes(B[vi])
-          init {
-            B[vi] = 0.0f32
-          }
-          B[vi] = B[vi] + A[vi, vk]
-        }
-      }
-    }
-  }
-})");
+  Schedule sch = MustSchedule(RowReductionText(
+      "f(A: f32[4, 6], B: f32[4])", {"i in range(0, 4)", "r in range(0, 3)", "k in range(0, 6)"},
+      "B(vi: spatial[0, 4] = i, vk: reduce[0, 6] = k)"));
   PrimFunc original = sch.func();
   BlockRV b = Must(sch.GetBlock("B"));
   std::vector<LoopRV> l = Must(sch.GetLoops(b));

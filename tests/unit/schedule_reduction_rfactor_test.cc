@@ -7,43 +7,16 @@ namespace tessel::ir::schedule::testing {
 namespace {
 
 // A row sum whose k is already split into k_0 * 4 + k_1.
-constexpr const char* kRowSum = R"(
-func @rowsum(A: f32[8, 64], B: f32[8]) {
-  for i in range(0, 8) {
-    for k_0 in range(0, 16) {
-      for k_1 in range(0, 4) {
-        block B(vi: spatial[0, 8] = i, vk: reduce[0, 64] = k_0 * 4 + k_1) {
-          reads(A[vi, vk])
-          writes(B[vi])
-          init {
-            B[vi] = 0.0f32
-          }
-          B[vi] = B[vi] + A[vi, vk]
-        }
-      }
-    }
-  }
-})";
+const std::string kRowSum =
+    RowReductionText("rowsum(A: f32[8, 64], B: f32[8])",
+                     {"i in range(0, 8)", "k_0 in range(0, 16)", "k_1 in range(0, 4)"},
+                     "B(vi: spatial[0, 8] = i, vk: reduce[0, 64] = k_0 * 4 + k_1)");
 
 // B[vi] = <update> over A: f32[6, 12] with init B[vi] = <init>.
 std::string RowReduction(const std::string& init, const std::string& update) {
-  return absl::StrCat(R"(
-func @red(A: f32[6, 12], B: f32[6]) {
-  for i in range(0, 6) {
-    for k in range(0, 12) {
-      block B(vi: spatial[0, 6] = i, vk: reduce[0, 12] = k) {
-        reads(A[vi, vk])
-        writes(B[vi])
-        init {
-          B[vi] = )",
-                      init, R"(
-        }
-        B[vi] = )",
-                      update, R"(
-      }
-    }
-  }
-})");
+  return RowReductionText("red(A: f32[6, 12], B: f32[6])",
+                          {"i in range(0, 6)", "k in range(0, 12)"},
+                          "B(vi: spatial[0, 6] = i, vk: reduce[0, 12] = k)", "B", init, update);
 }
 
 TEST(ScheduleRFactor, RowSumOverTheInnerPart) {
