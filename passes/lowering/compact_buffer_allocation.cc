@@ -25,6 +25,7 @@
 #include "ir/arith/region.h"
 #include "ir/mutator.h"
 #include "passes/lowering/context_mutator.h"
+#include "passes/lowering/lane_index.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
@@ -51,6 +52,9 @@ class AccessShifter : public lowering::ContextMutator {
   }
 
  private:
+  // A ramp or broadcast index (tensorize writes them) moves by its base; any
+  // other vector index lane by lane (region inference gives its dimension the
+  // whole extent, origin 0, so that is for safety only).
   std::vector<ir::Expr> Shift(const std::vector<ir::Expr>& idx) {
     std::vector<ir::Expr> out;
     for (size_t d = 0; d < idx.size(); ++d) {
@@ -59,8 +63,12 @@ class AccessShifter : public lowering::ContextMutator {
         out.push_back(idx[d]);
         continue;
       }
-      ir::Expr oo = o->dtype == idx[d]->dtype ? o : ir::Cast(idx[d]->dtype, o);
-      out.push_back(Index(ir::Sub(idx[d], oo)));
+      ir::DataType t = idx[d]->dtype.with_lanes(1);
+      ir::Expr oo = o->dtype == t ? o : ir::Cast(t, o);
+      std::optional<lowering::LaneIndex> li = lowering::AsLaneIndex(idx[d]);
+      out.push_back(li ? ir::ValueOrDie(lowering::MakeLaneIndex(Index(ir::Sub(li->base, oo)),
+                                                                li->stride, li->lanes))
+                       : ir::Sub(idx[d], ir::Broadcast(oo, idx[d]->dtype.lanes())));
     }
     return out;
   }

@@ -14,12 +14,21 @@
 // The flat indices are simplified in the context of the loops around them
 // (context_mutator.h), which keeps `lower` free of a general simplify step.
 //
+// Vector indices (tensorize writes them on N-D buffers) flatten lane by lane
+// (lane_index.h): the offset is linear in the indices, so the flat index is the
+// offset of the bases plus lane times the offset of the strides. On f32[4, 64]:
+//   C[i, ramp(j, 1, 16)]  ->  C_1d[ramp(i * 64 + j, 1, 16)]   (contiguous)
+//   C[ramp(i, 1, 4), j]   ->  C_1d[ramp(i * 64 + j, 64, 4)]   (strided)
+//   C[i, broadcast(j, 16)] (a load) -> broadcast(C_1d[i * 64 + j], 16)
+// Any other vector index (a gather) is refused: it has no flat ramp form.
+//
 // Parameters keep their logical N-D shape in the signature: that is what the
 // runtime checks arguments against and where symbolic shape variables are bound.
 // Each N-D (or strided, or offset) parameter gets a 1-D view, `decl_buffer
 // NAME_1d = NAME`, at the top of the body, and every access goes through it; a
 // compact 1-D parameter is used as it is. Allocations and other views are
 // replaced by 1-D ones of the same name. docs/lowering.md states the form.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -30,7 +39,9 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
+#include "ir/printer.h"
 #include "passes/lowering/context_mutator.h"
+#include "passes/lowering/lane_index.h"
 #include "ir/status_macros.h"
 #include "ir/schedule/ir_util.h"
 #include "passes/pass.h"
@@ -113,7 +124,11 @@ class Flattener : public lowering::ContextMutator {
     const auto* l = ir::cast<ir::BufferLoadNode>(e);
     absl::StatusOr<std::vector<ir::Expr>> idx = FlatIndex(l->buffer, l->indices);
     if (!idx.ok() || flat.at(l->buffer.get()).same_as(l->buffer)) return e;
-    absl::StatusOr<ir::Expr> r = ir::MakeBufferLoad(flat.at(l->buffer.get()), *idx);
+    // Every lane reading one element (a broadcast index) is one scalar load,
+    // broadcast: lowered code indexes vectors by ramps only.
+    const auto* same = ir::dyn_cast<ir::BroadcastNode>((*idx)[0]);
+    absl::StatusOr<ir::Expr> r = ir::MakeBufferLoad(flat.at(l->buffer.get()), {same ? same->value : (*idx)[0]});
+    if (r.ok() && same) r = ir::MakeBroadcast(*r, same->lanes);
     if (!r.ok()) return Fail(l->buffer, r.status(), e);
     return *r;
   }
@@ -167,24 +182,44 @@ class Flattener : public lowering::ContextMutator {
     }
     ++accesses;
     if (it->second.get() == b.get()) return indices;  // Already 1-D and compact.
-    for (const ir::Expr& i : indices) {
-      if (i->dtype.is_vector()) {
-        return Failed(b, absl::UnimplementedError(
-                             "it is accessed with a vector index (run flatten-buffer before vectorize-loop)"));
-      }
-    }
+    // The flat offset is linear in the indices, so a vector index (base + lane *
+    // stride, lane_index.h) flattens to the offset of its bases plus lane times
+    // the offset of its strides: a ramp in the last dimension of a compact
+    // buffer keeps stride 1, one in another dimension strides by that dimension.
     ir::DataType t = it->second->shape[0]->dtype;
+    std::vector<ir::Expr> bases, steps;
+    int lanes = 1;
+    for (size_t d = 0; d < indices.size(); ++d) {
+      std::optional<lowering::LaneIndex> li = lowering::AsLaneIndex(indices[d]);
+      if (!li) {
+        return Failed(b, absl::UnimplementedError(absl::StrCat(
+                             "index ", d, " (", ir::PrintExpr(indices[d]),
+                             ") is a vector that is neither a ramp nor a broadcast; a gather "
+                             "has no flat ramp form")));
+      }
+      bases.push_back(AsIndex(li->base, t));
+      steps.push_back(AsIndex(li->stride, t));
+      lanes = std::max(lanes, li->lanes);
+    }
+    ir::Expr base = Index(Offset(b, bases, t));
+    if (lanes == 1) return std::vector<ir::Expr>{base};
+    absl::StatusOr<ir::Expr> flat_index = lowering::MakeLaneIndex(base, Index(Offset(b, steps, t)), lanes);
+    if (!flat_index.ok()) return Failed(b, flat_index.status());
+    return std::vector<ir::Expr>{*flat_index};
+  }
+
+  // The row-major (or strided) offset of the element at `idx`, in type `t`.
+  static ir::Expr Offset(const ir::Buffer& b, const std::vector<ir::Expr>& idx, ir::DataType t) {
     ir::Expr off = ConstOf(t, 0);
     if (b->strides.empty()) {
       // Horner form: ((i0 * s1 + i1) * s2 + i2) ...
       for (int d = 0; d < b->ndim(); ++d) {
-        off = d == 0 ? AsIndex(indices[0], t)
-                     : AddE(MulE(off, AsIndex(b->shape[d], t)), AsIndex(indices[d], t));
+        off = d == 0 ? idx[0] : AddE(MulE(off, AsIndex(b->shape[d], t)), idx[d]);
       }
     } else {
-      for (int d = 0; d < b->ndim(); ++d) off = AddE(off, MulE(AsIndex(indices[d], t), AsIndex(b->strides[d], t)));
+      for (int d = 0; d < b->ndim(); ++d) off = AddE(off, MulE(idx[d], AsIndex(b->strides[d], t)));
     }
-    return std::vector<ir::Expr>{Index(off)};
+    return off;
   }
 
   absl::Status Failed(const ir::Buffer& b, const absl::Status& s) {

@@ -92,6 +92,24 @@ func @f(A: f32[3, 4] strides [s, 1], B: f32[3, 4], s: i32) {
   EXPECT_EQ(ir::PrintModule(mod), before);
 }
 
+TEST(FlattenBuffer, GatherIndexIsAClearErrorAndNothingChanges) {
+  // Ramps and broadcasts flatten (flatten-buffer.tsl); an index loaded per lane
+  // has no flat ramp form.
+  ir::IRModule mod = ParseOrDie(R"(
+func @gather(A: f32[4, 8], I: i32[4], B: f32[4]) {
+  B[ramp(0, 1, 4)] = A[1, I[ramp(0, 1, 4)]]
+})");
+  std::string before = ir::PrintModule(mod);
+  PassContext ctx;
+  absl::StatusOr<ir::IRModule> out = RunPipeline("lower", mod, ctx);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("pass 'flatten-buffer' failed: function 'gather': buffer 'A': index 1 "
+                        "(I[ramp(0, 1, 4)]) is a vector that is neither a ramp nor a broadcast; a "
+                        "gather has no flat ramp form"));
+  EXPECT_EQ(ir::PrintModule(mod), before);
+}
+
 TEST(LoweredForm, NamesWhatIsNotLowered) {
   ir::IRModule blocks = ParseOrDie(R"(
 func @f(A: f32[4]) {
