@@ -22,6 +22,7 @@
 #include "ir/visitor.h"
 #include "passes/lowering/context_mutator.h"
 #include "passes/lowering/fresh_copy.h"
+#include "passes/lowering/lane_index.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
@@ -41,10 +42,26 @@ class StmtCounter : public ir::IRVisitor {
 // Decides the `if`s of a copy whose condition became constant once the loop
 // variable is a constant (the guard of a split that does not divide): the dead
 // copies go, instead of holding accesses at constant indices out of bounds.
-// Only conditions are simplified, with the loops around them bound.
+// The copy's access indices are simplified too (a ramp's base and stride), so
+// that each copy names the elements it touches: C[ramp(1 * 128 + 2 * 32, 1, 16)]
+// -> C[ramp(192, 1, 16)]. Only conditions and indices are simplified, with the
+// loops around them bound (never an `if` or `select` condition, see
+// context_mutator.h).
 class BranchFolder : public ir::IRMutator {
  public:
   explicit BranchFolder(ir::arith::Analyzer* ana) : ana_(ana) {}
+  ir::Expr VisitBufferLoad(const ir::BufferLoadNode* op) override {
+    ir::Expr e = IRMutator::VisitBufferLoad(op);
+    const auto* l = ir::cast<ir::BufferLoadNode>(e);
+    std::optional<std::vector<ir::Expr>> idx = Fold(l->indices);
+    return idx ? ir::ValueOrDie(ir::MakeBufferLoad(l->buffer, *idx)) : e;
+  }
+  ir::Stmt VisitBufferStore(const ir::BufferStoreNode* op) override {
+    ir::Stmt s = IRMutator::VisitBufferStore(op);
+    const auto* st = ir::cast<ir::BufferStoreNode>(s);
+    std::optional<std::vector<ir::Expr>> idx = Fold(st->indices);
+    return idx ? ir::ValueOrDie(ir::MakeBufferStore(st->buffer, st->value, *idx)) : s;
+  }
   int folded = 0;
   ir::Stmt VisitFor(const ir::ForNode* op) override {
     ir::arith::Analyzer::Scope scope(ana_);
@@ -62,6 +79,22 @@ class BranchFolder : public ir::IRMutator {
   }
 
  private:
+  // The indices simplified, or nothing when none changed.
+  std::optional<std::vector<ir::Expr>> Fold(const std::vector<ir::Expr>& indices) {
+    std::vector<ir::Expr> out;
+    bool changed = false;
+    for (const ir::Expr& i : indices) {
+      std::optional<lowering::LaneIndex> li = lowering::AsLaneIndex(i);
+      ir::Expr f = i;
+      if (li && ir::arith::IsIndexType(li->base->dtype)) {
+        f = ir::ValueOrDie(lowering::MakeLaneIndex(ana_->Simplify(li->base), ana_->Simplify(li->stride), li->lanes));
+      }
+      changed |= !ir::arith::ExprEqual(f, i);
+      out.push_back(f);
+    }
+    if (!changed) return std::nullopt;
+    return out;
+  }
   ir::arith::Analyzer* ana_;
 };
 
