@@ -6,7 +6,8 @@ add_executable(tessel_codegen_tests
   codegen_math_test.cc
   codegen_target_test.cc
   codegen_library_test.cc
+  codegen_tensorize_test.cc
 )
-target_link_libraries(tessel_codegen_tests PRIVATE tessel_codegen tessel_runtime tessel_passes tessel_te
-                      tessel_schedule tessel_ir GTest::gtest GTest::gtest_main)
+target_link_libraries(tessel_codegen_tests PRIVATE tessel_build tessel_codegen tessel_runtime tessel_passes tessel_te
+                      tessel_schedule tessel_ir GTest::gtest GTest::gmock GTest::gtest_main)
 gtest_discover_tests(tessel_codegen_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
