@@ -14,6 +14,13 @@ std::string ProduceT(const std::string& out) {
                    out + "[vi, vj] = A[vi, vj] * 2.0f32");
 }
 
+// The block `cache` copying an n x n cache back into `to` over loops ax0, ax1.
+std::string CopyBack(const std::string& cache, const std::string& to, int64_t n) {
+  return StageText(cache, {n, n}, cache + "[v0, v1]", to + "[v0, v1]",
+                   to + "[v0, v1] = " + cache + "[v0, v1]",
+                   {.loop_vars = {"ax0", "ax1"}, .iter_vars = {"v0", "v1"}});
+}
+
 // Block D reading T over 8x8.
 const std::string kConsumeT = StageText(
     "D", {8, 8}, "T[vi_1, vj_1]", "D[vi_1, vj_1]", "D[vi_1, vj_1] = max(T[vi_1, vj_1], 0.0f32)",
@@ -24,35 +31,17 @@ TEST(ScheduleCacheWrite, MatmulAccumulatesInALocalBuffer) {
   PrimFunc original = sch.func();
   BlockRV c = Must(sch.GetBlock("C"));
   BlockRV local = Must(sch.CacheWrite(c, 0, "local"));
-  ExpectFunc(sch, R"(
-func @mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16]) {
-  block root() {
-    alloc_buffer C_local: f32[16, 16] scope "local"
-    for i in range(0, 16) {
-      for j in range(0, 16) {
-        for k in range(0, 16) {
-          block C(vi: spatial[0, 16] = i, vj: spatial[0, 16] = j, vk: reduce[0, 16] = k) {
-            reads(A[vi, vk], B[vk, vj])
-            writes(C_local[vi, vj])
-            init {
-              C_local[vi, vj] = 0.0f32
-            }
-            C_local[vi, vj] = C_local[vi, vj] + A[vi, vk] * B[vk, vj]
-          }
-        }
-      }
-    }
-    for ax0 in range(0, 16) {
-      for ax1 in range(0, 16) {
-        block C_local(v0: spatial[0, 16] = ax0, v1: spatial[0, 16] = ax1) {
-          reads(C_local[v0, v1])
-          writes(C[v0, v1])
-          C[v0, v1] = C_local[v0, v1]
-        }
-      }
-    }
-  }
-})");
+  // kMatmul accumulating into C_local, then the copy back into C.
+  const std::string accumulate = BlockNestText(
+      {.loops = {"i in range(0, 16)", "j in range(0, 16)", "k in range(0, 16)"},
+       .block = "C(vi: spatial[0, 16] = i, vj: spatial[0, 16] = j, vk: reduce[0, 16] = k)",
+       .reads = "A[vi, vk], B[vk, vj]",
+       .writes = "C_local[vi, vj]",
+       .init = "C_local[vi, vj] = 0.0f32",
+       .body = "C_local[vi, vj] = C_local[vi, vj] + A[vi, vk] * B[vk, vj]"});
+  ExpectFunc(sch, RootFuncText("mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16])",
+                               {"C_local: f32[16, 16] scope \"local\""},
+                               {accumulate, CopyBack("C_local", "C", 16)}));
   ExpectSameResults(original, sch);
   EXPECT_EQ(Must(sch.Get(local))->name, "C_local");
   EXPECT_THAT(sch.trace().AsPython(),
@@ -69,11 +58,7 @@ TEST(ScheduleCacheWrite, IntermediateBeforeItsConsumer) {
   Must(sch.CacheWrite(Must(sch.GetBlock("T")), 0, "shared"));
   ExpectFunc(sch, RootFuncText("f(A: f32[8, 8], D: f32[8, 8])",
                                {"T: f32[8, 8]", "T_shared: f32[8, 8] scope \"shared\""},
-                               {ProduceT("T_shared"),
-                                StageText("T_shared", {8, 8}, "T_shared[v0, v1]", "T[v0, v1]",
-                                          "T[v0, v1] = T_shared[v0, v1]",
-                                          {.loop_vars = {"ax0", "ax1"}, .iter_vars = {"v0", "v1"}}),
-                                kConsumeT}));
+                               {ProduceT("T_shared"), CopyBack("T_shared", "T", 8), kConsumeT}));
   ExpectSameResults(original, sch);
 }
 
