@@ -9,6 +9,8 @@
 // - codegen/matmul_1024_f32_{1,2}t: a hand-written schedule (MatmulSchedule below)
 //   through `lower` and the JIT, against OpenBLAS cblas_sgemm on the same thread
 //   count; results compared before timing.
+// - codegen/matmul_1024_f32_tensorized_{1,2}t: the same schedule with the tile's k
+//   step tensorized to the built-in f32_fma_4x16 intrinsic (docs/codegen.md).
 // - codegen/jit_compile_matmul_1024: lowering plus JIT of that matmul, uncached.
 // - codegen/add_64mi_f32_{1,2}t: C = A + B over 64 Mi floats (12 bytes per element
 //   moved) against memcpy of the same bytes (the bandwidth the machine gives).
@@ -46,6 +48,12 @@ absl::StatusOr<std::vector<sch::LoopRV>> InnerLoops(sch::Schedule& s, sch::Block
   return std::vector<sch::LoopRV>(l.end() - n, l.end());
 }
 
+// How the k step of a register tile is computed.
+enum class MicroKernel {
+  kVectorized,  // i_1 unrolled, j_1 vectorized (32 lanes, two 16-lane registers)
+  kTensorized,  // 2 x 2 tiles of the built-in f32_fma_4x16 (ir/schedule/intrin/cpu_fma.h)
+};
+
 // Register tiles of 8 rows x 32 columns (two 16-lane vectors per row) accumulate
 // in a local buffer that LLVM keeps in registers across the k loop; each k step
 // loads one row slice of a packed B panel and broadcasts eight A values. The
@@ -60,7 +68,16 @@ absl::StatusOr<std::vector<sch::LoopRV>> InnerLoops(sch::Schedule& s, sch::Block
 //       for k: for i_1 (unrolled 8): for j_1 (vector 32):
 //         C_local[i_1, j_1] += A[i_0 * 8 + i_1, k] * B_pack[k, j_1]
 //       C[i_0 * 8 + r, j_0 * 32 + c] = C_local[r, c]
-absl::StatusOr<ir::IRModule> MatmulSchedule(const ir::IRModule& mod) {
+//
+// Tensorized, the k step is the intrinsic's vector code instead, one 16-lane
+// fma per row of each 4 x 16 quarter of the tile:
+//
+//       for k: for i_1_0 (unrolled 2): for j_1_0 (unrolled 2):
+//         block C_o [tensorized f32_fma_4x16]: for r in unrolled(0, 4):
+//           C_local[i_1_0 * 4 + r, ramp(j_1_0 * 16, 1, 16)] = fma(broadcast(A[.., k], 16),
+//               B_pack[k, ramp(j_1_0 * 16, 1, 16)], C_local[i_1_0 * 4 + r, ramp(j_1_0 * 16, 1, 16)])
+absl::StatusOr<ir::IRModule> MatmulSchedule(const ir::IRModule& mod,
+                                            MicroKernel kernel = MicroKernel::kVectorized) {
   TESSEL_ASSIGN_OR_RETURN(sch::Schedule s, sch::Schedule::Create(mod));
   TESSEL_ASSIGN_OR_RETURN(sch::BlockRV c, s.GetBlock("C"));
   TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> l, s.GetLoops(c));
@@ -84,8 +101,17 @@ absl::StatusOr<ir::IRModule> MatmulSchedule(const ir::IRModule& mod) {
   TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> z, InnerLoops(s, init, 2));
   TESSEL_RETURN_IF_ERROR(s.Unroll(z[0]));
   TESSEL_RETURN_IF_ERROR(s.Vectorize(z[1]));
-  TESSEL_RETURN_IF_ERROR(s.Unroll(i[1]));
-  TESSEL_RETURN_IF_ERROR(s.Vectorize(j[1]));
+  if (kernel == MicroKernel::kVectorized) {
+    TESSEL_RETURN_IF_ERROR(s.Unroll(i[1]));
+    TESSEL_RETURN_IF_ERROR(s.Vectorize(j[1]));
+    return s.mod();
+  }
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> ii, s.Split(i[1], {2, 4}));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> jj, s.Split(j[1], {2, 16}));
+  TESSEL_RETURN_IF_ERROR(s.Reorder({ii[0], jj[0], ii[1], jj[1]}));
+  TESSEL_RETURN_IF_ERROR(s.Tensorize(ii[1], "f32_fma_4x16"));
+  TESSEL_RETURN_IF_ERROR(s.Unroll(ii[0]));
+  TESSEL_RETURN_IF_ERROR(s.Unroll(jj[0]));
   return s.mod();
 }
 
@@ -115,9 +141,10 @@ absl::StatusOr<double> KernelSeconds(const runtime::Module::Function& f,
   return t.median_us * 1e-6;
 }
 
-absl::StatusOr<BenchResult> MatmulCase(int threads, const BenchOptions& opts) {
+absl::StatusOr<BenchResult> MatmulCase(int threads, const BenchOptions& opts,
+                                       MicroKernel kernel = MicroKernel::kVectorized) {
   TESSEL_ASSIGN_OR_RETURN(ir::IRModule mod, ir::te::BuildWorkload("matmul_1024x1024x1024_f32"));
-  TESSEL_ASSIGN_OR_RETURN(ir::IRModule scheduled, MatmulSchedule(mod));
+  TESSEL_ASSIGN_OR_RETURN(ir::IRModule scheduled, MatmulSchedule(mod, kernel));
   TESSEL_ASSIGN_OR_RETURN(runtime::Module m, codegen::Build(scheduled, codegen::Target::Host()));
   TESSEL_ASSIGN_OR_RETURN(runtime::NDArray a, Random({kN, kN}, 1));
   TESSEL_ASSIGN_OR_RETURN(runtime::NDArray b, Random({kN, kN}, 2));
@@ -172,6 +199,18 @@ TESSEL_BENCHMARK(Matmul1T, "codegen/matmul_1024_f32_1t",
 TESSEL_BENCHMARK(Matmul2T, "codegen/matmul_1024_f32_2t",
                  "f32 matmul 1024^3, hand-scheduled, 2 threads, against OpenBLAS sgemm") {
   return MatmulCase(2, opts);
+}
+
+TESSEL_BENCHMARK(TensorizedMatmul1T, "codegen/matmul_1024_f32_tensorized_1t",
+                 "f32 matmul 1024^3, k step tensorized to f32_fma_4x16, 1 thread, against "
+                 "OpenBLAS sgemm") {
+  return MatmulCase(1, opts, MicroKernel::kTensorized);
+}
+
+TESSEL_BENCHMARK(TensorizedMatmul2T, "codegen/matmul_1024_f32_tensorized_2t",
+                 "f32 matmul 1024^3, k step tensorized to f32_fma_4x16, 2 threads, against "
+                 "OpenBLAS sgemm") {
+  return MatmulCase(2, opts, MicroKernel::kTensorized);
 }
 
 TESSEL_BENCHMARK(JitCompileMatmul, "codegen/jit_compile_matmul_1024",
