@@ -331,6 +331,33 @@ def test_build_takes_a_prim_func_or_a_schedule():
     np.testing.assert_allclose(c, 2 * a)
 
 
+@pytest.mark.parametrize("intrin, rows", [("f32_fma_4x16", 4), ("f32_fma_1x16", 1)])
+def test_a_tensorized_schedule_builds(intrin, rows):
+    # Row tiles in parallel, each tile of C accumulated in a local buffer and
+    # written back, its k step the built-in FMA kernel: lowered to one 16-lane
+    # fma per tile row on the local tile, compiled, equal to numpy.
+    A, B = ph((12, 7), name="A"), ph((7, 48), name="B")
+    mod = tessel.IRModule({"mm": te.create_prim_func([A, B, ops.matmul(A, B, name="C")])})
+    sch = tessel.Schedule(mod)
+    c = sch.get_block(name="C")
+    i, j, k = sch.get_loops(block=c)
+    i0, i1 = sch.split(loop=i, factors=[None, rows])
+    j0, j1 = sch.split(loop=j, factors=[None, 16])
+    sch.reorder(i0, j0, k, i1, j1)
+    sch.parallel(loop=i0)
+    sch.reverse_compute_at(
+        block=sch.cache_write(block=c, write_buffer_index=0, storage_scope="local"), loop=j0)
+    sch.decompose_reduction(block=c, loop=k)
+    sch.tensorize(block_or_loop=i1, intrin_name=intrin)
+    ex = tessel.build(sch)
+    assert "C_local[ramp(0, 1, 16)] = fma(broadcast(A_1d[" in str(ex.lowered)
+    assert "@llvm.fma.v16f32" in ex.source("llvm")
+    a, b = rand((12, 7)), rand((7, 48))
+    out = np.zeros((12, 48), "float32")
+    ex["mm"](a, b, out)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("target, message", [
     ("cuda", "cuda"),
     ("llvm -mcpu=nosuchcpu", "nosuchcpu"),
