@@ -195,6 +195,17 @@ std::string CheckCoversDomain(const StmtIndex& index, int block) {
   return "";
 }
 
+void BindLoopsAround(const StmtIndex& index, int loop, arith::Analyzer* ana) {
+  for (int p = loop; p >= 0; p = index.at(p).parent) {
+    if (const ForNode* f = index.loop(p)) {
+      ana->Bind(f->loop_var, Range{f->min, f->extent});
+      continue;
+    }
+    for (const IterVar& iv : index.block(p)->iter_vars) ana->Bind(iv.var, iv.dom);
+    break;
+  }
+}
+
 const StmtNode* BlockNestRoot(const StmtIndex& index, int block) {
   int cur = block;
   for (int p = index.at(cur).parent; p >= 0; p = index.at(cur).parent) {

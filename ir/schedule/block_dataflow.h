@@ -45,6 +45,10 @@ bool Touches(const std::vector<BufferRegion>& regions, const BufferNode* buffer)
 // each binding spans its iter var's whole domain); else why not.
 std::string CheckCoversDomain(const StmtIndex& index, int block);
 
+// Binds in `ana` the loops from sref `loop` up to its scope block, and that
+// block's iter vars over their domains: the context of the loop's body.
+void BindLoopsAround(const StmtIndex& index, int loop, arith::Analyzer* ana);
+
 // The outermost statement holding only the block at sref `block`: the block
 // realize, or the loops around it that contain nothing else.
 const StmtNode* BlockNestRoot(const StmtIndex& index, int block);

@@ -11,6 +11,7 @@
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/ir_util.h"
+#include "ir/schedule/loop_independence.h"
 #include "ir/schedule/simplify_nest.h"
 
 namespace tessel::ir::schedule {
@@ -47,18 +48,6 @@ std::optional<IterIndex> MatchIterIndex(const Expr& e, const BlockNode* b) {
 struct IterRange {
   Expr lo, hi;
 };
-
-// Binds the loops from `loop` up to its scope block and that block's iter vars.
-void BindAround(const StmtIndex& index, int loop, arith::Analyzer* ana) {
-  for (int p = loop; p >= 0; p = index.at(p).parent) {
-    if (const ForNode* f = index.loop(p)) {
-      ana->Bind(f->loop_var, Range{f->min, f->extent});
-      continue;
-    }
-    for (const IterVar& iv : index.block(p)->iter_vars) ana->Bind(iv.var, iv.dom);
-    break;
-  }
-}
 
 // Narrows the ranges of `b`'s iter vars by a region `need` of a buffer the
 // block accesses at `declared` (one iter var plus a constant per dimension).
@@ -376,7 +365,18 @@ absl::Status Place(ScheduleState* state, const Move& m,
     return state->Error(m.r, absl::StrCat(primitive, ": cannot move ", m.what, ": ",
                                           without.status().message()));
   }
+  // The parallel, vectorized and thread-bound loops around the old and the new
+  // place must still run their iterations independently (loop_independence.h).
+  std::vector<const VarNode*> kinds = NonSerialLoopsAround(state->index(), m.lsref);
+  for (const VarNode* v : NonSerialLoopsAround(state->index(), m.sref)) kinds.push_back(v);
+  const std::string doing =
+      absl::StrCat(primitive, ": moving ", m.what, " under ", DescribeLoop(m.l));
+  PrimFunc before = state->func();
   state->Replace(InsertIntoLoop(*without, m.l, pos, *nest));
+  if (absl::Status ok = CheckLoopKindsHold(*state, kinds, doing); !ok.ok()) {
+    state->Replace(before);
+    return ok;
+  }
   return absl::OkStatus();
 }
 
@@ -479,7 +479,7 @@ absl::Status ComputeAt(ScheduleState* state, const std::string& block, const Var
 
   // The region the consumers read per iteration, mapped onto P's iter vars.
   arith::Analyzer ana;
-  BindAround(index, lsref, &ana);
+  BindLoopsAround(index, lsref, &ana);
   absl::StatusOr<arith::AccessRegions> access = arith::InferSubtreeAccess(l->body, &ana);
   if (!access.ok()) return fail(l, absl::StrCat("region inference failed: ",
                                                 access.status().message()));
@@ -567,7 +567,7 @@ absl::Status ReverseComputeAt(ScheduleState* state, const std::string& block, co
   }
 
   arith::Analyzer ana;
-  BindAround(index, lsref, &ana);
+  BindLoopsAround(index, lsref, &ana);
   absl::StatusOr<arith::AccessRegions> access = arith::InferSubtreeAccess(l->body, &ana);
   if (!access.ok()) return fail(l, absl::StrCat("region inference failed: ",
                                                 access.status().message()));

@@ -29,6 +29,10 @@
 // has consumers, all under L; no block after P up to and through L writes a
 // buffer P reads; each written buffer's index is an iter var plus a constant.
 // P lands just before the first statement of L's body that holds a consumer.
+// Both primitives: every parallel, vectorized or thread-bound loop around P's
+// old or new place still passes its rule (loop_independence.h) once P moved;
+// under a parallel loop the moved block's buffer usually becomes private to
+// an iteration, so the usual tile-then-fuse order passes.
 //
 // Rules of reverse_compute_at(C, L): L precedes C in C's scope; C has only
 // spatial iter vars (a reduction would be split across iterations), covers

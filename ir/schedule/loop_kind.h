@@ -11,7 +11,11 @@
 // loop only through spatial iter vars, with affine bindings that run a distinct
 // block instance in each iteration; no statement outside blocks; every block
 // below writes a place that depends on the loop; and no block below reads or
-// overwrites what another block below writes in a different iteration. Bind takes blockIdx.x/y/z,
+// overwrites what another block below writes in a different iteration -- the
+// regions one iteration touches are compared with those of every other, and a
+// buffer each iteration gets its own copy of is left out (loop_independence.h
+// has the rule in full). compute_at and reverse_compute_at recheck it for the
+// non-serial loops around the block they move. Bind takes blockIdx.x/y/z,
 // threadIdx.x/y/z or vthread(.x/y/z), and refuses an axis that a loop above or below is already
 // bound to. Unroll changes no order, so it has no further rule.
 #ifndef TESSEL_IR_SCHEDULE_LOOP_KIND_H_

@@ -14,6 +14,8 @@ add_executable(tessel_schedule_tests
   schedule_json_test.cc
   schedule_loop_kind_test.cc
   schedule_pad_einsum_test.cc
+  schedule_parallel_race_test.cc
+  schedule_parallel_rule_test.cc
   schedule_pass_test.cc
   schedule_property_cache_moves.cc
   schedule_property_compute_moves.cc

@@ -1,0 +1,317 @@
+// Whether the iterations of a loop may run at once (see loop_independence.h).
+#include "ir/schedule/loop_independence.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
+#include "ir/arith/region.h"
+#include "ir/printer.h"
+#include "ir/schedule/binding_analysis.h"
+#include "ir/schedule/block_dataflow.h"
+#include "ir/schedule/ir_util.h"
+#include "ir/schedule/state.h"
+#include "ir/structural_equal.h"
+#include "ir/visitor.h"
+
+namespace tessel::ir::schedule {
+
+namespace {
+
+// The regions of `regions` with the block's iter vars replaced by their
+// bindings: what one block instance touches, in terms of the loops.
+std::vector<BufferRegion> InLoopTerms(const BlockRealizeNode* r,
+                                      const std::vector<BufferRegion>& regions) {
+  VarMap map;
+  for (size_t k = 0; k < r->block->iter_vars.size() && k < r->iter_values.size(); ++k) {
+    map[r->block->iter_vars[k].var.get()] = r->iter_values[k];
+  }
+  std::vector<BufferRegion> out;
+  for (const BufferRegion& br : regions) {
+    BufferRegion n{br.buffer, {}};
+    for (const Range& range : br.region) {
+      n.region.push_back({SubstituteInExpr(range.min, map), SubstituteInExpr(range.extent, map)});
+    }
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+bool SameRegion(const BufferRegion& a, const BufferRegion& b) {
+  if (a.region.size() != b.region.size()) return false;
+  for (size_t d = 0; d < a.region.size(); ++d) {
+    if (!StructuralEqual(a.region[d].min, b.region[d].min) ||
+        !StructuralEqual(a.region[d].extent, b.region[d].extent)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Buffers allocated inside the loop are private to an iteration.
+class LocalBuffers : public IRVisitor {
+ public:
+  absl::flat_hash_set<const BufferNode*> buffers;
+  void VisitAllocate(const AllocateNode* op) override {
+    buffers.insert(op->buffer.get());
+    IRVisitor::VisitAllocate(op);
+  }
+  void VisitBlock(const BlockNode* op) override {
+    for (const Buffer& b : op->alloc_buffers) buffers.insert(b.get());
+    IRVisitor::VisitBlock(op);
+  }
+};
+
+// Whether anything outside loop `skip` loads, stores, views or declares a
+// region of `buffer`.
+class TouchedOutside : public IRVisitor {
+ public:
+  TouchedOutside(const ForNode* skip, const BufferNode* buffer) : skip_(skip), buffer_(buffer) {}
+  bool found = false;
+
+  void VisitFor(const ForNode* op) override {
+    if (op != skip_) IRVisitor::VisitFor(op);
+  }
+  void VisitBufferLoad(const BufferLoadNode* op) override {
+    found |= op->buffer.get() == buffer_;
+    IRVisitor::VisitBufferLoad(op);
+  }
+  void VisitBufferStore(const BufferStoreNode* op) override {
+    found |= op->buffer.get() == buffer_;
+    IRVisitor::VisitBufferStore(op);
+  }
+  void VisitDeclBuffer(const DeclBufferNode* op) override {
+    found |= op->source.get() == buffer_;
+    IRVisitor::VisitDeclBuffer(op);
+  }
+  void VisitBlock(const BlockNode* op) override {
+    found |= Touches(op->reads, buffer_) || Touches(op->writes, buffer_);
+    IRVisitor::VisitBlock(op);
+  }
+
+ private:
+  const ForNode* skip_;
+  const BufferNode* buffer_;
+};
+
+// The buffers each iteration of loop sref `loop` has its own copy of (see
+// loop_independence.h): allocated below it, or, for a parallel loop, allocated
+// by a block around it and touched only below it, with no vectorized loop in
+// between (remove-blocks' PlaceAllocation never allocates inside one).
+absl::flat_hash_set<const BufferNode*> PrivateBuffers(const StmtIndex& index, int loop,
+                                                      ForKind kind) {
+  const ForNode* f = index.loop(loop);
+  LocalBuffers local;
+  local.VisitStmt(f->body);
+  if (kind != ForKind::kParallel) return local.buffers;
+  for (int p = index.at(loop).parent; p >= 0; p = index.at(p).parent) {
+    if (const ForNode* l = index.loop(p)) {
+      if (l->for_kind == ForKind::kVectorized) break;
+      continue;
+    }
+    const BlockNode* b = index.block(p);
+    for (const Buffer& buf : b->alloc_buffers) {
+      TouchedOutside outside(f, buf.get());
+      outside.VisitStmt(GetRef(b));
+      if (!outside.found) local.buffers.insert(buf.get());
+    }
+  }
+  return local.buffers;
+}
+
+// What a block below loop `f` touches in one iteration of it: its region in
+// terms of the loops, relaxed over the loops between `f` and the block. The
+// loops around `f` stay symbolic: they are the same in every iteration.
+class IterationRegions {
+ public:
+  IterationRegions(const StmtIndex& index, int loop) : index_(index), loop_(loop) {
+    BindLoopsAround(index, loop, &ana_);
+  }
+
+  // nullopt when the relaxed region still names a loop below `f` (a loop whose
+  // range depends on another): it is then no function of the iteration alone.
+  std::optional<BufferRegion> Of(int block, const BufferRegion& in_loop_terms) {
+    arith::IntSetMap dom;
+    std::vector<const VarNode*> inner;
+    for (int p = index_.at(block).parent; p != loop_; p = index_.at(p).parent) {
+      const ForNode* l = index_.loop(p);
+      dom[l->loop_var.get()] = arith::IntSet::FromRange(Range{l->min, l->extent});
+      inner.push_back(l->loop_var.get());
+    }
+    BufferRegion out = arith::RelaxRegion(in_loop_terms, dom, &ana_).region;
+    for (const Range& r : out.region) {
+      for (const Expr& e : {r.min, r.extent}) {
+        if (arith::AnyVar(e, [&](const VarNode* v) { return dom.contains(v); })) {
+          return std::nullopt;
+        }
+      }
+    }
+    return out;
+  }
+
+  // Whether `x` touched in one iteration and `y` touched in any other are
+  // provably disjoint: for each order of the two iterations (x's at `a`, y's
+  // at `a + 1 + t`, t >= 0, and the reverse) some dimension separates them.
+  bool DisjointAcrossIterations(const BufferRegion& x, const BufferRegion& y) {
+    const ForNode* f = index_.loop(loop_);
+    const VarNode* v = f->loop_var.get();
+    DataType t = v->dtype;
+    if (x.region.size() != y.region.size()) return false;
+    for (bool x_first : {true, false}) {
+      arith::Analyzer::Scope scope(&ana_);
+      Var lo = MakeVar(absl::StrCat(v->name, "_a"), t);
+      Var gap = MakeVar(absl::StrCat(v->name, "_gap"), t);
+      ana_.Bind(lo, Range{f->min, f->extent});
+      ana_.Bind(gap, Range{ConstOf(t, 0), f->extent});
+      Expr hi = AddE(AddE(lo, ConstOf(t, 1)), gap);
+      ana_.EnterConstraint(LT(hi, AddE(f->min, f->extent)));
+      VarMap at_x{{v, x_first ? Expr(lo) : hi}}, at_y{{v, x_first ? hi : Expr(lo)}};
+      bool apart = false;
+      for (size_t d = 0; d < x.region.size() && !apart; ++d) {
+        const Range& rx = x.region[d];
+        const Range& ry = y.region[d];
+        DataType dt = rx.min->dtype;
+        if (rx.extent->dtype != dt || ry.min->dtype != dt || ry.extent->dtype != dt) continue;
+        Expr x_min = SubstituteInExpr(rx.min, at_x);
+        Expr x_end = SubstituteInExpr(AddE(rx.min, rx.extent), at_x);
+        Expr y_min = SubstituteInExpr(ry.min, at_y);
+        Expr y_end = SubstituteInExpr(AddE(ry.min, ry.extent), at_y);
+        apart = ana_.CanProve(LE(x_end, y_min)) || ana_.CanProve(LE(y_end, x_min));
+      }
+      if (!apart) return false;
+    }
+    return true;
+  }
+
+ private:
+  const StmtIndex& index_;
+  int loop_;
+  arith::Analyzer ana_;
+};
+
+std::string RegionText(const std::optional<BufferRegion>& r) {
+  if (!r) return "a region that depends on loops below it";
+  return arith::AccessRegionToString(arith::AccessRegion{*r, true});
+}
+
+}  // namespace
+
+std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loop, ForKind kind,
+                                                 const std::string& word) {
+  const ForNode* f = index.loop(loop);
+  const std::string what = DescribeLoop(f);
+  if (HasStmtOutsideBlocks(f->body)) {
+    return LoopDependence{f, absl::StrCat(what,
+                                          " holds statements outside blocks, whose iterations "
+                                          "cannot be shown independent; cannot make it ",
+                                          word)};
+  }
+  const VarNode* v = f->loop_var.get();
+  absl::flat_hash_set<const BufferNode*> private_buffers = PrivateBuffers(index, loop, kind);
+  auto is_private = [&](const BufferRegion& r) { return private_buffers.contains(r.buffer.get()); };
+  std::vector<int> blocks = index.ChildBlocks(loop);
+  for (int b : blocks) {
+    const BlockRealizeNode* r = index.realize(b);
+    const BlockNode* block = r->block.get();
+    for (size_t k = 0; k < block->iter_vars.size() && k < r->iter_values.size(); ++k) {
+      const IterVar& iv = block->iter_vars[k];
+      if (iv.kind == IterKind::kSpatial || !arith::UsesVar(r->iter_values[k], v)) continue;
+      return LoopDependence{
+          block, absl::StrCat("iter var ", iv.var->name, " of block ", block->name, " is ",
+                              IterKindName(iv.kind), " and bound to ", what, ": its iterations ",
+                              iv.kind == IterKind::kReduce ? "combine into the same output"
+                                                           : "have no known independence",
+                              ", so the loop cannot be ", word)};
+    }
+    // A block writing only private buffers may repeat its instances across
+    // iterations (compute_at's overlapping halos): each writes its own copy.
+    if (std::all_of(block->writes.begin(), block->writes.end(), is_private)) continue;
+    std::string why = CheckDistinctInstances(index, b, loop);
+    if (!why.empty()) {
+      return LoopDependence{block, absl::StrCat(why, ", so the loop cannot be ", word)};
+    }
+  }
+  // Data flow between iterations: every iteration writes its own place, and no
+  // block reads or overwrites what another writes unless at the very same
+  // place or at a place no other iteration touches.
+  if (std::optional<int64_t> extent = ConstInt(f->extent); extent && *extent <= 1) {
+    return std::nullopt;  // No other iteration to meet.
+  }
+  IterationRegions per_iteration(index, loop);
+  for (int w : blocks) {
+    const BlockNode* writer = index.block(w);
+    for (const BufferRegion& wr : InLoopTerms(index.realize(w), writer->writes)) {
+      if (is_private(wr)) continue;
+      bool depends = false;
+      for (const Range& r : wr.region) {
+        depends |= arith::UsesVar(r.min, v) || arith::UsesVar(r.extent, v);
+      }
+      if (!depends) {
+        return LoopDependence{
+            writer, absl::StrCat("block ", writer->name, " writes buffer ", wr.buffer->name,
+                                 " at the same place in every iteration of ", what,
+                                 " (the region does not depend on the loop); the loop cannot be ",
+                                 word)};
+      }
+      for (int o : blocks) {
+        if (o == w) continue;
+        const BlockNode* other = index.block(o);
+        for (bool reads : {true, false}) {
+          for (const BufferRegion& orr :
+               InLoopTerms(index.realize(o), reads ? other->reads : other->writes)) {
+            if (orr.buffer.get() != wr.buffer.get() || SameRegion(orr, wr)) continue;
+            std::optional<BufferRegion> wi = per_iteration.Of(w, wr);
+            std::optional<BufferRegion> oi = per_iteration.Of(o, orr);
+            if (wi && oi && per_iteration.DisjointAcrossIterations(*wi, *oi)) continue;
+            return LoopDependence{
+                other,
+                absl::StrCat("block ", other->name, (reads ? " reads " : " writes "), "buffer ",
+                             wr.buffer->name, " that block ", writer->name,
+                             " writes, at a place that may belong to another iteration of ", what,
+                             " (in one iteration ", writer->name, " writes ", RegionText(wi),
+                             " and ", other->name, (reads ? " reads " : " writes "),
+                             RegionText(oi), "); the loop cannot be ", word)};
+          }
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<const VarNode*> NonSerialLoopsAround(const StmtIndex& index, int s) {
+  std::vector<const VarNode*> out;
+  for (int p = s; p >= 0; p = index.at(p).parent) {
+    const ForNode* l = index.loop(p);
+    if (l != nullptr && l->for_kind != ForKind::kSerial && l->for_kind != ForKind::kUnrolled) {
+      out.push_back(l->loop_var.get());
+    }
+  }
+  return out;
+}
+
+absl::Status CheckLoopKindsHold(const ScheduleState& state,
+                                const std::vector<const VarNode*>& loops,
+                                const std::string& doing) {
+  const StmtIndex& index = state.index();
+  for (const VarNode* v : loops) {
+    int s = index.FindLoop(v);
+    if (s < 0) continue;  // Removed with the moved block's old nest.
+    const ForNode* f = index.loop(s);
+    std::optional<LoopDependence> dep = FindLoopDependence(index, s, f->for_kind, LoopKindWord(f));
+    if (!dep) continue;
+    return state.Error(dep->at, absl::StrCat(doing, " would break the rule of ", DescribeLoop(f),
+                                             ", which is ", LoopKindWord(f), ": ", dep->why));
+  }
+  return absl::OkStatus();
+}
+
+std::string LoopKindWord(const ForNode* loop) {
+  if (loop->for_kind == ForKind::kThreadBinding) return absl::StrCat("bound to ", loop->thread_tag);
+  return ForKindName(loop->for_kind);
+}
+
+}  // namespace tessel::ir::schedule
