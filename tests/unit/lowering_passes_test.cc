@@ -92,6 +92,24 @@ func @f(A: f32[3, 4] strides [s, 1], B: f32[3, 4], s: i32) {
   EXPECT_EQ(ir::PrintModule(mod), before);
 }
 
+TEST(FlattenBuffer, RampDownASymbolicShapeStridesByTheRowLength) {
+  ir::IRModule mod = ParseOrDie(R"(
+func @col[n, m](A: f32[n, m], B: f32[n, m]) {
+  for j in range(0, m) {
+    B[ramp(0, 1, 4), j] = A[ramp(0, 1, 4), j] * broadcast(2.0f32, 4)
+  }
+})");
+  ir::IRModule out = Lower("lower", mod);
+  std::string text = ir::PrintModule(out);
+  EXPECT_THAT(text, HasSubstr("B_1d[ramp(j, m, 4)] = A_1d[ramp(j, m, 4)] * broadcast(2.0f32, 4)"));
+  EXPECT_TRUE(lowering::CheckLoweredForm(out->functions[0].second, "col").ok());
+  for (auto [n, m] : {std::pair{4, 3}, std::pair{6, 1}, std::pair{5, 7}}) {
+    absl::Status s = SameResultsWith(mod->functions[0].second, out->functions[0].second,
+                                     {{"n", n}, {"m", m}});
+    EXPECT_TRUE(s.ok()) << "n=" << n << " m=" << m << ": " << s;
+  }
+}
+
 TEST(FlattenBuffer, GatherIndexIsAClearErrorAndNothingChanges) {
   // Ramps and broadcasts flatten (flatten-buffer.tsl); an index loaded per lane
   // has no flat ramp form.
