@@ -40,6 +40,22 @@ class SeqFlattener : public IRMutator {
   }
 };
 
+// The conditions, beyond what `ana` proves, that `idx` (with `at` substituted)
+// lies inside `buf`; true when it provably does.
+Expr InsideBuffer(const Buffer& buf, const std::vector<Expr>& idx, const VarMap& at,
+                  arith::Analyzer* ana) {
+  Expr inside = Bool(true);
+  for (size_t d = 0; d < idx.size() && d < buf->shape.size(); ++d) {
+    Expr e = at.empty() ? idx[d] : SubstituteInExpr(idx[d], at);
+    Expr zero = ConstOf(idx[d]->dtype, 0);
+    if (!ana->CanProve(GE(e, zero))) inside = AndE(inside, GE(e, zero));
+    if (idx[d]->dtype == buf->shape[d]->dtype && !ana->CanProve(LT(e, buf->shape[d]))) {
+      inside = AndE(inside, LT(e, buf->shape[d]));
+    }
+  }
+  return inside;
+}
+
 }  // namespace
 
 BufferAccessors FindAccessors(const StmtIndex& index, int scope, const BufferNode* buffer) {
@@ -160,8 +176,8 @@ absl::StatusOr<Stmt> MakeCopyNest(
     }
   }
   std::vector<Expr> di = dst_indices(vs), si = src_indices(vs);
-  // An index that may leave its buffer (reindex of a padded access, which the
-  // block guards by a condition) limits the copy to the elements inside.
+  // A destination index that may leave its buffer limits the copy to the
+  // elements inside (the predicate).
   {
     arith::Analyzer::Scope s(ana);
     VarMap at_loops;
@@ -169,21 +185,26 @@ absl::StatusOr<Stmt> MakeCopyNest(
       ana->Bind(loops[d], Range{ConstOf(loops[d]->dtype, 0), dims[d].extent});
       at_loops[static_cast<const VarNode*>(vs[d].get())] = bindings[d];
     }
-    auto guard = [&](const Buffer& buf, const std::vector<Expr>& idx) {
-      for (size_t d = 0; d < idx.size() && d < buf->shape.size(); ++d) {
-        Expr at = SubstituteInExpr(idx[d], at_loops);
-        Expr zero = ConstOf(idx[d]->dtype, 0);
-        if (!ana->CanProve(GE(at, zero))) pred = AndE(pred, GE(at, zero));
-        if (idx[d]->dtype == buf->shape[d]->dtype && !ana->CanProve(LT(at, buf->shape[d]))) {
-          pred = AndE(pred, LT(at, buf->shape[d]));
-        }
-      }
-    };
-    guard(src, si);
-    guard(dst, di);
+    pred = AndE(pred, InsideBuffer(dst, di, at_loops, ana));
+  }
+  // A source index that may leave its buffer (reindex of a padded read, which
+  // the block guards by a condition) stores zero there instead of loading:
+  // the destination is then written at every point the copy declares, so a
+  // later copy of it (a second reindex, a cache_read) reads only written
+  // elements. The block's own guard never uses those zeros.
+  Expr inside_src;
+  {
+    arith::Analyzer::Scope s(ana);
+    for (size_t d = 0; d < dims.size(); ++d) ana->Bind(iters[d].var, dims[d].dom);
+    inside_src = InsideBuffer(src, si, {}, ana);
   }
   TESSEL_ASSIGN_OR_RETURN(Expr load, MakeBufferLoad(src, si));
   TESSEL_ASSIGN_OR_RETURN(Stmt store, MakeBufferStore(dst, load, di));
+  if (!IsConstTrue(inside_src)) {
+    TESSEL_ASSIGN_OR_RETURN(Expr zero, ZeroOf(dst->dtype));
+    TESSEL_ASSIGN_OR_RETURN(Stmt store_zero, MakeBufferStore(dst, zero, di));
+    TESSEL_ASSIGN_OR_RETURN(store, MakeIfThenElse(inside_src, store, store_zero));
+  }
   TESSEL_ASSIGN_OR_RETURN(
       Block block, MakeBlock(name, iters, {PointRegion(src, si)}, {PointRegion(dst, di)}, store));
   TESSEL_ASSIGN_OR_RETURN(Stmt nest, MakeBlockRealize(bindings, pred, block));

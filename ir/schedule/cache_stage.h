@@ -69,7 +69,11 @@ struct CopyDim {
 };
 // for ax0 in range(0, extent0) { ... block name(v0 = min0 + ax0, ...) where <in dom> {
 //   dst[dst_indices(v)] = src[src_indices(v)] } }
-// The predicate keeps each v inside its dom where `ana` cannot prove it is.
+// The predicate keeps each v inside its dom, and each destination index inside
+// dst, where `ana` cannot prove it is. A source index that may leave src (a
+// padded read, guarded in the block) stores zero there instead:
+//   if <src index inside src> { dst[...] = src[...] } else { dst[...] = 0 }
+// so dst is written at every point the copy declares.
 absl::StatusOr<Stmt> MakeCopyNest(
     const std::string& name, const std::vector<CopyDim>& dims, const Buffer& dst,
     const std::function<std::vector<Expr>(const std::vector<Expr>&)>& dst_indices,

@@ -146,6 +146,10 @@ std::optional<int64_t> ConstInt(const Expr& e) {
 
 Expr ConstOf(DataType t, int64_t v) { return IntImm(t, v); }
 
+absl::StatusOr<Expr> ZeroOf(DataType t) {
+  return t.is_float() ? MakeFloatImm(t, 0.0) : MakeIntImm(t, 0);
+}
+
 Expr AddE(const Expr& a, const Expr& b) {
   std::optional<int64_t> ca = ConstInt(a), cb = ConstInt(b);
   if (ca && *ca == 0) return b;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "ir/function.h"
 
 namespace tessel::ir::schedule {
@@ -38,6 +39,8 @@ PrimFunc ReplaceStmts(const PrimFunc& func, const absl::flat_hash_map<const Stmt
 std::optional<int64_t> ConstInt(const Expr& e);
 // A constant of an integer dtype.
 Expr ConstOf(DataType t, int64_t v);
+// The zero of `t` (0.0 for a float type), an error for a type without one.
+absl::StatusOr<Expr> ZeroOf(DataType t);
 // Arithmetic that folds constants and the unit cases (for index expressions of
 // one scalar integer dtype; both operands must have it).
 Expr AddE(const Expr& a, const Expr& b);

@@ -110,8 +110,6 @@ class BufferSwap : public IRMutator {
   const absl::flat_hash_map<const BufferNode*, Buffer>& map_;
 };
 
-Expr Zero(DataType t) { return t.is_float() ? FloatImm(t, 0.0) : IntImm(t, 0); }
-
 std::string UniqueBlockName(const StmtIndex& index, const std::string& base) {
   std::string name = base;
   for (int k = 1; index.FindBlock(name) >= 0; ++k) name = absl::StrCat(base, "_", k);
@@ -328,7 +326,9 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
             if (shape[k] != orig[k]) inside = AndE(inside, LT(v[k], IntImm32(orig[k])));
           }
           absl::StatusOr<Stmt> in = MakeBufferStore(*p, Load(b, idx), idx);
-          absl::StatusOr<Stmt> zero = MakeBufferStore(*p, Zero(b->dtype), idx);
+          absl::StatusOr<Expr> z = ZeroOf(b->dtype);
+          if (!z.ok()) return z.status();
+          absl::StatusOr<Stmt> zero = MakeBufferStore(*p, *z, idx);
           if (!in.ok()) return in;
           if (!zero.ok()) return zero;
           return MakeIfThenElse(inside, *in, *zero);

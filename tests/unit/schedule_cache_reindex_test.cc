@@ -72,9 +72,9 @@ TEST(ScheduleReindex, WriteOfAReduction) {
   ExpectSameResults(original, sch);
 }
 
-// A padded read (guarded in the block): the copy keeps to the buffer.
-TEST(ScheduleReindex, PaddedReadStaysInTheBuffer) {
-  Schedule sch = MustSchedule(R"(
+// A padded read, guarded in the block by the condition that the index is
+// inside A.
+constexpr const char* kPaddedRead = R"(
 func @f(A: f32[6], B: f32[6]) {
   for i in range(0, 6) {
     for r in range(0, 3) {
@@ -90,12 +90,72 @@ func @f(A: f32[6], B: f32[6]) {
       }
     }
   }
-})");
+})";
+
+// The copy loads only inside A and writes every element of A_reindex (zero
+// where the index is outside A, which the block's guard never reads), so the
+// whole region the block declares is written.
+TEST(ScheduleReindex, PaddedReadIsCopiedInsideAndZeroOutside) {
+  Schedule sch = MustSchedule(kPaddedRead);
   PrimFunc original = sch.func();
   Must(sch.Reindex(Must(sch.GetBlock("B")), 0, false));
-  EXPECT_THAT(PrintFunction(sch.func(), sch.func_name()),
-              ::testing::HasSubstr("where ax0 - 1 + ax1 >= 0 && ax0 - 1 + ax1 < 6"));
+  ExpectFunc(sch, R"(
+func @f(A: f32[6], B: f32[6]) {
+  block root() {
+    alloc_buffer A_reindex: f32[6, 3]
+    for ax0 in range(0, 6) {
+      for ax1 in range(0, 3) {
+        block A_reindex(v0: spatial[0, 6] = ax0, v1: spatial[0, 3] = ax1) {
+          reads(A[v0 - 1 + v1])
+          writes(A_reindex[v0, v1])
+          if v0 - 1 + v1 >= 0 && v0 - 1 + v1 < 6 {
+            A_reindex[v0, v1] = A[v0 - 1 + v1]
+          } else {
+            A_reindex[v0, v1] = 0.0f32
+          }
+        }
+      }
+    }
+    for i in range(0, 6) {
+      for r in range(0, 3) {
+        block B(vi: spatial[0, 6] = i, vr: reduce[0, 3] = r) {
+          reads(A_reindex[vi, vr])
+          writes(B[vi])
+          init {
+            B[vi] = 0.0f32
+          }
+          if vi - 1 + vr >= 0 && vi - 1 + vr < 6 {
+            B[vi] = B[vi] + A_reindex[vi, vr]
+          }
+        }
+      }
+    }
+  }
+})");
   ExpectSameResults(original, sch);
+  IRModule reparsed = ParseOrDie(PrintFunction(sch.func(), sch.func_name()));
+  EXPECT_TRUE(StructuralEqual(reparsed->functions.front().second, sch.func()));
+}
+
+// A second copy of the reindexed read (a second reindex, or a cache_read of
+// it) copies every element of A_reindex: each must have been written.
+TEST(ScheduleReindex, SecondCopyOfAPaddedReadReadsOnlyWrittenElements) {
+  Schedule twice = MustSchedule(kPaddedRead);
+  PrimFunc original = twice.func();
+  BlockRV b = Must(twice.GetBlock("B"));
+  Must(twice.Reindex(b, 0, false));
+  Must(twice.Reindex(b, 0, false));
+  EXPECT_THAT(PrintFunction(twice.func(), twice.func_name()),
+              ::testing::HasSubstr("A_reindex_reindex[v0_1, v1_1] = A_reindex[v0_1, v1_1]"));
+  ExpectSameResults(original, twice);
+
+  Schedule cached = MustSchedule(kPaddedRead);
+  BlockRV c = Must(cached.GetBlock("B"));
+  Must(cached.Reindex(c, 0, false));
+  Must(cached.CacheRead(c, 0, "local"));
+  EXPECT_THAT(PrintFunction(cached.func(), cached.func_name()),
+              ::testing::HasSubstr("A_reindex_local[v0_1, v1_1] = A_reindex[v0_1, v1_1]"));
+  ExpectSameResults(original, cached);
 }
 
 TEST(ScheduleReindex, Rules) {

@@ -111,8 +111,7 @@ std::vector<Move> CacheMoves() {
   return {
       {"cache_read", [](MoveContext& c) { CacheMove(c, false); }},
       {"cache_write", [](MoveContext& c) { CacheMove(c, true); }},
-      // Out of CI until finding 12 (/work/proptest-findings.md) is fixed.
-      {"reindex", ReindexMove, false},
+      {"reindex", ReindexMove},
       {"set_scope", SetScopeMove},
       {"storage_align", StorageAlignMove},
       {"decompose_reduction", DecomposeReductionMove},
