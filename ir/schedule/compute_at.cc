@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/arith/region.h"
+#include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/ir_util.h"
@@ -100,6 +101,25 @@ bool UsesLoopsAround(const StmtIndex& index, int loop, const Expr& e) {
   return false;
 }
 
+// `floordiv(x, c) * c` (c > 0) as `x - floormod(x, c)`: the same value, in a
+// form the analyzer bounds (floormod lies in [0, c)), so that it can prove
+// `(n + 7) // 8 * 8 >= n`.
+class ExpandTileProducts : public IRMutator {
+ public:
+  Expr VisitBinary(const BinaryNode* op) override {
+    Expr e = IRMutator::VisitBinary(op);
+    const auto* mul = dyn_cast<BinaryNode>(e);
+    if (mul == nullptr || mul->kind() != NodeKind::kMul) return e;
+    const auto* div = dyn_cast<BinaryNode>(mul->a);
+    std::optional<int64_t> c = ConstInt(mul->b);
+    if (div == nullptr || div->kind() != NodeKind::kFloorDiv || !c || *c <= 0 ||
+        ConstInt(div->b) != c) {
+      return e;
+    }
+    return Sub(div->a, FloorMod(div->a, div->b));
+  }
+};
+
 // Whether `made` (what the producers under loop `loop` write of a buffer,
 // per iteration), over every iteration of `loop` and the loops around it in
 // the scope, covers all that `b` reads of it at `declared` (an iter var plus a
@@ -108,9 +128,10 @@ bool UsesLoopsAround(const StmtIndex& index, int loop, const Expr& e) {
 // (pad_einsum's padding copy, whose padding reads nothing written) would never
 // run. The union is taken as its hull: each iteration's region is exact, and a
 // tile that does not divide its extent trims the last one (a `min`, which
-// relaxes to a hull, not an exact region). Only a provable gap is refused: a
-// symbolic tail (`(n + 7) // 8 * 8` against `n`) is beyond the analyzer, and
-// such tiles do cover their extent. Returns "" or why not.
+// relaxes to a hull, not an exact region). The hull must provably cover the
+// domain; a symbolic tile count times the tile (`(n + 7) // 8 * 8` against
+// `n`) is proved through ExpandTileProducts. Holes inside the hull (a strided
+// producer) go unseen. Returns "" or why not.
 std::string CheckProducedCovers(const StmtIndex& index, int loop, const BlockNode* b,
                                 const BufferRegion& declared, const BufferRegion& made,
                                 arith::Analyzer* ana) {
@@ -129,8 +150,9 @@ std::string CheckProducedCovers(const StmtIndex& index, int loop, const BlockNod
     Expr need_hi = ana->Simplify(Add(need_lo, iv.dom.extent));
     const Range& got = all.region.region[d];
     Expr got_hi = ana->Simplify(Add(got.min, got.extent));
-    if (got.min->dtype != t ||
-        (!ana->CanProve(GT(got.min, need_lo)) && !ana->CanProve(LT(got_hi, need_hi)))) {
+    ExpandTileProducts expand;
+    if (got.min->dtype == t && ana->CanProve(LE(expand.VisitExpr(got.min), need_lo)) &&
+        ana->CanProve(GE(expand.VisitExpr(got_hi), need_hi))) {
       continue;
     }
     return absl::StrCat("over all iterations of ", DescribeLoop(index.loop(loop)),

@@ -39,7 +39,8 @@
 // its domain once and is the only writer of its outputs; at least one
 // producer of C is under L, and no producer under L reduces over L or a loop
 // around it (C would read partial results); the region produced under L is
-// exact; no block under L or between L and C touches C's outputs or writes
+// exact, and over all iterations of L it provably covers what C reads over
+// its domain (else C's other instances would never run); no block under L or between L and C touches C's outputs or writes
 // what C reads. C lands just after the last statement of L's body that holds
 // a producer.
 #ifndef TESSEL_IR_SCHEDULE_COMPUTE_AT_H_

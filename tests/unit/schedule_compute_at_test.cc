@@ -3,6 +3,7 @@
 // that do not divide 17x31x23, a padded conv2d, softmax, layernorm), traces
 // that replay from JSON, and one negative test per rule (the message, and the
 // schedule left unchanged).
+#include "absl/strings/str_replace.h"
 #include "tests/unit/schedule_compute_te.h"
 
 namespace tessel::ir::schedule::testing {
@@ -422,6 +423,42 @@ TEST(ScheduleReverseComputeAtRules, ProducedRegionCoversTheConsumersDomain) {
                        [&] { return t.sch.ReverseComputeAt(copy, i); },
                        {"does not cover [0, 4) in dimension 1"});
   ExpectSameResults(t.original, t.sch);
+}
+
+// Symbolic extents: the tiles of B over n cover what C reads of B when C
+// runs over n too ((n + 7) // 8 * 8 >= n is proved), but not when C runs over
+// m, which nothing relates to n (before, only a provable gap was refused).
+TEST(ScheduleReverseComputeAtRules, SymbolicDomainMustBeProvablyCovered) {
+  constexpr const char* kText = R"(
+func @f[n, m](A: f32[n], C: f32[M]) {
+  block root() {
+    alloc_buffer B: f32[M]
+    for i in range(0, n) {
+      block B(vi: spatial[0, n] = i) {
+        reads(A[vi])
+        writes(B[vi])
+        B[vi] = A[vi] * 2.0f32
+      }
+    }
+    for i in range(0, M) {
+      block C(vi: spatial[0, M] = i) {
+        reads(B[vi])
+        writes(C[vi])
+        C[vi] = B[vi] + 1.0f32
+      }
+    }
+  }
+})";
+  Fixture same(absl::StrReplaceAll(kText, {{"M", "n"}}));
+  std::vector<LoopRV> b = Must(same.sch.Split(same.Loops("B")[0], {std::nullopt, 8}));
+  Must(same.sch.ReverseComputeAt(same.Block("C"), b[0]));
+  EXPECT_TRUE(VerifyFunction(same.sch.func(), "f").ok());
+  Fixture other(absl::StrReplaceAll(kText, {{"M", "m"}}));
+  std::vector<LoopRV> o = Must(other.sch.Split(other.Loops("B")[0], {std::nullopt, 8}));
+  BlockRV c = other.Block("C");
+  ExpectFailsUnchanged(other.sch, [&] { return other.sch.ReverseComputeAt(c, o[0]); },
+                       {"over all iterations of loop i_0 its producers write B[",
+                        "which does not cover [0, m) in dimension 0"});
 }
 
 TEST(ScheduleReverseComputeAtRules, NothingInBetweenTouchesItsBuffers) {
