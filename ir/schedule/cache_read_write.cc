@@ -108,16 +108,12 @@ absl::StatusOr<std::string> CacheWrite(ScheduleState* state, const std::string& 
         absl::StrCat("cache_write needs the only writer of buffer ", buffer->name,
                      " in its scope; ", DescribeBlock(index.block(w)), " writes it too"));
   }
+  if (std::string why = CheckReadBeforeWritten(blk, buffer, "its cache"); !why.empty()) {
+    return state->Error(blk, why);
+  }
   std::vector<int> related = {sref};
   for (int r : acc.readers) {
-    if (r == sref) {
-      if (!blk->init) {
-        return state->Error(blk, absl::StrCat(DescribeBlock(blk), " reads buffer ", buffer->name,
-                                              ", which it writes, without an init: its cache "
-                                              "would be read before it is written"));
-      }
-      continue;
-    }
+    if (r == sref) continue;
     if (r > sref) related.push_back(r);  // Readers before the block see the old values.
   }
   int pos = LowestCommonPosition(index, scope, related);

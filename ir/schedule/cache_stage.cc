@@ -4,6 +4,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/mutator.h"
+#include "ir/schedule/block_dataflow.h"
+#include "ir/visitor.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/status_macros.h"
 
@@ -55,6 +57,24 @@ Expr InsideBuffer(const Buffer& buf, const std::vector<Expr>& idx, const VarMap&
   }
   return inside;
 }
+
+// Whether a statement loads `buffer` outside every nested block with an init
+// (such a block writes the element before it reads it).
+class LoadsBeforeInit : public IRVisitor {
+ public:
+  explicit LoadsBeforeInit(const BufferNode* buffer) : buffer_(buffer) {}
+  bool found = false;
+  void VisitBufferLoad(const BufferLoadNode* op) override {
+    found |= op->buffer.get() == buffer_;
+    IRVisitor::VisitBufferLoad(op);
+  }
+  void VisitBlock(const BlockNode* op) override {
+    if (!op->init) IRVisitor::VisitBlock(op);
+  }
+
+ private:
+  const BufferNode* buffer_;
+};
 
 }  // namespace
 
@@ -234,6 +254,17 @@ absl::StatusOr<Buffer> BufferAtIndex(const ScheduleState& state, const BlockNode
                    " is out of range: ", DescribeBlock(block), " ", is_write ? "writes " : "reads ",
                    regions.size(), " buffer", regions.size() == 1 ? "" : "s",
                    names.empty() ? "" : absl::StrCat(" (", absl::StrJoin(names, ", "), ")")));
+}
+
+std::string CheckReadBeforeWritten(const BlockNode* block, const Buffer& buffer,
+                                   const std::string& what) {
+  if (block->init) return "";
+  LoadsBeforeInit loads(buffer.get());
+  loads.VisitStmt(block->body);
+  if (!loads.found && !Touches(block->reads, buffer.get())) return "";
+  return absl::StrCat(DescribeBlock(block), " reads buffer ", buffer->name,
+                      ", which it writes, without an init: ", what,
+                      " would be read before it is written");
 }
 
 std::string CheckStorageScope(const std::string& scope) {

@@ -92,6 +92,14 @@ Buffer CacheBuffer(const Buffer& like, const std::string& name, const std::strin
 absl::StatusOr<Buffer> BufferAtIndex(const ScheduleState& state, const BlockNode* block,
                                      int64_t index, bool is_write);
 
+// "" unless `block` reads `buffer`, which it writes, and has no init; then the
+// reason a new buffer (`what`: "its cache") in the buffer's place would be read
+// before it is written. The loads count, declared or not (the update of a
+// decomposed reduction reads its accumulator without declaring it), except
+// those inside a nested block with its own init.
+std::string CheckReadBeforeWritten(const BlockNode* block, const Buffer& buffer,
+                                   const std::string& what);
+
 // "" for "global", "local", "shared"; else the reason.
 std::string CheckStorageScope(const std::string& scope);
 

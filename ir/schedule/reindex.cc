@@ -143,6 +143,12 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
     }
     covered.push_back(&iv);
   }
+  if (is_write) {
+    if (std::string why = CheckReadBeforeWritten(blk, buffer, "its reindex buffer");
+        !why.empty()) {
+      return state->Error(blk, absl::StrCat("reindex: ", why));
+    }
+  }
   if (is_write && !IsConstTrue(realize->predicate)) {
     return state->Error(blk, absl::StrCat(what,
                                           " has a predicate; reindex a written buffer "

@@ -276,6 +276,27 @@ TEST(ScheduleReindex, NotOfAnOuterBlock) {
                         ">>"});
 }
 
+// After decompose_reduction the update block reads its accumulator without
+// an init (and without declaring the read); blockize makes it the only writer
+// of its scope. A new buffer in the accumulator's place would be read before
+// it is written: reindex and cache_write refuse.
+TEST(ScheduleReindex, DecomposedUpdateWithoutInitIsRefused) {
+  Schedule sch = MustSchedule(RowReductionText(
+      "r(A: f32[4, 5], B: f32[4])", {"i in range(0, 4)", "k in range(0, 5)"},
+      "B(vi: spatial[0, 4] = i, vk: reduce[0, 5] = k)"));
+  BlockRV b = Must(sch.GetBlock("B"));
+  Must(sch.DecomposeReduction(b, Must(sch.GetLoops(b))[0]));
+  Must(sch.Blockize(Must(sch.GetLoops(b))[0]));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.Reindex(b, 0, true)); },
+                       {"reindex: block B reads buffer B, which it writes, without an init: its "
+                        "reindex buffer would be read before it is written",
+                        ">>"});
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.CacheWrite(b, 0, "local")); },
+                       {"block B reads buffer B, which it writes, without an init: its cache "
+                        "would be read before it is written",
+                        ">>"});
+}
+
 // cache_read: the copy covers what the readers read, before the first one.
 TEST(ScheduleCacheRead, MatmulOperandIntoShared) {
   Schedule sch = MustSchedule(MatmulText(16, 16, 16));
