@@ -97,6 +97,18 @@ class TouchedOutside : public IRVisitor {
   const BufferNode* buffer_;
 };
 
+// The first load of each buffer outside the blocks of a statement: in an
+// `if` condition, a loop bound, a block's bindings or predicate.
+class LoadsOutsideBlocks : public IRVisitor {
+ public:
+  absl::flat_hash_map<const BufferNode*, const BufferLoadNode*> loads;
+  void VisitBufferLoad(const BufferLoadNode* op) override {
+    loads.emplace(op->buffer.get(), op);
+    IRVisitor::VisitBufferLoad(op);
+  }
+  void VisitBlock(const BlockNode*) override {}
+};
+
 // The buffers each iteration of loop sref `loop` has its own copy of (see
 // loop_independence.h): allocated below it, or, for a parallel loop, allocated
 // by a block around it and touched only below it, with no vectorized loop in
@@ -241,10 +253,19 @@ std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loo
     return std::nullopt;  // No other iteration to meet.
   }
   IterationRegions per_iteration(index, loop);
+  LoadsOutsideBlocks outside;
+  outside.VisitStmt(f->body);
   for (int w : blocks) {
     const BlockNode* writer = index.block(w);
     for (const BufferRegion& wr : InLoopTerms(index.realize(w), writer->writes)) {
       if (is_private(wr)) continue;
+      if (auto it = outside.loads.find(wr.buffer.get()); it != outside.loads.end()) {
+        return LoopDependence{
+            writer, absl::StrCat(what, " loads ", PrintExpr(GetRef(it->second)),
+                                 " outside its blocks (a condition, bound or binding), and block ",
+                                 writer->name, " writes buffer ", wr.buffer->name,
+                                 " in some iteration; the loop cannot be ", word)};
+      }
       bool depends = false;
       for (const Range& r : wr.region) {
         depends |= arith::UsesVar(r.min, v) || arith::UsesVar(r.extent, v);

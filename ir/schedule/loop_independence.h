@@ -13,7 +13,8 @@
 //     writes, at a place that may belong to another iteration of loop i_0 ...".
 //
 // The rule, for a loop f:
-// - no statement outside blocks below f;
+// - no statement outside blocks below f, and no load outside them (an `if`
+//   condition, a bound) of a shared buffer a block below f writes;
 // - no block below f binds f through a reduce or opaque iter var;
 // - every block below f that writes a shared buffer (see below) runs a distinct
 //   instance in each iteration and writes a place that depends on f;

@@ -151,6 +151,32 @@ func @f(A: f32[20], C: f32[20], D: f32[N]) {
   EXPECT_GT(refused, 0);
 }
 
+// A load outside the blocks (here an `if` condition) is a read in every
+// iteration: iteration 0 writes A[0], which all the others test.
+TEST(ScheduleParallelRule, LoadOutsideBlocksOfAWrittenBuffer) {
+  constexpr const char* kGuarded = R"(
+func @f(A: f32[8], B: f32[8], G: f32[1]) {
+  for i in range(0, 8) {
+    if GUARD[0] > 0.0f32 {
+      block W(vi: spatial[0, 8] = i) {
+        reads(B[vi])
+        writes(A[vi])
+        A[vi] = B[vi] - 100.0f32
+      }
+    }
+  }
+})";
+  Fixture racy(absl::StrReplaceAll(kGuarded, {{"GUARD", "A"}}));
+  LoopRV i = racy.Loops("W")[0];
+  ExpectFailsUnchanged(racy.sch, [&] { return racy.sch.Parallel(i); },
+                       {"loop i loads A[0] outside its blocks (a condition, bound or binding), "
+                        "and block W writes buffer A in some iteration; the loop cannot be "
+                        "parallel"});
+  Fixture fine(absl::StrReplaceAll(kGuarded, {{"GUARD", "G"}}));
+  Must(fine.sch.Parallel(fine.Loops("W")[0]));
+  ExpectSameResults(fine.original, fine.sch);
+}
+
 // B reads a window of three elements of P, so compute_at gives every iteration
 // of i its own three elements of P: iterations recompute and overwrite what
 // their neighbours wrote.
