@@ -12,6 +12,7 @@
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/ir_util.h"
+#include "ir/schedule/kept_predicate.h"
 #include "ir/schedule/loop_independence.h"
 #include "ir/schedule/simplify_nest.h"
 
@@ -187,60 +188,6 @@ void MinArms(const Expr& e, std::vector<Expr>* out) {
     return;
   }
   out->push_back(e);
-}
-
-// The terms of the block's predicate that its domain does not already imply
-// (a tail split's `i_0 * 3 + i_1 < 5` on the iter var bound to i_0 * 3 + i_1
-// is implied; rfactor's `k_0 * 3 + k_1 < 5` on two iter vars is not), written
-// over its iter vars: the new nest must keep them, or it runs instances the
-// original excluded. A term it cannot write so is an error.
-absl::StatusOr<std::vector<Expr>> KeptPredicate(const ScheduleState& state, int sref,
-                                                const std::string& primitive) {
-  const StmtIndex& index = state.index();
-  const BlockRealizeNode* r = index.realize(sref);
-  const BlockNode* b = r->block.get();
-  if (IsConstTrue(r->predicate)) return std::vector<Expr>{};
-  absl::flat_hash_map<const VarNode*, int> loop_vars;
-  for (int l : index.LoopsAbove(sref)) loop_vars[index.loop(l)->loop_var.get()] = l;
-  VarMap to_iter;  // loops bound as they are to an iter var.
-  for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-    const auto* v = dyn_cast<VarNode>(r->iter_values[k]);
-    if (v != nullptr && loop_vars.contains(v) && !to_iter.contains(v)) {
-      to_iter[v] = b->iter_vars[k].var;
-    }
-  }
-  arith::Analyzer ana;
-  int scope = index.ScopeBlock(sref);
-  if (scope >= 0) {
-    for (const IterVar& iv : index.block(scope)->iter_vars) ana.Bind(iv.var, iv.dom);
-  }
-  for (const IterVar& iv : b->iter_vars) ana.Bind(iv.var, iv.dom);
-  std::vector<Expr> kept;
-  for (const Expr& term : SplitConjuncts(r->predicate)) {
-    Expr t = SubstituteInExpr(term, to_iter);
-    const auto* cmp = dyn_cast<BinaryNode>(t.get());
-    if (UsesAnyVar(t, loop_vars) && cmp != nullptr &&
-        (t->kind() == NodeKind::kLT || t->kind() == NodeKind::kLE) &&
-        !UsesAnyVar(cmp->b, loop_vars)) {
-      // `a < c` where a is an iter var's binding plus an offset.
-      for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-        Expr d = ana.Simplify(Sub(cmp->a, r->iter_values[k]));
-        if (UsesAnyVar(d, loop_vars)) continue;
-        absl::StatusOr<Expr> on_iter =
-            MakeBinary(t->kind(), AddE(b->iter_vars[k].var, d), cmp->b);
-        if (on_iter.ok()) t = *on_iter;
-        break;
-      }
-    }
-    if (UsesAnyVar(t, loop_vars)) {
-      return state.Error(r, absl::StrCat(primitive, ": the predicate term ", PrintExpr(term),
-                                         " of ", DescribeBlock(b),
-                                         " cannot be written over its iter vars; the moved "
-                                         "block's loops could not keep it"));
-    }
-    if (!ana.CanProve(t)) kept.push_back(t);
-  }
-  return kept;
 }
 
 // The block's new nest: one loop per iter var over its range (clipped to the
