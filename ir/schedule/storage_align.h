@@ -1,7 +1,7 @@
 // storage_align: asks for padding of a buffer's rows so that the stride of one
 // dimension is `factor * k + offset` elements (shared-memory bank conflicts,
-// vector-aligned rows). The schedule only records it, for flatten-buffer to
-// honour (it does not read it yet; see docs/schedule.md).
+// vector-aligned rows). The schedule records it; lowering honours it
+// (remove-blocks gives the buffer padded strides: passes/lowering/aligned_strides.h).
 //
 // storage_align(block=T, buffer_index=0, axis=0, factor=32, offset=1) on
 //   block T(...) { writes(T_shared[vi, vj]) ... }          T_shared: f32[64, 64]
@@ -10,7 +10,7 @@
 //
 // The annotation is TVM's: `buffer_dim_align` holds, per write buffer of the
 // block (by index), a list of [axis, factor, offset]; a second call for the
-// same buffer and axis replaces the first. When the buffer is flattened, the
+// same buffer and axis replaces the first. When the block is removed, the
 // stride of dimension `axis` (the distance between consecutive indices of that
 // dimension) is rounded up from its compact value s to the least s' >= s with
 // s' % factor == offset, and the outer strides are built on the padded one.

@@ -12,7 +12,9 @@
 // The shifted indices are simplified in their loops' context. The box may
 // start at a value of the loops outside the allocation, but its extents must be
 // constants no larger than the old ones; otherwise the allocation is kept.
-// Parameters are never touched: their shape is the caller's.
+// Parameters are never touched: their shape is the caller's. A buffer with
+// explicit strides (storage_align) keeps them, so the shrunk allocation spans
+// up to its last element under those strides.
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,8 +100,9 @@ class Compactor : public lowering::ContextMutator {
     }
     if (!smaller) return s;
     auto n = ir::MakeNode<ir::BufferNode>(*a->buffer);
+    // Explicit strides (storage_align's padding) stay: they still address
+    // the smaller box one to one, and keep the alignment asked for.
     n->shape = shape;
-    n->strides.clear();
     ir::Buffer to(std::move(n));
     AccessShifter shift(a->buffer.get(), to, origin);
     ++compacted;

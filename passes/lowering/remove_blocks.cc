@@ -2,7 +2,9 @@
 // iter vars are replaced by the values they are bound to, its predicate becomes
 // an `if`, its alloc_buffers become `allocate` statements (around the innermost
 // loop body that holds all their accesses: allocation_place.h), and
-// its regions and annotations (facts for the schedule) are dropped.
+// its regions and annotations (facts for the schedule) are dropped, except
+// storage_align's `buffer_dim_align`, which becomes the strides of the buffer
+// it names (aligned_strides.h).
 //
 //   for i in range(0, 2) {                                  for i in range(0, 2) {
 //     for j in range(0, 16) {                                 for j in range(0, 16) {
@@ -18,11 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
+#include "ir/schedule/buffer_replace.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/visitor.h"
+#include "passes/lowering/aligned_strides.h"
 #include "passes/lowering/allocation_place.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
@@ -48,6 +53,10 @@ class BlockRemover : public ir::IRMutator {
       return Fail(b, absl::StrCat("it binds ", r->iter_values.size(), " values to ",
                                   b->iter_vars.size(), " iter vars"));
     }
+    if (absl::Status st = CollectAligns(b); !st.ok()) {
+      status = st;
+      return s;
+    }
     ir::schedule::VarMap bind;
     for (size_t k = 0; k < b->iter_vars.size(); ++k) {
       bind[b->iter_vars[k].var.get()] = r->iter_values[k];
@@ -62,7 +71,14 @@ class BlockRemover : public ir::IRMutator {
     }
     ir::Stmt body = ir::schedule::SubstituteInStmt(b->body, bind);
     for (auto it = b->alloc_buffers.rbegin(); it != b->alloc_buffers.rend(); ++it) {
-      body = lowering::PlaceAllocation(body, *it);
+      ir::Buffer buf = *it;
+      if (auto a = aligns_.find(buf.get()); a != aligns_.end()) {
+        absl::StatusOr<ir::Buffer> aligned = lowering::AlignBuffer(buf, a->second);
+        if (!aligned.ok()) return Fail(b, aligned.status().message());
+        body = ir::schedule::ReplaceBuffers(body, {{buf.get(), *aligned}});
+        buf = *aligned;
+      }
+      body = lowering::PlaceAllocation(body, buf);
     }
     if (r->predicate && !ir::schedule::IsConstTrue(r->predicate)) {
       ir::Expr pred = ir::schedule::SubstituteInExpr(r->predicate, bind);
@@ -75,6 +91,35 @@ class BlockRemover : public ir::IRMutator {
   }
 
  private:
+  // Blocks are removed innermost first, so every writer of a buffer is seen
+  // before the block that allocates it.
+  absl::Status CollectAligns(const ir::BlockNode* b) {
+    absl::StatusOr<std::vector<std::vector<lowering::DimAlign>>> per_write =
+        lowering::ReadDimAligns(b);
+    if (!per_write.ok()) return per_write.status();
+    for (size_t w = 0; w < per_write->size(); ++w) {
+      if ((*per_write)[w].empty()) continue;
+      std::vector<lowering::DimAlign>& have = aligns_[b->writes[w].buffer.get()];
+      for (const lowering::DimAlign& a : (*per_write)[w]) {
+        bool same_axis = false;
+        for (const lowering::DimAlign& h : have) {
+          if (h.axis != a.axis) continue;
+          same_axis = true;
+          if (h.factor != a.factor || h.offset != a.offset) {
+            return absl::FailedPreconditionError(absl::StrCat(
+                "block '", b->name, "' cannot be removed: buffer '", b->writes[w].buffer->name,
+                "' is aligned twice on axis ", a.axis, " with different factor/offset ([",
+                a.factor, ", ", a.offset, "] and [", h.factor, ", ", h.offset, "])"));
+          }
+        }
+        if (!same_axis) have.push_back(a);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::flat_hash_map<const ir::BufferNode*, std::vector<lowering::DimAlign>> aligns_;
+
   ir::Stmt Fail(const ir::BlockNode* b, absl::string_view why) {
     status = absl::FailedPreconditionError(
         absl::StrCat("block '", b->name, "' cannot be removed: ", why));
