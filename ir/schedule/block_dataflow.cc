@@ -231,6 +231,24 @@ PrimFunc RemoveAlloc(const PrimFunc& func, const BufferNode* buffer) {
   return eraser.VisitPrimFunc(func);
 }
 
+BufferRegion ClipToShape(const BufferRegion& r, arith::Analyzer* ana) {
+  BufferRegion out = r;
+  for (size_t d = 0; d < out.region.size() && d < r.buffer->shape.size(); ++d) {
+    Range& range = out.region[d];
+    const Expr& shape = r.buffer->shape[d];
+    if (range.min->dtype != shape->dtype || range.extent->dtype != shape->dtype) continue;
+    Expr lo = range.min, hi = Add(range.min, range.extent);
+    bool clip_lo = !ana->CanProve(GE(lo, ConstOf(lo->dtype, 0)));
+    bool clip_hi = !ana->CanProve(LE(hi, shape));
+    if (!clip_lo && !clip_hi) continue;
+    if (clip_lo) lo = Max(lo, ConstOf(lo->dtype, 0));
+    if (clip_hi) hi = Min(hi, shape);
+    range.min = ana->Simplify(lo);
+    range.extent = ana->Simplify(Sub(hi, lo));
+  }
+  return out;
+}
+
 std::vector<BufferRegion> MergeReads(const std::vector<BufferRegion>& declared,
                                      const std::vector<arith::AccessRegion>& inferred,
                                      const absl::flat_hash_set<const BufferNode*>& changed,

@@ -59,6 +59,13 @@ absl::StatusOr<PrimFunc> RemoveStmt(const PrimFunc& func, const StmtNode* root);
 // an Allocate statement).
 PrimFunc RemoveAlloc(const PrimFunc& func, const BufferNode* buffer);
 
+// `r` intersected with its buffer's shape, where `ana` cannot prove it inside.
+// An access outside the buffer cannot happen in a valid function, but the
+// region of a guarded access (a padded window under an `if`) covers more than
+// it touches, and relaxed over an outer block's inner loops it can hang over
+// the buffer's edge.
+BufferRegion ClipToShape(const BufferRegion& r, arith::Analyzer* ana);
+
 // A block's declared reads after some of its loads changed: the regions of the
 // buffers in `changed` are taken from `inferred` (what the block now accesses),
 // `dropped` is left out, and every other declared region is kept as written.

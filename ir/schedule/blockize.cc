@@ -8,6 +8,7 @@
 #include "ir/arith/linear_form.h"
 #include "ir/arith/region.h"
 #include "ir/printer.h"
+#include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/simplify_nest.h"
 
@@ -109,28 +110,6 @@ std::string UniqueBlockName(const StmtIndex& index, const std::string& base) {
   std::string name = base;
   for (int k = 1; index.FindBlock(name) >= 0; ++k) name = absl::StrCat(base, "_", k);
   return name;
-}
-
-// `r` intersected with its buffer's shape. An access outside the buffer cannot
-// happen in a valid function, but the region of a guarded access (a padded
-// window under an `if`) covers more than it touches, and relaxed over the inner
-// loops it can hang over the buffer's edge.
-BufferRegion ClipToShape(const BufferRegion& r, arith::Analyzer* ana) {
-  BufferRegion out = r;
-  for (size_t d = 0; d < out.region.size() && d < r.buffer->shape.size(); ++d) {
-    Range& range = out.region[d];
-    const Expr& shape = r.buffer->shape[d];
-    if (range.min->dtype != shape->dtype || range.extent->dtype != shape->dtype) continue;
-    Expr lo = range.min, hi = Add(range.min, range.extent);
-    bool clip_lo = !ana->CanProve(GE(lo, ConstOf(lo->dtype, 0)));
-    bool clip_hi = !ana->CanProve(LE(hi, shape));
-    if (!clip_lo && !clip_hi) continue;
-    if (clip_lo) lo = Max(lo, ConstOf(lo->dtype, 0));
-    if (clip_hi) hi = Min(hi, shape);
-    range.min = ana->Simplify(lo);
-    range.extent = ana->Simplify(Sub(hi, lo));
-  }
-  return out;
 }
 
 }  // namespace

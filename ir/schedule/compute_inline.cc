@@ -109,11 +109,21 @@ class LoadInliner : public IRMutator {
     Stmt s = IRMutator::VisitBlock(op);
     if (!Touches(op->reads, buf_)) return s;
     const auto* b = cast<BlockNode>(s.get());
+    // An outer block's (blockize's) regions are relaxed over its inner loops:
+    // clipped to the buffer as blockize clips them (a padded window's region
+    // hangs over the edge), under the ranges of its iter vars.
+    const bool outer = !BlocksIn(b->body).empty();
     arith::Analyzer ana;
+    if (outer) {
+      for (const IterVar& iv : b->iter_vars) ana.Bind(iv.var, iv.dom);
+    }
     absl::StatusOr<arith::AccessRegions> access = arith::InferBlockAccess(GetRef(b), &ana);
     if (!access.ok()) {
       if (status.ok()) status = access.status();
       return s;
+    }
+    if (outer) {
+      for (arith::AccessRegion& r : access->reads) r.region = ClipToShape(r.region, &ana);
     }
     auto n = MakeNode<BlockNode>(*b);
     n->reads = MergeReads(b->reads, access->reads, changed_, buf_);

@@ -297,6 +297,25 @@ TEST(ScheduleReindex, DecomposedUpdateWithoutInitIsRefused) {
                         ">>"});
 }
 
+// compute_inline of a copy read by an inner block re-infers the outer block's
+// reads: relaxed over the inner loops, the padded window's region hangs over
+// A's edges, and like blockize's own regions it is clipped to A's shape.
+TEST(ScheduleComputeInline, OuterBlockReadsStayInTheBuffer) {
+  Schedule sch = MustSchedule(kPaddedRead);
+  PrimFunc original = sch.func();
+  BlockRV b = Must(sch.GetBlock("B"));
+  Must(sch.CacheRead(b, 0, "local"));
+  BlockRV outer = Must(sch.Blockize(Must(sch.GetLoops(b))[0]));
+  Must(sch.ComputeInline(Must(sch.GetBlock("A_local"))));
+  absl::Status verified = VerifyFunction(sch.func(), sch.func_name());
+  EXPECT_TRUE(verified.ok()) << verified.message();
+  const std::vector<BufferRegion>& reads = Must(sch.Get(outer))->reads;
+  ASSERT_EQ(reads.size(), 1u);
+  EXPECT_EQ(PrintExpr(reads[0].region[0].min), "0");
+  EXPECT_EQ(PrintExpr(reads[0].region[0].extent), "6");
+  ExpectSameResults(original, sch);
+}
+
 // cache_read: the copy covers what the readers read, before the first one.
 TEST(ScheduleCacheRead, MatmulOperandIntoShared) {
   Schedule sch = MustSchedule(MatmulText(16, 16, 16));
