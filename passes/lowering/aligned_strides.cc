@@ -23,6 +23,18 @@ std::optional<int64_t> IntAt(const ir::AttrValue::List& l, size_t k) {
   return v == nullptr ? std::nullopt : std::optional<int64_t>(*v);
 }
 
+absl::Status Overflows(const ir::Buffer& buffer) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "storage_align of buffer '", buffer->name, "': the padded layout overflows 64 bits"));
+}
+
+absl::Status DoesNotFit(const ir::Buffer& buffer, const std::string& what, int64_t value,
+                        ir::DataType t) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "storage_align of buffer '", buffer->name, "': the padded layout's ", what, ", ", value,
+      ", does not fit its extents' type ", t.ToString(), " (give the buffer i64 extents)"));
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::vector<DimAlign>>> ReadDimAligns(const ir::BlockNode* block) {
@@ -88,14 +100,20 @@ absl::StatusOr<ir::Buffer> AlignBuffer(const ir::Buffer& buffer, const std::vect
   for (int d = ndim - 1; d >= 0; --d) {
     for (const DimAlign& a : aligns) {
       if (a.axis != d) continue;
-      stride += ((a.offset - stride % a.factor) % a.factor + a.factor) % a.factor;
+      const int64_t pad = ((a.offset - stride % a.factor) % a.factor + a.factor) % a.factor;
+      if (__builtin_add_overflow(stride, pad, &stride)) return Overflows(buffer);
     }
+    // A stride, and the padded size (the last `stride`), must fit the type of
+    // the extents: flatten-buffer computes offsets in it, and an i32 offset
+    // that wraps addresses the wrong element.
     const ir::DataType t = buffer->shape[d]->dtype;
-    strides[d] = ir::IntImm(t, stride);
-    if (__builtin_mul_overflow(stride, shape[d], &stride)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "storage_align of buffer '", buffer->name, "': the padded layout overflows 64 bits"));
-    }
+    absl::StatusOr<ir::Expr> s = ir::MakeIntImm(t, stride);
+    if (!s.ok()) return DoesNotFit(buffer, "stride of dimension " + std::to_string(d), stride, t);
+    strides[d] = *s;
+    if (__builtin_mul_overflow(stride, shape[d], &stride)) return Overflows(buffer);
+  }
+  if (ndim > 0 && !ir::MakeIntImm(buffer->shape[0]->dtype, stride).ok()) {
+    return DoesNotFit(buffer, "padded size", stride, buffer->shape[0]->dtype);
   }
   auto n = ir::MakeNode<ir::BufferNode>(*buffer);
   n->strides = std::move(strides);
