@@ -342,11 +342,7 @@ absl::Status Place(ScheduleState* state, const Move& m,
       absl::StrCat(primitive, ": moving ", m.what, " under ", DescribeLoop(m.l));
   PrimFunc before = state->func();
   state->Replace(InsertIntoLoop(*without, m.l, pos, *nest));
-  if (absl::Status ok = CheckLoopKindsHold(*state, kinds, doing); !ok.ok()) {
-    state->Replace(before);
-    return ok;
-  }
-  return absl::OkStatus();
+  return KeepLoopKindsOrUndo(state, before, kinds, doing);
 }
 
 // The block writes only buffers nobody else writes.

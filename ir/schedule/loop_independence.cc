@@ -314,18 +314,21 @@ std::vector<const VarNode*> NonSerialLoopsAround(const StmtIndex& index, int s) 
   return out;
 }
 
-absl::Status CheckLoopKindsHold(const ScheduleState& state,
-                                const std::vector<const VarNode*>& loops,
-                                const std::string& doing) {
-  const StmtIndex& index = state.index();
+absl::Status KeepLoopKindsOrUndo(ScheduleState* state, const PrimFunc& before,
+                                 const std::vector<const VarNode*>& loops,
+                                 const std::string& doing) {
   for (const VarNode* v : loops) {
+    const StmtIndex& index = state->index();
     int s = index.FindLoop(v);
     if (s < 0) continue;  // Removed with the moved block's old nest.
     const ForNode* f = index.loop(s);
     std::optional<LoopDependence> dep = FindLoopDependence(index, s, f->for_kind, LoopKindWord(f));
     if (!dep) continue;
-    return state.Error(dep->at, absl::StrCat(doing, " would break the rule of ", DescribeLoop(f),
-                                             ", which is ", LoopKindWord(f), ": ", dep->why));
+    std::string why = absl::StrCat(doing, " would break the rule of ", DescribeLoop(f),
+                                   ", which is ", LoopKindWord(f), ": ", dep->why);
+    state->Replace(before);
+    int old = state->index().FindLoop(v);
+    return state->Error(old >= 0 ? state->index().loop(old) : nullptr, why);
   }
   return absl::OkStatus();
 }

@@ -63,12 +63,13 @@ std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loo
 // around sref `s`, innermost first.
 std::vector<const VarNode*> NonSerialLoopsAround(const StmtIndex& index, int s);
 
-// For a primitive that moved a block: OK when the rule still holds for each of
-// `loops` that is still in the function; else the error "<doing>: ... loop
-// i_0 is parallel ...: <why>", marking the new function.
-absl::Status CheckLoopKindsHold(const ScheduleState& state,
-                                const std::vector<const VarNode*>& loops,
-                                const std::string& doing);
+// For a primitive that has just replaced `before` by the state's function
+// (moving a block): OK when the rule still holds for each of `loops` still in
+// the function; else the state goes back to `before` and the error "<doing>
+// would break the rule of loop i, which is vectorized: <why>" marks loop i there.
+absl::Status KeepLoopKindsOrUndo(ScheduleState* state, const PrimFunc& before,
+                                 const std::vector<const VarNode*>& loops,
+                                 const std::string& doing);
 
 // "parallel", "vectorized", "bound to threadIdx.x": how a loop's kind reads.
 std::string LoopKindWord(const ForNode* loop);

@@ -237,7 +237,7 @@ TEST(ScheduleParallelRule, ComputeAtRechecksTheLoopsAroundTheMovedBlock) {
         t.sch, [&] { return t.sch.ComputeAt(p, i); },
         {"compute_at: moving block P under loop i would break the rule of loop i, which is " + kind,
          "block P does not run a distinct instance in each iteration of loop i",
-         "so the loop cannot be " + kind, ">>         block P("});
+         "so the loop cannot be " + kind, ">>     for i_1 in "});
   }
   // A serial loop under the parallel one is checked through it.
   Fixture t(kHalo);
