@@ -185,6 +185,42 @@ class VarSubstituter : public IRMutator {
   const VarMap& map_;
 };
 
+// Stops descending once a variable matched: each interior node checks `found`
+// before visiting its children.
+class VarSearch : public IRVisitor {
+ public:
+  explicit VarSearch(absl::FunctionRef<bool(const VarNode*)> pred) : pred_(pred) {}
+  bool found = false;
+  void VisitVar(const VarNode* op) override { found = found || pred_(op); }
+  void VisitBinary(const BinaryNode* op) override {
+    if (!found) IRVisitor::VisitBinary(op);
+  }
+  void VisitNot(const NotNode* op) override {
+    if (!found) IRVisitor::VisitNot(op);
+  }
+  void VisitSelect(const SelectNode* op) override {
+    if (!found) IRVisitor::VisitSelect(op);
+  }
+  void VisitCast(const CastNode* op) override {
+    if (!found) IRVisitor::VisitCast(op);
+  }
+  void VisitBufferLoad(const BufferLoadNode* op) override {
+    if (!found) IRVisitor::VisitBufferLoad(op);
+  }
+  void VisitRamp(const RampNode* op) override {
+    if (!found) IRVisitor::VisitRamp(op);
+  }
+  void VisitBroadcast(const BroadcastNode* op) override {
+    if (!found) IRVisitor::VisitBroadcast(op);
+  }
+  void VisitCall(const CallNode* op) override {
+    if (!found) IRVisitor::VisitCall(op);
+  }
+
+ private:
+  absl::FunctionRef<bool(const VarNode*)> pred_;
+};
+
 class VarCollector : public IRVisitor {
  public:
   std::vector<Var> vars;
@@ -221,6 +257,13 @@ std::vector<Var> CollectVars(const Expr& e) {
   VarCollector c;
   c.VisitExpr(e);
   return std::move(c.vars);
+}
+
+bool AnyVar(const Expr& e, absl::FunctionRef<bool(const VarNode*)> pred) {
+  if (!e) return false;
+  VarSearch search(pred);
+  search.VisitExpr(e);
+  return search.found;
 }
 
 bool UsesVar(const Expr& e, const VarNode* v) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "ir/expr.h"
 
 namespace tessel::ir::arith {
@@ -64,21 +65,13 @@ bool MayTrap(const Expr& e);
 // Replaces the variables named in `map`; unchanged subtrees are the same objects.
 Expr Substitute(const Expr& e, const VarMap& map);
 
-// True when a variable of `e` satisfies `pred`.
-template <typename Pred>
-bool AnyVar(const Expr& e, Pred pred);
+// True when a variable of `e` satisfies `pred`. The walk stops at the first such
+// variable: these run inside the schedule primitives' and region analyses' loops.
+bool AnyVar(const Expr& e, absl::FunctionRef<bool(const VarNode*)> pred);
+// True when `e` uses `v` (false for a null `e`).
+bool UsesVar(const Expr& e, const VarNode* v);
 // The distinct variables of `e`, in order of first use.
 std::vector<Var> CollectVars(const Expr& e);
-bool UsesVar(const Expr& e, const VarNode* v);
-
-// ---- implementation ----
-template <typename Pred>
-bool AnyVar(const Expr& e, Pred pred) {
-  for (const Var& v : CollectVars(e)) {
-    if (pred(v.get())) return true;
-  }
-  return false;
-}
 
 }  // namespace tessel::ir::arith
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/arith/iter_map.h"
 #include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
@@ -65,7 +66,7 @@ std::string CheckReorderable(const StmtIndex& index, int block,
     for (const auto& [v, pos] : loops) {
       int s = -1, t = -1;
       for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-        if (!UsesVarIn(r->iter_values[k], v)) continue;
+        if (!arith::UsesVar(r->iter_values[k], v)) continue;
         if (b->iter_vars[k].kind == IterKind::kSpatial) s = static_cast<int>(k);
         if (b->iter_vars[k].kind == IterKind::kReduce) t = static_cast<int>(k);
       }
@@ -119,7 +120,7 @@ std::string CheckDistinctInstances(const StmtIndex& index, int block, int loop) 
   std::vector<arith::IterMapInput> inputs;
   for (const arith::IterMapInput& in : LoopInputs(index, block)) {
     bool appears = false;
-    for (const Expr& e : spatial) appears |= UsesVarIn(e, in.var.get());
+    for (const Expr& e : spatial) appears |= arith::UsesVar(e, in.var.get());
     if (appears) inputs.push_back(in);
   }
   std::optional<int64_t> extent = ConstInt(f->extent);

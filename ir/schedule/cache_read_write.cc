@@ -2,6 +2,7 @@
 #include "ir/schedule/cache_read_write.h"
 
 #include "absl/strings/str_cat.h"
+#include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
 #include "ir/schedule/buffer_replace.h"
 #include "ir/schedule/cache_stage.h"
@@ -55,7 +56,7 @@ Expr WrittenPredicate(const StmtIndex& index, int sref, arith::Analyzer* ana) {
     const ForNode* f = index.loop(l);
     bool s = false, r = false;
     for (size_t v = 0; v < blk->iter_vars.size(); ++v) {
-      if (!UsesVarIn(realize->iter_values[v], f->loop_var.get())) continue;
+      if (!arith::UsesVar(realize->iter_values[v], f->loop_var.get())) continue;
       (blk->iter_vars[v].kind == IterKind::kReduce ? r : s) = true;
     }
     if (s || !r) spatial_loops[f->loop_var.get()] = 0;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
@@ -97,7 +98,7 @@ std::string Narrow(const BlockNode* b, const BufferRegion& declared, const Buffe
 
 bool UsesLoopsAround(const StmtIndex& index, int loop, const Expr& e) {
   for (int p = loop; p >= 0 && index.loop(p) != nullptr; p = index.at(p).parent) {
-    if (UsesVarIn(e, index.loop(p)->loop_var.get())) return true;
+    if (arith::UsesVar(e, index.loop(p)->loop_var.get())) return true;
   }
   return false;
 }

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
@@ -61,7 +62,7 @@ absl::StatusOr<SpatialStore> CheckSpatialStore(const ScheduleState& state, int s
     out.index_vars.push_back(cast_ref<VarNode>(e));
   }
   for (const IterVar& iv : b->iter_vars) {
-    if (!used.contains(iv.var.get()) && UsesVarIn(store->value, iv.var.get())) {
+    if (!used.contains(iv.var.get()) && arith::UsesVar(store->value, iv.var.get())) {
       return fail(absl::StrCat("the value stored by ", what, " uses iter var ", iv.var->name,
                                ", which is not an index of the store"));
     }

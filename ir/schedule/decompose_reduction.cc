@@ -4,6 +4,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
 #include "ir/schedule/cache_stage.h"
 #include "ir/schedule/ir_util.h"
@@ -54,7 +55,7 @@ absl::StatusOr<std::string> DecomposeReduction(ScheduleState* state, const std::
                                        "and reduce iter vars only"));
     }
     for (size_t k = 0; k < loops.size(); ++k) {
-      if (!UsesVarIn(realize->iter_values[v], index.loop(loops[k])->loop_var.get())) continue;
+      if (!arith::UsesVar(realize->iter_values[v], index.loop(loops[k])->loop_var.get())) continue;
       (iv.kind == IterKind::kReduce ? reduce_loops : spatial_loops).insert(k);
     }
   }
@@ -100,7 +101,7 @@ absl::StatusOr<std::string> DecomposeReduction(ScheduleState* state, const std::
   auto uses_below_uncopied = [&](const Expr& e) {
     for (size_t k = first; k < loops.size(); ++k) {
       const VarNode* v = index.loop(loops[k])->loop_var.get();
-      if (!loop_map.contains(v) && UsesVarIn(e, v)) return true;
+      if (!loop_map.contains(v) && arith::UsesVar(e, v)) return true;
     }
     return false;
   };

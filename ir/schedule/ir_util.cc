@@ -1,8 +1,6 @@
 // Rewrites and folding builders for the schedule primitives (see ir_util.h).
 #include "ir/schedule/ir_util.h"
 
-#include <functional>
-
 #include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
 #include "ir/visitor.h"
@@ -89,16 +87,6 @@ class Replacer : public IRMutator {
 
  private:
   const absl::flat_hash_map<const StmtNode*, Stmt>& repl_;
-};
-
-class VarUse : public IRVisitor {
- public:
-  explicit VarUse(std::function<bool(const VarNode*)> pred) : pred_(std::move(pred)) {}
-  void VisitVar(const VarNode* op) override { found |= pred_(op); }
-  bool found = false;
-
- private:
-  std::function<bool(const VarNode*)> pred_;
 };
 
 bool Fits(DataType t, int64_t v) {
@@ -222,17 +210,8 @@ Expr AndE(const Expr& a, const Expr& b) {
 }
 
 bool UsesAnyVar(const Expr& e, const absl::flat_hash_map<const VarNode*, int>& vars) {
-  if (!e || vars.empty()) return false;
-  VarUse u([&](const VarNode* v) { return vars.contains(v); });
-  u.VisitExpr(e);
-  return u.found;
-}
-
-bool UsesVarIn(const Expr& e, const VarNode* v) {
-  if (!e) return false;
-  VarUse u([&](const VarNode* x) { return x == v; });
-  u.VisitExpr(e);
-  return u.found;
+  if (vars.empty()) return false;
+  return arith::AnyVar(e, [&](const VarNode* v) { return vars.contains(v); });
 }
 
 namespace {

@@ -53,9 +53,8 @@ bool IsConstTrue(const Expr& e);
 // The terms of a conjunction `a && b && ...` (a constant true gives none).
 std::vector<Expr> SplitConjuncts(const Expr& e);
 
-// True when `e` uses a variable of `vars`.
+// True when `e` uses a variable of `vars` (one variable: arith::UsesVar).
 bool UsesAnyVar(const Expr& e, const absl::flat_hash_map<const VarNode*, int>& vars);
-bool UsesVarIn(const Expr& e, const VarNode* v);
 
 // True when `s` holds a store or an evaluate that is not inside a block: code
 // the schedule cannot reason about through block iter kinds.

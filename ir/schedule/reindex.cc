@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
@@ -133,7 +134,7 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
   std::vector<const IterVar*> covered;
   for (const IterVar& iv : blk->iter_vars) {
     bool used = false;
-    for (const Expr& e : indices) used |= UsesVarIn(e, iv.var.get());
+    for (const Expr& e : indices) used |= arith::UsesVar(e, iv.var.get());
     if (!used) continue;
     if (is_write && iv.kind != IterKind::kSpatial) {
       return state->Error(blk,

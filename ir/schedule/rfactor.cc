@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
 #include "ir/schedule/cache_stage.h"
 #include "ir/schedule/ir_util.h"
@@ -147,7 +148,7 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
                                        "iter vars only"));
     }
     for (size_t k = 0; k < loops.size(); ++k) {
-      if (!UsesVarIn(realize->iter_values[v], index.loop(loops[k])->loop_var.get())) continue;
+      if (!arith::UsesVar(realize->iter_values[v], index.loop(loops[k])->loop_var.get())) continue;
       (iv.kind == IterKind::kReduce ? reduce : spatial)[k] = true;
     }
   }
@@ -198,14 +199,14 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
   for (size_t v = 0; v < blk->iter_vars.size(); ++v) {
     const IterVar& iv = blk->iter_vars[v];
     const Expr& value = realize->iter_values[v];
-    if (iv.kind == IterKind::kSpatial || !UsesVarIn(value, rf_loop->loop_var.get())) {
+    if (iv.kind == IterKind::kSpatial || !arith::UsesVar(value, rf_loop->loop_var.get())) {
       rf_iters.push_back(iv);
       rf_values.push_back(value);
       continue;
     }
     for (int l : loops) {
       const ForNode* f = index.loop(l);
-      if (!UsesVarIn(value, f->loop_var.get()) || loop_to_iter.contains(f->loop_var.get())) {
+      if (!arith::UsesVar(value, f->loop_var.get()) || loop_to_iter.contains(f->loop_var.get())) {
         continue;
       }
       Var nv = MakeVar(absl::StrCat("v", f->loop_var->name), f->loop_var->dtype);

@@ -4,6 +4,7 @@
 add_executable(tessel_arith_tests
   arith_analyzer_test.cc
   arith_bound_test.cc
+  arith_expr_util_test.cc
   arith_int_set_test.cc
   arith_iter_map_property_test.cc
   arith_iter_map_test.cc
