@@ -8,7 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ir/mutator.h"
+#include "ir/substitute.h"
 
 namespace tessel::ir {
 
@@ -41,18 +41,6 @@ std::string CheckSubset(const Expr& e, const absl::flat_hash_set<const VarNode*>
       return "an index map uses integer literals, + - * // % min max and its parameters only";
   }
 }
-
-class VarReplacer : public IRMutator {
- public:
-  explicit VarReplacer(const absl::flat_hash_map<const VarNode*, Expr>& map) : map_(map) {}
-  Expr VisitVar(const VarNode* op) override {
-    auto it = map_.find(op);
-    return it == map_.end() ? GetRef(op) : it->second;
-  }
-
- private:
-  const absl::flat_hash_map<const VarNode*, Expr>& map_;
-};
 
 // Python precedence: 1 for + -, 2 for * // %, 3 for atoms and calls.
 int Precedence(const Expr& e) {
@@ -323,7 +311,7 @@ absl::StatusOr<std::vector<Expr>> IndexMap::Apply(const std::vector<Expr>& indic
                                                    inputs_.size(), " indices, not ",
                                                    indices.size()));
   }
-  absl::flat_hash_map<const VarNode*, Expr> map;
+  VarMap map;
   for (size_t k = 0; k < indices.size(); ++k) {
     if (!indices[k] || indices[k]->dtype != kIndexType) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -331,9 +319,8 @@ absl::StatusOr<std::vector<Expr>> IndexMap::Apply(const std::vector<Expr>& indic
     }
     map[inputs_[k].get()] = indices[k];
   }
-  VarReplacer replace(map);
   std::vector<Expr> out;
-  for (const Expr& e : outputs_) out.push_back(replace.VisitExpr(e));
+  for (const Expr& e : outputs_) out.push_back(Substitute(e, map));
   return out;
 }
 

@@ -7,7 +7,6 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "ir/buffer.h"
-#include "ir/mutator.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::arith {
@@ -173,18 +172,6 @@ class TrapCheck : public IRVisitor {
   }
 };
 
-class VarSubstituter : public IRMutator {
- public:
-  explicit VarSubstituter(const VarMap& map) : map_(map) {}
-  Expr VisitVar(const VarNode* op) override {
-    auto it = map_.find(op);
-    return it == map_.end() ? GetRef(op) : it->second;
-  }
-
- private:
-  const VarMap& map_;
-};
-
 // Stops descending once a variable matched: each interior node checks `found`
 // before visiting its children.
 class VarSearch : public IRVisitor {
@@ -245,12 +232,6 @@ bool MayTrap(const Expr& e) {
   TrapCheck check;
   check.VisitExpr(e);
   return check.may_trap;
-}
-
-Expr Substitute(const Expr& e, const VarMap& map) {
-  if (map.empty()) return e;
-  VarSubstituter s(map);
-  return s.VisitExpr(e);
 }
 
 std::vector<Var> CollectVars(const Expr& e) {

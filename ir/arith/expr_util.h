@@ -4,7 +4,6 @@
 //   ExprEqual(Add(x, IntImm32(1)), Add(x, IntImm32(1)))  -> true  (same x)
 //   ExprEqual(f(), f())                                  -> false (an extern call
 //                                                           may return two values)
-//   Substitute(Add(x, y), {{x.get(), IntImm32(3)}})      -> 3 + y
 //
 // ExprEqual is deliberately simpler than StructuralEqual: inside one expression
 // every variable is free, so variables compare by identity, and it runs in the
@@ -16,13 +15,10 @@
 #include <optional>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "ir/expr.h"
 
 namespace tessel::ir::arith {
-
-using VarMap = absl::flat_hash_map<const VarNode*, Expr>;
 
 // The value of an integer (not bool) constant.
 std::optional<int64_t> AsConstInt(const Expr& e);
@@ -61,9 +57,6 @@ bool IsPure(const Expr& e);
 // select are evaluated, so such an arm must not be rewritten under the select's
 // condition (a clamp guarding a load's index would be dropped).
 bool MayTrap(const Expr& e);
-
-// Replaces the variables named in `map`; unchanged subtrees are the same objects.
-Expr Substitute(const Expr& e, const VarMap& map);
 
 // True when a variable of `e` satisfies `pred`. The walk stops at the first such
 // variable: these run inside the schedule primitives' and region analyses' loops.

@@ -15,6 +15,7 @@
 #include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
 #include "ir/arith/region_internal.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::arith {

@@ -11,6 +11,7 @@
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
 
@@ -228,7 +229,7 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
       outer_conds.push_back(c);
       continue;
     }
-    Expr r = SubstituteInExpr(c, outer_loop_to_iv);
+    Expr r = Substitute(c, outer_loop_to_iv);
     if (UsesAnyVar(r, outer_vars)) {
       return state->Error(block, absl::StrCat("the predicate ", PrintExpr(c), " of ",
                                               DescribeBlock(block),
@@ -276,14 +277,14 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
                                                 "cannot move to the outer block"));
       }
     }
-    for (Expr& v : init_values) v = SubstituteInExpr(v, fresh);
-    Stmt init_body = SubstituteInStmt(block->init, fresh);
+    for (Expr& v : init_values) v = Substitute(v, fresh);
+    Stmt init_body = Substitute(block->init, fresh);
     {
       VarMap zero;  // Copy-on-write: the init is the same object iff it uses no reduce var.
       for (const IterVar& iv : block->iter_vars) {
         if (iv.kind != IterKind::kSpatial) zero[iv.var.get()] = ConstOf(iv.var->dtype, 0);
       }
-      if (!SubstituteInStmt(block->init, zero).same_as(block->init)) {
+      if (!Substitute(block->init, zero).same_as(block->init)) {
         return state->Error(block, absl::StrCat("the init of ", DescribeBlock(block),
                                                 " uses a reduce iter var, so it cannot move to "
                                                 "the outer block"));
@@ -300,7 +301,7 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
     for (const arith::AccessRegion& r : acc->reads) ib->reads.push_back(r.region);
     for (const arith::AccessRegion& r : acc->writes) ib->writes.push_back(r.region);
     std::vector<Expr> init_conds;
-    for (const Expr& c : inner_conds) init_conds.push_back(SubstituteInExpr(c, fresh));
+    for (const Expr& c : inner_conds) init_conds.push_back(Substitute(c, fresh));
     absl::StatusOr<Stmt> nest = MakeBlockRealize(init_values, AllOf(init_conds), Block(std::move(ib)));
     if (!nest.ok()) return nest.status();
     for (size_t k = inner.size(); k-- > 0;) {

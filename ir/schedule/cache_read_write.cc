@@ -4,11 +4,11 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
-#include "ir/schedule/buffer_replace.h"
 #include "ir/schedule/cache_stage.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/status_macros.h"
 #include "ir/structural_equal.h"
+#include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
 
@@ -65,7 +65,7 @@ Expr WrittenPredicate(const StmtIndex& index, int sref, arith::Analyzer* ana) {
   Expr kept = Bool(true);
   for (const Expr& t : SplitConjuncts(realize->predicate)) {
     bool drop =
-        !UsesAnyVar(t, spatial_loops) && ana->CanProve(SubstituteInExpr(t, reduce_only_at_min));
+        !UsesAnyVar(t, spatial_loops) && ana->CanProve(Substitute(t, reduce_only_at_min));
     if (!drop) kept = AndE(kept, t);
   }
   return kept;

@@ -8,6 +8,7 @@
 #include "ir/visitor.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/status_macros.h"
+#include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
 
@@ -48,7 +49,7 @@ Expr InsideBuffer(const Buffer& buf, const std::vector<Expr>& idx, const VarMap&
                   arith::Analyzer* ana) {
   Expr inside = Bool(true);
   for (size_t d = 0; d < idx.size() && d < buf->shape.size(); ++d) {
-    Expr e = at.empty() ? idx[d] : SubstituteInExpr(idx[d], at);
+    Expr e = at.empty() ? idx[d] : Substitute(idx[d], at);
     Expr zero = ConstOf(idx[d]->dtype, 0);
     if (!ana->CanProve(GE(e, zero))) inside = AndE(inside, GE(e, zero));
     if (idx[d]->dtype == buf->shape[d]->dtype && !ana->CanProve(LT(e, buf->shape[d]))) {

@@ -16,6 +16,7 @@
 #include "ir/schedule/kept_predicate.h"
 #include "ir/schedule/loop_independence.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
 
@@ -249,7 +250,7 @@ absl::StatusOr<Stmt> BuildNest(const ScheduleState& state, int loop, const Block
   }
   VarMap at_new;  // the original predicate's terms, over the new bindings.
   for (size_t k = 0; k < b->iter_vars.size(); ++k) at_new[b->iter_vars[k].var.get()] = bindings[k];
-  for (const Expr& t : kept_predicate) predicate = AndE(predicate, SubstituteInExpr(t, at_new));
+  for (const Expr& t : kept_predicate) predicate = AndE(predicate, Substitute(t, at_new));
   absl::StatusOr<Stmt> nest = MakeBlockRealize(bindings, predicate, r->block);
   if (!nest.ok()) return nest.status();
   for (size_t k = loops.size(); k-- > 0;) {

@@ -11,6 +11,7 @@
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/ir_util.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::schedule {
@@ -104,7 +105,7 @@ class LoadInliner : public IRMutator {
     for (size_t k = 0; k < s_.index_vars.size(); ++k) {
       map.emplace(s_.index_vars[k].get(), VisitExpr(op->indices[k]));
     }
-    return SubstituteInExpr(s_.store->value, map);
+    return Substitute(s_.store->value, map);
   }
   Stmt VisitBlock(const BlockNode* op) override {
     Stmt s = IRMutator::VisitBlock(op);
@@ -307,7 +308,7 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
     const BufferNode* b_;
     Expr v_;
   } replace(buf.get(), p->store->value);
-  Stmt store = replace.VisitStmt(SubstituteInStmt(GetRef(c->store), to_p));
+  Stmt store = replace.VisitStmt(Substitute(GetRef(c->store), to_p));
   const BlockNode* pb = p->realize->block.get();
   auto nb = MakeNode<BlockNode>(*pb);
   nb->body = store;
@@ -315,7 +316,7 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
   for (const BufferRegion& w : cb->writes) {
     BufferRegion nw{w.buffer, {}};
     for (const Range& rg : w.region) {
-      nw.region.push_back({SubstituteInExpr(rg.min, to_p), SubstituteInExpr(rg.extent, to_p)});
+      nw.region.push_back({Substitute(rg.min, to_p), Substitute(rg.extent, to_p)});
     }
     nb->writes.push_back(std::move(nw));
   }

@@ -9,6 +9,7 @@
 #include "ir/schedule/cache_stage.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/status_macros.h"
+#include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
 
@@ -120,7 +121,7 @@ absl::StatusOr<std::string> DecomposeReduction(ScheduleState* state, const std::
   for (size_t v = 0; v < blk->iter_vars.size(); ++v) {
     const IterVar& iv = blk->iter_vars[v];
     if (iv.kind != IterKind::kReduce) continue;
-    if (!ana.CanProve(EQ(SubstituteInExpr(realize->iter_values[v], at_min), iv.dom.min))) {
+    if (!ana.CanProve(EQ(Substitute(realize->iter_values[v], at_min), iv.dom.min))) {
       return state->Error(blk,
                           absl::StrCat("reduce iter var ", iv.var->name, " of ", DescribeBlock(blk),
                                        " is not at its minimum where its loops are: the "
@@ -129,9 +130,9 @@ absl::StatusOr<std::string> DecomposeReduction(ScheduleState* state, const std::
   }
   Expr init_pred = Bool(true);
   for (const Expr& t : SplitConjuncts(realize->predicate)) {
-    Expr at_first = ana.Simplify(SubstituteInExpr(t, at_min));
+    Expr at_first = ana.Simplify(Substitute(t, at_min));
     if (ana.CanProve(at_first)) continue;
-    init_pred = AndE(init_pred, SubstituteInExpr(at_first, loop_map));
+    init_pred = AndE(init_pred, Substitute(at_first, loop_map));
   }
   // The init block: the spatial iter vars, fresh, bound as before.
   VarMap iter_map;
@@ -143,9 +144,9 @@ absl::StatusOr<std::string> DecomposeReduction(ScheduleState* state, const std::
     Var nv = MakeVar(iv.var->name, iv.var->dtype);
     iter_map[iv.var.get()] = nv;
     iters.push_back(IterVar{nv, iv.dom, iv.kind});
-    bindings.push_back(SubstituteInExpr(realize->iter_values[v], loop_map));
+    bindings.push_back(Substitute(realize->iter_values[v], loop_map));
   }
-  Stmt init_body = SubstituteInStmt(blk->init, iter_map);
+  Stmt init_body = Substitute(blk->init, iter_map);
   std::string name = UniqueBlockName(index, absl::StrCat(blk->name, "_init"));
   TESSEL_ASSIGN_OR_RETURN(Block probe, MakeBlock(name, iters, {}, {}, init_body));
   TESSEL_ASSIGN_OR_RETURN(arith::AccessRegions access, arith::InferBlockAccess(probe, &ana));
@@ -158,8 +159,8 @@ absl::StatusOr<std::string> DecomposeReduction(ScheduleState* state, const std::
       return state->Error(f, absl::StrCat("the range of ", DescribeLoop(f),
                                           " depends on a loop the init does not run over"));
     }
-    TESSEL_ASSIGN_OR_RETURN(nest, MakeFor(copied_new[c], SubstituteInExpr(f->min, loop_map),
-                                          SubstituteInExpr(f->extent, loop_map), f->for_kind, nest,
+    TESSEL_ASSIGN_OR_RETURN(nest, MakeFor(copied_new[c], Substitute(f->min, loop_map),
+                                          Substitute(f->extent, loop_map), f->for_kind, nest,
                                           f->thread_tag, f->annotations));
   }
   // The update block: the same block without its init.

@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
 
@@ -75,7 +76,7 @@ absl::StatusOr<Var> Fuse(ScheduleState* state, const std::vector<Var>& loops) {
                                                    t.ToString(), " of the loops"));
     }
   }
-  Stmt body = SubstituteInStmt(nest.back()->body, map);
+  Stmt body = Substitute(nest.back()->body, map);
   absl::StatusOr<Stmt> loop = MakeFor(fused, ConstOf(t, 0), stride, ForKind::kSerial, body);
   if (!loop.ok()) return loop.status();
   Stmt simplified = SimplifyNest(index, index.at(index.FindStmt(nest[0])).parent, *loop);

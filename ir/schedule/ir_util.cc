@@ -9,18 +9,6 @@ namespace tessel::ir::schedule {
 
 namespace {
 
-class Substituter : public IRMutator {
- public:
-  explicit Substituter(const VarMap& map) : map_(map) {}
-  Expr VisitVar(const VarNode* op) override {
-    auto it = map_.find(op);
-    return it == map_.end() ? GetRef(op) : it->second;
-  }
-
- private:
-  const VarMap& map_;
-};
-
 class Replacer : public IRMutator {
  public:
   explicit Replacer(const absl::flat_hash_map<const StmtNode*, Stmt>& repl) : repl_(repl) {}
@@ -107,14 +95,6 @@ int64_t FloorDivInt(int64_t a, int64_t b) {
 }
 
 }  // namespace
-
-Stmt SubstituteInStmt(const Stmt& s, const VarMap& map) {
-  if (map.empty()) return s;
-  Substituter sub(map);
-  return sub.VisitStmt(s);
-}
-
-Expr SubstituteInExpr(const Expr& e, const VarMap& map) { return arith::Substitute(e, map); }
 
 PrimFunc ReplaceStmts(const PrimFunc& func,
                       const absl::flat_hash_map<const StmtNode*, Stmt>& repl) {

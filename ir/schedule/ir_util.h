@@ -1,9 +1,9 @@
 // Small IR rewrites and builders the schedule primitives share.
 //
-//   // for i in range(0, 64) { block C(vi = i) ... }   with i -> i_0 * 16 + i_1:
-//   Stmt body = SubstituteInStmt(loop->body, {{i.get(), Add(Mul(i_0, 16), i_1)}});
-//   //   block C(vi = i_0 * 16 + i_1) ...
 //   PrimFunc g = ReplaceStmts(f, {{old_loop, new_loop}});   // path copy, rest shared
+//   Expr e = AddE(MulE(i_0, ConstOf(i_0->dtype, 16)), i_1);  // i_0 * 16 + i_1, folded
+//
+// Variable substitution and buffer replacement are ir/substitute.h.
 //
 // The builders (AddE, MulE, ...) fold the constant cases a primitive creates
 // itself (x * 1, x + 0, 4 * 16), so a split of a constant loop prints
@@ -22,14 +22,6 @@
 #include "ir/function.h"
 
 namespace tessel::ir::schedule {
-
-using VarMap = absl::flat_hash_map<const VarNode*, Expr>;
-
-// Replaces uses of the variables in `map` everywhere in `s` (loop bounds, block
-// bindings and predicates, indices, values). Unchanged subtrees stay shared.
-Stmt SubstituteInStmt(const Stmt& s, const VarMap& map);
-// arith::Substitute (ir/arith/expr_util.h), under the name the primitives use.
-Expr SubstituteInExpr(const Expr& e, const VarMap& map);
 
 // `func` with each statement named in `repl` (by identity) replaced; the path
 // from the body to each replaced statement is copied, everything else shared.

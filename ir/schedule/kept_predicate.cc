@@ -6,6 +6,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
+#include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
 
@@ -32,7 +33,7 @@ absl::StatusOr<std::vector<Expr>> KeptPredicate(const ScheduleState& state, int 
   for (const IterVar& iv : b->iter_vars) ana.Bind(iv.var, iv.dom);
   std::vector<Expr> kept;
   for (const Expr& term : SplitConjuncts(r->predicate)) {
-    Expr t = SubstituteInExpr(term, to_iter);
+    Expr t = Substitute(term, to_iter);
     const auto* cmp = dyn_cast<BinaryNode>(t.get());
     if (UsesAnyVar(t, loop_vars) && cmp != nullptr &&
         (t->kind() == NodeKind::kLT || t->kind() == NodeKind::kLE) &&

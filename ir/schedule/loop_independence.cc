@@ -15,6 +15,7 @@
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/state.h"
 #include "ir/structural_equal.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::schedule {
@@ -33,7 +34,7 @@ std::vector<BufferRegion> InLoopTerms(const BlockRealizeNode* r,
   for (const BufferRegion& br : regions) {
     BufferRegion n{br.buffer, {}};
     for (const Range& range : br.region) {
-      n.region.push_back({SubstituteInExpr(range.min, map), SubstituteInExpr(range.extent, map)});
+      n.region.push_back({Substitute(range.min, map), Substitute(range.extent, map)});
     }
     out.push_back(std::move(n));
   }
@@ -187,10 +188,10 @@ class IterationRegions {
         const Range& ry = y.region[d];
         DataType dt = rx.min->dtype;
         if (rx.extent->dtype != dt || ry.min->dtype != dt || ry.extent->dtype != dt) continue;
-        Expr x_min = SubstituteInExpr(rx.min, at_x);
-        Expr x_end = SubstituteInExpr(AddE(rx.min, rx.extent), at_x);
-        Expr y_min = SubstituteInExpr(ry.min, at_y);
-        Expr y_end = SubstituteInExpr(AddE(ry.min, ry.extent), at_y);
+        Expr x_min = Substitute(rx.min, at_x);
+        Expr x_end = Substitute(AddE(rx.min, rx.extent), at_x);
+        Expr y_min = Substitute(ry.min, at_y);
+        Expr y_end = Substitute(AddE(ry.min, ry.extent), at_y);
         apart = ana_.CanProve(LE(x_end, y_min)) || ana_.CanProve(LE(y_end, x_min));
       }
       if (!apart) return false;

@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/arith/region.h"
-#include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::schedule {
@@ -83,32 +83,6 @@ bool ProductOfLoads(const Expr& e, const BufferNode* out, std::vector<const Buff
   return false;
 }
 
-class BufferSwap : public IRMutator {
- public:
-  explicit BufferSwap(const absl::flat_hash_map<const BufferNode*, Buffer>& map) : map_(map) {}
-  Expr VisitBufferLoad(const BufferLoadNode* op) override {
-    Expr e = IRMutator::VisitBufferLoad(op);
-    const auto* l = static_cast<const BufferLoadNode*>(e.get());
-    auto it = map_.find(l->buffer.get());
-    return it == map_.end() ? e : ValueOrDie(MakeBufferLoad(it->second, l->indices));
-  }
-  Stmt VisitBufferStore(const BufferStoreNode* op) override {
-    Stmt s = IRMutator::VisitBufferStore(op);
-    const auto* st = static_cast<const BufferStoreNode*>(s.get());
-    auto it = map_.find(st->buffer.get());
-    return it == map_.end() ? s : ValueOrDie(MakeBufferStore(it->second, st->value, st->indices));
-  }
-  std::vector<BufferRegion> Regions(std::vector<BufferRegion> rs) const {
-    for (BufferRegion& r : rs) {
-      auto it = map_.find(r.buffer.get());
-      if (it != map_.end()) r.buffer = it->second;
-    }
-    return rs;
-  }
-
- private:
-  const absl::flat_hash_map<const BufferNode*, Buffer>& map_;
-};
 
 std::string UniqueBlockName(const StmtIndex& index, const std::string& base) {
   std::string name = base;
@@ -285,7 +259,7 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
   if (padded == ext) return absl::OkStatus();  // Already multiples: nothing to do.
 
   // Padded buffers, the copies in and the crop out.
-  absl::flat_hash_map<const BufferNode*, Buffer> swap;
+  BufferMap swap;
   std::vector<Buffer> allocs;
   std::vector<Stmt> before, after;
   for (const Buffer& b : scan.buffers) {
@@ -338,15 +312,10 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
   }
 
   // The block over the padded domain, on the padded buffers.
-  BufferSwap rewrite(swap);
-  auto nb = MakeNode<BlockNode>(*block);
+  auto nb = MakeNode<BlockNode>(*cast<BlockNode>(ReplaceBuffers(GetRef(block), swap)));
   for (size_t k = 0; k < n; ++k) {
     nb->iter_vars[k].dom.extent = IntImm(block->iter_vars[k].dom.extent->dtype, padded[k]);
   }
-  nb->body = rewrite.VisitStmt(block->body);
-  if (block->init) nb->init = rewrite.VisitStmt(block->init);
-  nb->reads = rewrite.Regions(block->reads);
-  nb->writes = rewrite.Regions(block->writes);
   Stmt nest(MakeNode<BlockRealizeNode>(realize->iter_values, realize->predicate, Block(std::move(nb))));
   for (size_t k = chain.size(); k-- > 0;) {
     auto f = MakeNode<ForNode>(*index.loop(chain[k]));

@@ -11,6 +11,7 @@
 #include "ir/schedule/ir_util.h"
 #include "ir/status_macros.h"
 #include "ir/structural_equal.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::schedule {
@@ -207,7 +208,7 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
     VarMap m;
     for (size_t d = 0; d < covered.size(); ++d) m[covered[d]->var.get()] = v[d];
     std::vector<Expr> out;
-    for (const Expr& e : indices) out.push_back(SubstituteInExpr(e, m));
+    for (const Expr& e : indices) out.push_back(Substitute(e, m));
     return out;
   };
   auto at_reindexed = [&](const std::vector<Expr>& v) {

@@ -11,6 +11,7 @@
 #include "ir/schedule/ir_util.h"
 #include "ir/status_macros.h"
 #include "ir/structural_equal.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::schedule {
@@ -214,7 +215,7 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
       rf_iters.push_back(IterVar{nv, Range{f->min, f->extent}, IterKind::kReduce});
       rf_values.push_back(f->loop_var);
     }
-    iter_subst[iv.var.get()] = SubstituteInExpr(value, loop_to_iter);
+    iter_subst[iv.var.get()] = Substitute(value, loop_to_iter);
   }
   std::string rf_name = UniqueBlockName(index, absl::StrCat(blk->name, "_rf"));
   std::vector<Expr> shape = InsertAt(red.buffer->shape, factor_axis, rf_loop->extent);
@@ -228,10 +229,10 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
   arith::Analyzer ana;
   Expr rf_index = ana.Simplify(Sub(v_rf, rf_loop->min));
   std::vector<Expr> idx;
-  for (const Expr& e : red.indices) idx.push_back(SubstituteInExpr(e, iter_subst));
+  for (const Expr& e : red.indices) idx.push_back(Substitute(e, iter_subst));
   std::vector<Expr> rf_idx = InsertAt(idx, factor_axis, rf_index);
-  Expr rhs = SubstituteInExpr(red.rhs, iter_subst);
-  Expr init_value = SubstituteInExpr(red.init, iter_subst);
+  Expr rhs = Substitute(red.rhs, iter_subst);
+  Expr init_value = Substitute(red.init, iter_subst);
   bool reduces = false;
   for (const IterVar& iv : rf_iters) reduces |= iv.kind == IterKind::kReduce;
   Stmt rf_body, rf_init;
@@ -292,20 +293,20 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
     }
     for (const Expr& t : terms) {
       if (!UsesAnyVar(t, uncopied)) {
-        wb_pred = AndE(wb_pred, SubstituteInExpr(t, wb_loops));
+        wb_pred = AndE(wb_pred, Substitute(t, wb_loops));
         continue;
       }
       const auto* cmp = dyn_cast<BinaryNode>(t.get());
       bool ok = cmp != nullptr && (t->kind() == NodeKind::kLT || t->kind() == NodeKind::kLE) &&
                 !UsesAnyVar(cmp->b, uncopied);
-      Expr lo = ok ? SubstituteInExpr(cmp->a, at_min) : Expr();
+      Expr lo = ok ? Substitute(cmp->a, at_min) : Expr();
       if (!ok || !ana.CanProve(LE(lo, cmp->a))) {
         return state->Error(blk, absl::StrCat("the predicate of ", DescribeBlock(blk),
                                               " has a term over the loops the write-back does "
                                               "not run over that is not a tail bound `a < b`"));
       }
       Expr bound = ana.Simplify(ValueOrDie(MakeBinary(t->kind(), lo, cmp->b)));
-      if (!ana.CanProve(bound)) wb_pred = AndE(wb_pred, SubstituteInExpr(bound, wb_loops));
+      if (!ana.CanProve(bound)) wb_pred = AndE(wb_pred, Substitute(bound, wb_loops));
     }
   }
   VarMap wb_iter;
@@ -317,13 +318,13 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
     Var nv = MakeVar(iv.var->name, iv.var->dtype);
     wb_iter[iv.var.get()] = nv;
     wb_iters.push_back(IterVar{nv, iv.dom, iv.kind});
-    wb_values.push_back(SubstituteInExpr(realize->iter_values[v], wb_loops));
+    wb_values.push_back(Substitute(realize->iter_values[v], wb_loops));
   }
   Var wb_rf = MakeVar(v_rf->name, lt);
   wb_iters.push_back(IterVar{wb_rf, Range{rf_loop->min, rf_loop->extent}, IterKind::kReduce});
   wb_values.push_back(wb_loops[rf_loop->loop_var.get()]);
   std::vector<Expr> wb_idx;
-  for (const Expr& e : red.indices) wb_idx.push_back(SubstituteInExpr(e, wb_iter));
+  for (const Expr& e : red.indices) wb_idx.push_back(Substitute(e, wb_iter));
   std::vector<Expr> wb_rf_idx =
       InsertAt(wb_idx, factor_axis, ana.Simplify(Sub(wb_rf, rf_loop->min)));
   TESSEL_ASSIGN_OR_RETURN(Expr partial, MakeBufferLoad(rf_buf, wb_rf_idx));
@@ -331,7 +332,7 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
   TESSEL_ASSIGN_OR_RETURN(Stmt wb_body,
                           MakeBufferStore(red.buffer, Combine(red.op, out, partial), wb_idx));
   TESSEL_ASSIGN_OR_RETURN(Stmt wb_init,
-                          MakeBufferStore(red.buffer, SubstituteInExpr(red.init, wb_iter), wb_idx));
+                          MakeBufferStore(red.buffer, Substitute(red.init, wb_iter), wb_idx));
   TESSEL_ASSIGN_OR_RETURN(
       Block wb_block,
       MakeBlock(blk->name, wb_iters, {PointRegion(rf_buf, wb_rf_idx)},

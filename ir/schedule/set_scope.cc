@@ -2,9 +2,9 @@
 #include "ir/schedule/set_scope.h"
 
 #include "absl/strings/str_cat.h"
-#include "ir/schedule/buffer_replace.h"
 #include "ir/schedule/cache_stage.h"
 #include "ir/status_macros.h"
+#include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
 

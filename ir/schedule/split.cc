@@ -5,6 +5,7 @@
 #include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
 
@@ -87,7 +88,7 @@ absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
     vars.push_back(MakeVar(absl::StrCat(f->loop_var->name, "_", k), t));
     fused = k == 0 ? Expr(vars[0]) : AddE(MulE(fused, extents[k]), vars[k]);
   }
-  Stmt body = SubstituteInStmt(f->body, {{f->loop_var.get(), AddE(f->min, fused)}});
+  Stmt body = Substitute(f->body, {{f->loop_var.get(), AddE(f->min, fused)}});
   if (guard) {
     Expr cond = LT(fused, f->extent);
     if (HasStmtOutsideBlocks(body)) {

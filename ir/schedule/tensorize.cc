@@ -9,6 +9,7 @@
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/tensor_intrin.h"
 #include "ir/structural_equal.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::schedule {
@@ -169,8 +170,8 @@ std::string InlineNest(const Stmt& body, Stmt* out) {
   for (const ForNode* f : loops) {
     if (std::optional<int64_t> e = ConstInt(f->extent); e && *e == 1) unit[f->loop_var.get()] = f->min;
   }
-  for (auto& [v, e] : bind) e = SubstituteInExpr(e, unit);
-  Stmt nest = SubstituteInStmt(inner->body, bind);
+  for (auto& [v, e] : bind) e = Substitute(e, unit);
+  Stmt nest = Substitute(inner->body, bind);
   for (size_t k = loops.size(); k-- > 0;) {
     auto n = MakeNode<ForNode>(*loops[k]);
     n->body = nest;

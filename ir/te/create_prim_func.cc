@@ -17,11 +17,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "ir/substitute.h"
 #include "ir/te/block_regions.h"
 #include "ir/te/compute.h"
 #include "ir/te/reducer.h"
 #include "ir/status_macros.h"
-#include "ir/te/substitute.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::te {

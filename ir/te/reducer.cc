@@ -9,8 +9,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "ir/substitute.h"
 #include "ir/te/expr_ops.h"
-#include "ir/te/substitute.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::te {

@@ -10,7 +10,7 @@ namespace {
 
 class FreshCopier : public ir::IRMutator {
  public:
-  explicit FreshCopier(const ir::arith::VarMap& replace) : vars_(replace) {}
+  explicit FreshCopier(const ir::VarMap& replace) : vars_(replace) {}
   absl::Status status;
 
   ir::Expr VisitVar(const ir::VarNode* op) override {
@@ -88,13 +88,13 @@ class FreshCopier : public ir::IRMutator {
     return it == buffers_.end() ? b : it->second;
   }
 
-  ir::arith::VarMap vars_;
+  ir::VarMap vars_;
   absl::flat_hash_map<const ir::BufferNode*, ir::Buffer> buffers_;
 };
 
 }  // namespace
 
-absl::StatusOr<ir::Stmt> FreshCopy(const ir::Stmt& s, const ir::arith::VarMap& replace) {
+absl::StatusOr<ir::Stmt> FreshCopy(const ir::Stmt& s, const ir::VarMap& replace) {
   FreshCopier c(replace);
   ir::Stmt out = c.VisitStmt(s);
   if (!c.status.ok()) return c.status;

@@ -13,13 +13,13 @@
 #define TESSEL_PASSES_LOWERING_FRESH_COPY_H_
 
 #include "absl/status/statusor.h"
-#include "ir/arith/expr_util.h"
 #include "ir/stmt.h"
+#include "ir/substitute.h"
 
 namespace tessel::passes::lowering {
 
 // Fails on a block inside `s` (copies of blocks would need new names too).
-absl::StatusOr<ir::Stmt> FreshCopy(const ir::Stmt& s, const ir::arith::VarMap& replace);
+absl::StatusOr<ir::Stmt> FreshCopy(const ir::Stmt& s, const ir::VarMap& replace);
 
 }  // namespace tessel::passes::lowering
 

@@ -24,8 +24,8 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
-#include "ir/schedule/buffer_replace.h"
 #include "ir/schedule/ir_util.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/lowering/aligned_strides.h"
 #include "passes/lowering/allocation_place.h"
@@ -57,7 +57,7 @@ class BlockRemover : public ir::IRMutator {
       status = st;
       return s;
     }
-    ir::schedule::VarMap bind;
+    ir::VarMap bind;
     for (size_t k = 0; k < b->iter_vars.size(); ++k) {
       bind[b->iter_vars[k].var.get()] = r->iter_values[k];
     }
@@ -69,19 +69,19 @@ class BlockRemover : public ir::IRMutator {
         }
       }
     }
-    ir::Stmt body = ir::schedule::SubstituteInStmt(b->body, bind);
+    ir::Stmt body = ir::Substitute(b->body, bind);
     for (auto it = b->alloc_buffers.rbegin(); it != b->alloc_buffers.rend(); ++it) {
       ir::Buffer buf = *it;
       if (auto a = aligns_.find(buf.get()); a != aligns_.end()) {
         absl::StatusOr<ir::Buffer> aligned = lowering::AlignBuffer(buf, a->second);
         if (!aligned.ok()) return Fail(b, aligned.status().message());
-        body = ir::schedule::ReplaceBuffers(body, {{buf.get(), *aligned}});
+        body = ir::ReplaceBuffers(body, {{buf.get(), *aligned}});
         buf = *aligned;
       }
       body = lowering::PlaceAllocation(body, buf);
     }
     if (r->predicate && !ir::schedule::IsConstTrue(r->predicate)) {
-      ir::Expr pred = ir::schedule::SubstituteInExpr(r->predicate, bind);
+      ir::Expr pred = ir::Substitute(r->predicate, bind);
       absl::StatusOr<ir::Stmt> guarded = ir::MakeIfThenElse(pred, body);
       if (!guarded.ok()) return Fail(b, guarded.status().message());
       body = *guarded;

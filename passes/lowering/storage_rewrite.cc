@@ -26,6 +26,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
@@ -52,28 +53,6 @@ class UseFinder : public ir::IRVisitor {
   }
 };
 
-// Accesses of the buffers in `map` moved to their replacements.
-class BufferRenamer : public ir::IRMutator {
- public:
-  explicit BufferRenamer(const absl::flat_hash_map<const ir::BufferNode*, ir::Buffer>& map) : map_(map) {}
-  ir::Expr VisitBufferLoad(const ir::BufferLoadNode* op) override {
-    ir::Expr e = IRMutator::VisitBufferLoad(op);
-    auto it = map_.find(op->buffer.get());
-    if (it == map_.end()) return e;
-    return ir::Load(it->second, ir::cast<ir::BufferLoadNode>(e)->indices);
-  }
-  ir::Stmt VisitBufferStore(const ir::BufferStoreNode* op) override {
-    ir::Stmt s = IRMutator::VisitBufferStore(op);
-    auto it = map_.find(op->buffer.get());
-    if (it == map_.end()) return s;
-    const auto* st = ir::cast<ir::BufferStoreNode>(s);
-    return ir::Store(it->second, st->value, st->indices);
-  }
-
- private:
-  const absl::flat_hash_map<const ir::BufferNode*, ir::Buffer>& map_;
-};
-
 std::optional<int64_t> FlatConstSize(const ir::Buffer& b) {
   if (b->ndim() != 1 || !b->strides.empty()) return std::nullopt;
   if (b->elem_offset && !ir::arith::IsConstInt(b->elem_offset, 0)) return std::nullopt;
@@ -98,7 +77,7 @@ class StorageRewriter : public ir::IRMutator {
     absl::flat_hash_set<const ir::BufferNode*> dropped;
     if (chain.size() > 1 && seq != nullptr) Plan(chain, seq, &rename, &dropped);
     if (rename.empty() && body.same_as(inner)) return ir::GetRef<ir::StmtNode>(op);
-    if (!rename.empty()) body = BufferRenamer(rename).VisitStmt(body);
+    body = ir::ReplaceBuffers(body, rename);
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
       if (dropped.count(it->get())) continue;
       auto r = rename.find(it->get());

@@ -19,6 +19,7 @@
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/lowering/context_mutator.h"
 #include "passes/lowering/fresh_copy.h"
@@ -134,7 +135,7 @@ class Unroller : public lowering::ContextMutator {
           f->min, ir::schedule::ConstOf(f->loop_var->dtype, k));
       // The first copy may keep the original bindings; the others need fresh ones.
       absl::StatusOr<ir::Stmt> c =
-          k == 0 ? absl::StatusOr<ir::Stmt>(ir::schedule::SubstituteInStmt(
+          k == 0 ? absl::StatusOr<ir::Stmt>(ir::Substitute(
                        f->body, {{f->loop_var.get(), value}}))
                  : lowering::FreshCopy(f->body, {{f->loop_var.get(), value}});
       if (!c.ok()) {

@@ -31,6 +31,7 @@
 #include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/lowering/context_mutator.h"
 #include "passes/lowering/fresh_copy.h"
@@ -186,7 +187,7 @@ class LoopVectorizer : public lowering::ContextMutator {
                       (ir::isa<ir::RampNode>(*b) && !(*a)->dtype.is_vector());
       if (!monotone) return std::nullopt;
       for (const ir::Expr& at : {f->min, last}) {
-        ir::Expr e = ir::arith::Substitute(c, {{f->loop_var.get(), at}});
+        ir::Expr e = ir::Substitute(c, {{f->loop_var.get(), at}});
         all_lanes = all_lanes ? ir::And(all_lanes, e) : e;
       }
     }

@@ -15,7 +15,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
-#include "ir/mutator.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
@@ -78,81 +78,24 @@ class NameSpace {
   std::set<std::string> used_;
 };
 
-class Renamer : public ir::IRMutator {
+// Buffer renames are a buffer replacement (ir/substitute.h: accesses, regions,
+// allocations, both sides of a decl_buffer); blocks are renamed on the same walk.
+class Renamer : public ir::Substituter {
  public:
-  std::unordered_map<const ir::BufferNode*, ir::Buffer> buffers;
-  std::unordered_map<const ir::BlockNode*, std::string> blocks;
-
-  ir::Buffer Map(const ir::Buffer& b) const {
-    auto it = buffers.find(b.get());
-    return it == buffers.end() ? b : it->second;
-  }
-
-  ir::Expr VisitBufferLoad(const ir::BufferLoadNode* op) override {
-    ir::Expr e = IRMutator::VisitBufferLoad(op);
-    const auto* l = ir::cast<ir::BufferLoadNode>(e);
-    ir::Buffer nb = Map(l->buffer);
-    if (nb.same_as(l->buffer)) return e;
-    auto n = ir::MakeNode<ir::BufferLoadNode>(*l);
-    n->buffer = nb;
-    return ir::Expr(std::move(n));
-  }
-
-  ir::Stmt VisitBufferStore(const ir::BufferStoreNode* op) override {
-    ir::Stmt s = IRMutator::VisitBufferStore(op);
-    const auto* st = ir::cast<ir::BufferStoreNode>(s);
-    ir::Buffer nb = Map(st->buffer);
-    if (nb.same_as(st->buffer)) return s;
-    auto n = ir::MakeNode<ir::BufferStoreNode>(*st);
-    n->buffer = nb;
-    return ir::Stmt(std::move(n));
-  }
-
-  ir::Stmt VisitAllocate(const ir::AllocateNode* op) override {
-    ir::Stmt s = IRMutator::VisitAllocate(op);
-    const auto* a = ir::cast<ir::AllocateNode>(s);
-    ir::Buffer nb = Map(a->buffer);
-    if (nb.same_as(a->buffer)) return s;
-    return ir::Stmt(ir::MakeNode<ir::AllocateNode>(nb, a->body));
-  }
-
-  ir::Stmt VisitDeclBuffer(const ir::DeclBufferNode* op) override {
-    ir::Stmt s = IRMutator::VisitDeclBuffer(op);
-    const auto* d = ir::cast<ir::DeclBufferNode>(s);
-    ir::Buffer nb = Map(d->buffer), ns = Map(d->source);
-    if (nb.same_as(d->buffer) && ns.same_as(d->source)) return s;
-    return ir::Stmt(ir::MakeNode<ir::DeclBufferNode>(nb, ns, d->body));
-  }
+  Renamer(const ir::BufferMap& buffers, const std::unordered_map<const ir::BlockNode*, std::string>& blocks)
+      : Substituter(buffers), blocks_(blocks) {}
 
   ir::Stmt VisitBlock(const ir::BlockNode* op) override {
-    ir::Stmt s = IRMutator::VisitBlock(op);
-    const auto* b = ir::cast<ir::BlockNode>(s);
-    bool changed = false;
-    auto map_regions = [&](std::vector<ir::BufferRegion> regions) {
-      for (ir::BufferRegion& r : regions) {
-        ir::Buffer nb = Map(r.buffer);
-        changed |= !nb.same_as(r.buffer);
-        r.buffer = nb;
-      }
-      return regions;
-    };
-    std::vector<ir::BufferRegion> reads = map_regions(b->reads);
-    std::vector<ir::BufferRegion> writes = map_regions(b->writes);
-    std::vector<ir::Buffer> allocs;
-    for (const ir::Buffer& a : b->alloc_buffers) {
-      allocs.push_back(Map(a));
-      changed |= !allocs.back().same_as(a);
-    }
-    auto name = blocks.find(op);
-    changed |= name != blocks.end() && name->second != b->name;
-    if (!changed) return s;
-    auto n = ir::MakeNode<ir::BlockNode>(*b);
-    n->reads = std::move(reads);
-    n->writes = std::move(writes);
-    n->alloc_buffers = std::move(allocs);
-    if (name != blocks.end()) n->name = name->second;
+    ir::Stmt s = Substituter::VisitBlock(op);
+    auto name = blocks_.find(op);
+    if (name == blocks_.end()) return s;
+    auto n = ir::MakeNode<ir::BlockNode>(*ir::cast<ir::BlockNode>(s));
+    n->name = name->second;
     return ir::Stmt(std::move(n));
   }
+
+ private:
+  const std::unordered_map<const ir::BlockNode*, std::string>& blocks_;
 };
 
 class CanonicalizeNamesPass : public FunctionPass {
@@ -176,7 +119,8 @@ class CanonicalizeNamesPass : public FunctionPass {
     };
     Collector c;
     c.VisitPrimFunc(func);
-    Renamer r;
+    ir::BufferMap buffers;
+    std::unordered_map<const ir::BlockNode*, std::string> blocks;
     NameSpace buffer_names, block_names;
     int renamed = 0;
     std::set<const ir::BufferNode*> seen;
@@ -186,21 +130,22 @@ class CanonicalizeNamesPass : public FunctionPass {
       if (n == b->name) continue;
       auto nb = ir::MakeNode<ir::BufferNode>(*b);
       nb->name = n;
-      r.buffers[b.get()] = ir::Buffer(std::move(nb));
+      buffers[b.get()] = ir::Buffer(std::move(nb));
       ++renamed;
     }
     for (const ir::BlockNode* b : c.blocks) {
       std::string n = block_names.Take(wanted(b->name, "block"));
       if (n == b->name) continue;
-      r.blocks[b] = n;
+      blocks[b] = n;
       ++renamed;
     }
     if (renamed == 0) return func;
     ctx.log().RecordApplied(this->name(), name, "rename", renamed);
 
+    Renamer r(buffers, blocks);
     std::vector<ir::Param> params = func->params;
     for (ir::Param& p : params) {
-      if (p.is_buffer()) p.buffer = r.Map(p.buffer);
+      if (p.is_buffer()) p.buffer = r.Replace(p.buffer);
     }
     ir::Stmt body = r.VisitStmt(func->body);
     auto out = ir::MakeNode<ir::PrimFuncNode>(*func);

@@ -12,6 +12,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
 #include "ir/arith/iter_map.h"
+#include "ir/substitute.h"
 #include "tests/unit/arith_test_util.h"
 
 namespace tessel::ir::arith {
@@ -36,8 +37,8 @@ struct Schedule {
 
   void Substitute(const VarNode* v, const Expr& e) {
     VarMap m = {{v, e}};
-    for (Expr& b : bindings) b = arith::Substitute(b, m);
-    for (Expr& p : predicates) p = arith::Substitute(p, m);
+    for (Expr& b : bindings) b = ir::Substitute(b, m);
+    for (Expr& p : predicates) p = ir::Substitute(p, m);
   }
   Var NewVar() { return I32("l" + std::to_string(fresh++)); }
 

@@ -18,6 +18,7 @@
 #include "ir/mutator.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/stmt_index.h"
+#include "ir/substitute.h"
 #include "tests/unit/schedule_property_moves.h"
 #include "tests/unit/schedule_property_ops.h"
 #include "tests/unit/schedule_test_util.h"
@@ -37,7 +38,7 @@ class ReverseNonSerialLoops : public IRMutator {
     ++reversed;
     Expr last = AddE(f->min, Sub(f->extent, ConstOf(f->loop_var->dtype, 1)));
     auto n = MakeNode<ForNode>(*f);
-    n->body = SubstituteInStmt(f->body, {{f->loop_var.get(), Sub(last, f->loop_var)}});
+    n->body = Substitute(f->body, {{f->loop_var.get(), Sub(last, f->loop_var)}});
     return Stmt(std::move(n));
   }
 };
