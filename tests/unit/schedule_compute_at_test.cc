@@ -349,6 +349,32 @@ TEST(ScheduleReverseComputeAtRules, OnlySpatialConsumers) {
       {"block T_softmax_expsum has reduce iter var", "a reduction would be split"});
 }
 
+// A predicate term over loops no iter var is bound to alone, which holds on
+// every iteration (i_1 * 2 < 7 with i_1 in [0, 4)), has nothing to keep: the
+// move is accepted, where it was refused as a term that "cannot be written
+// over its iter vars".
+TEST(ScheduleComputeAtRules, PredicateTermTheLoopsAlwaysSatisfyIsDropped) {
+  Fixture t(R"(
+func @f(A: f32[10], C: f32[10]) {
+  block root() {
+    alloc_buffer T: f32[10]
+    for i_0 in range(0, 3) {
+      for i_1 in range(0, 4) {
+        block B(vi: spatial[0, 10] = i_0 * 4 + i_1) where i_0 * 4 + i_1 < 10 && i_1 * 2 < 7 {
+          reads(A[vi]) writes(T[vi]) T[vi] = A[vi] * 2.0f32
+        }
+      }
+    }
+    for i in range(0, 10) {
+      block C(vi: spatial[0, 10] = i) { reads(T[vi]) writes(C[vi]) C[vi] = T[vi] + 1.0f32 }
+    }
+  }
+})");
+  Must(t.sch.ComputeAt(t.Block("B"), t.Loops("C")[0]));
+  EXPECT_TRUE(VerifyFunction(t.sch.func(), "f").ok());
+  ExpectSameResults(t.original, t.sch);
+}
+
 TEST(ScheduleReverseComputeAtRules, LoopBeforeTheBlockAndHoldingAProducer) {
   Fixture t(kOdd);
   BlockRV block = t.Block("B");
