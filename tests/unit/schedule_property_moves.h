@@ -40,6 +40,7 @@ struct MoveLog {
   std::map<std::string, Count> counts;  // By primitive (trace name).
   std::vector<std::string> violations;  // Refusals that changed something.
   bool verbose = false;                 // Print every call as it is made.
+  int64_t too_costly = 0;               // Cases the interpreter could not finish.
 };
 
 class MoveContext {
