@@ -20,7 +20,9 @@
 //   C[i, ramp(j, 1, 16)]  ->  C_1d[ramp(i * 64 + j, 1, 16)]   (contiguous)
 //   C[ramp(i, 1, 4), j]   ->  C_1d[ramp(i * 64 + j, 64, 4)]   (strided)
 //   C[i, broadcast(j, 16)] (a load) -> broadcast(C_1d[i * 64 + j], 16)
-// Any other vector index (a gather) is refused: it has no flat ramp form.
+// (a broadcast-index load of a 1-D buffer likewise). Any other vector index (a
+// gather), and a store of every lane to one element, are refused: they have no
+// flat ramp form.
 //
 // Parameters keep their logical N-D shape in the signature: that is what the
 // runtime checks arguments against and where symbolic shape variables are bound.
@@ -37,6 +39,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
@@ -123,10 +126,12 @@ class Flattener : public lowering::ContextMutator {
     ir::Expr e = IRMutator::VisitBufferLoad(op);
     const auto* l = ir::cast<ir::BufferLoadNode>(e);
     absl::StatusOr<std::vector<ir::Expr>> idx = FlatIndex(l->buffer, l->indices);
-    if (!idx.ok() || flat.at(l->buffer.get()).same_as(l->buffer)) return e;
-    // Every lane reading one element (a broadcast index) is one scalar load,
-    // broadcast: lowered code indexes vectors by ramps only.
+    if (!idx.ok()) return e;
+    // Every lane reading one element (a broadcast index, also on a buffer that
+    // is already 1-D) is one scalar load, broadcast: lowered code indexes
+    // vectors by ramps only.
     const auto* same = ir::dyn_cast<ir::BroadcastNode>((*idx)[0]);
+    if (!same && flat.at(l->buffer.get()).same_as(l->buffer)) return e;
     absl::StatusOr<ir::Expr> r = ir::MakeBufferLoad(flat.at(l->buffer.get()), {same ? same->value : (*idx)[0]});
     if (r.ok() && same) r = ir::MakeBroadcast(*r, same->lanes);
     if (!r.ok()) return Fail(l->buffer, r.status(), e);
@@ -137,7 +142,19 @@ class Flattener : public lowering::ContextMutator {
     ir::Stmt s = IRMutator::VisitBufferStore(op);
     const auto* st = ir::cast<ir::BufferStoreNode>(s);
     absl::StatusOr<std::vector<ir::Expr>> idx = FlatIndex(st->buffer, st->indices);
-    if (!idx.ok() || flat.at(st->buffer.get()).same_as(st->buffer)) return s;
+    if (!idx.ok()) return s;
+    // Every lane writing one element has no lowered form (a store's vector
+    // index is a ramp), and which lane's value lands is not worth a form.
+    if (ir::isa<ir::BroadcastNode>((*idx)[0])) {
+      std::vector<std::string> at;
+      for (const ir::Expr& i : st->indices) at.push_back(ir::PrintExpr(i));
+      return Fail(st->buffer,
+                  absl::UnimplementedError(absl::StrCat(
+                      "a vector store whose lanes all write one element (at [",
+                      absl::StrJoin(at, ", "), "]) has no lowered form; store one lane")),
+                  s);
+    }
+    if (flat.at(st->buffer.get()).same_as(st->buffer)) return s;
     absl::StatusOr<ir::Stmt> r = ir::MakeBufferStore(flat.at(st->buffer.get()), st->value, *idx);
     if (!r.ok()) return Fail(st->buffer, r.status(), s);
     return *r;

@@ -128,6 +128,48 @@ func @gather(A: f32[4, 8], I: i32[4], B: f32[4]) {
   EXPECT_EQ(ir::PrintModule(mod), before);
 }
 
+TEST(FlattenBuffer, BroadcastIndexLoadOnA1DBufferIsAScalarLoadBroadcast) {
+  // A 1-D compact buffer keeps its indices, but a broadcast index is not a
+  // ramp: the lowered form wants the scalar load under a Broadcast.
+  ir::IRModule mod = ParseOrDie(R"(
+func @oned(A: f32[16], B: f32[8]) {
+  B[ramp(0, 1, 8)] = A[broadcast(3, 8)] + A[ramp(8, 1, 8)]
+})");
+  ir::IRModule out = Lower("lower", mod);
+  std::string text = ir::PrintModule(out);
+  EXPECT_THAT(text, HasSubstr("B[ramp(0, 1, 8)] = broadcast(A[3], 8) + A[ramp(8, 1, 8)]")) << text;
+  absl::Status form = lowering::CheckLoweredForm(out->functions[0].second, "oned");
+  EXPECT_TRUE(form.ok()) << form;
+  absl::Status same = SameResultsWith(mod->functions[0].second, out->functions[0].second, {});
+  EXPECT_TRUE(same.ok()) << same;
+}
+
+TEST(FlattenBuffer, StoreOfAllLanesToOneElementIsAClearErrorAndNothingChanges) {
+  // N-D (the index flattens to a broadcast) and 1-D alike: a store's vector
+  // index in lowered code is a ramp.
+  for (const char* text : {R"(
+func @bstore(A: f32[4, 8], B: f32[4, 8]) {
+  for i in range(0, 4) {
+    B[i, broadcast(3, 8)] = A[i, ramp(0, 1, 8)]
+  }
+})",
+                           R"(
+func @bstore(A: f32[16], B: f32[8]) {
+  B[broadcast(3, 8)] = A[ramp(0, 1, 8)]
+})"}) {
+    ir::IRModule mod = ParseOrDie(text);
+    std::string before = ir::PrintModule(mod);
+    PassContext ctx;
+    absl::StatusOr<ir::IRModule> out = RunPipeline("lower", mod, ctx);
+    ASSERT_FALSE(out.ok()) << text;
+    EXPECT_THAT(out.status().message(),
+                HasSubstr("pass 'flatten-buffer' failed: function 'bstore': buffer 'B': a vector "
+                          "store whose lanes all write one element (at ["));
+    EXPECT_THAT(out.status().message(), HasSubstr("broadcast(3, 8)]) has no lowered form"));
+    EXPECT_EQ(ir::PrintModule(mod), before);
+  }
+}
+
 TEST(LoweredForm, NamesWhatIsNotLowered) {
   ir::IRModule blocks = ParseOrDie(R"(
 func @f(A: f32[4]) {
