@@ -29,6 +29,7 @@ add_executable(tessel_schedule_tests
   schedule_rules_compute_at_test.cc
   schedule_rules_inline_test.cc
   schedule_rules_layout_test.cc
+  schedule_rules_loop_kind_test.cc
   schedule_rules_reduction_test.cc
   schedule_rules_structure_test.cc
   schedule_split_fuse_test.cc

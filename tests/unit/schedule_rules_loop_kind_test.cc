@@ -1,0 +1,63 @@
+// parallel, vectorize and bind (the independence rule, loop_independence.h):
+// one negative test for each refusal that schedule_loop_kind_test.cc and
+// schedule_parallel_rule_test.cc do not reach. Each shows the message and that
+// the failed call left the module and the trace as they were.
+#include "tests/unit/schedule_test_util.h"
+
+namespace tessel::ir::schedule::testing {
+namespace {
+
+// An opaque iter var says nothing about which places an instance touches: a
+// loop bound to one cannot be shown independent.
+TEST(ScheduleRulesLoopKind, LoopBoundToAnOpaqueIterVar) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8]) {
+  for i in range(0, 8) {
+    block B(vi: opaque[0, 8] = i) {
+      reads(A[vi])
+      writes(A[vi])
+      A[vi] = A[vi] * 2.0f32
+    }
+  }
+})");
+  LoopRV i = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[0];
+  ExpectFailsUnchanged(sch, [&] { return sch.Parallel(i); },
+                       {"sch.parallel(loop=", "iter var vi of block B is opaque and bound to loop i",
+                        "its iterations have no known independence, so the loop cannot be parallel",
+                        ">>"});
+}
+
+// W writes row i of T over a triangle of inner loops (k's range depends on
+// j), R reads it back over a rectangle: the region W touches in one iteration
+// of i still names j once relaxed, so it is no function of the iteration and
+// the two cannot be shown apart across iterations.
+TEST(ScheduleRulesLoopKind, RegionThatDependsOnInnerLoops) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8], T: f32[8, 8], C: f32[8, 8]) {
+  for i in range(0, 8) {
+    for j in range(0, 8) {
+      for k in range(0, j + 1) {
+        block W(vi: spatial[0, 8] = i, vj: spatial[0, 8] = j, vk: spatial[0, 8] = k) {
+          reads(A[vi])
+          writes(T[vi, vk])
+          T[vi, vk] = A[vi] + 1.0f32
+        }
+      }
+    }
+    for j_1 in range(0, 8) {
+      block R(vi_1: spatial[0, 8] = i, vj_1: spatial[0, 8] = j_1) {
+        reads(T[vi_1, vj_1])
+        writes(C[vi_1, vj_1])
+        C[vi_1, vj_1] = T[vi_1, vj_1]
+      }
+    }
+  }
+})");
+  LoopRV i = Must(sch.GetLoops(Must(sch.GetBlock("R"))))[0];
+  ExpectFailsUnchanged(sch, [&] { return sch.Parallel(i); },
+                       {"sch.parallel(loop=", "block R reads buffer T that block W writes",
+                        "a region that depends on loops below it", ">>"});
+}
+
+}  // namespace
+}  // namespace tessel::ir::schedule::testing
