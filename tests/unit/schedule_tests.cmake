@@ -26,6 +26,7 @@ add_executable(tessel_schedule_tests
   schedule_reduction_decompose_test.cc
   schedule_reduction_rfactor_test.cc
   schedule_reorder_test.cc
+  schedule_rules_cache_test.cc
   schedule_rules_compute_at_test.cc
   schedule_rules_inline_test.cc
   schedule_rules_layout_test.cc
