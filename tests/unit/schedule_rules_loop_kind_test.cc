@@ -10,16 +10,8 @@ namespace {
 // An opaque iter var says nothing about which places an instance touches: a
 // loop bound to one cannot be shown independent.
 TEST(ScheduleRulesLoopKind, LoopBoundToAnOpaqueIterVar) {
-  Schedule sch = MustSchedule(R"(
-func @f(A: f32[8]) {
-  for i in range(0, 8) {
-    block B(vi: opaque[0, 8] = i) {
-      reads(A[vi])
-      writes(A[vi])
-      A[vi] = A[vi] * 2.0f32
-    }
-  }
-})");
+  Schedule sch = MustSchedule(
+      InPlaceText("f(A: f32[8])", {"i in range(0, 8)"}, "B(vi: opaque[0, 8] = i)", "vi"));
   LoopRV i = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[0];
   ExpectFailsUnchanged(sch, [&] { return sch.Parallel(i); },
                        {"sch.parallel(loop=", "iter var vi of block B is opaque and bound to loop i",
