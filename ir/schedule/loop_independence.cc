@@ -279,9 +279,12 @@ std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loo
                                  word)};
       }
       for (int o : blocks) {
-        if (o == w) continue;
         const BlockNode* other = index.block(o);
         for (bool reads : {true, false}) {
+          // A block's writes in two iterations are distinct instances (above),
+          // but its reads are compared with its writes as another block's
+          // would be: A[vi] = A[vi - 1] + 1 reads what the iteration before wrote.
+          if (o == w && !reads) continue;
           for (const BufferRegion& orr :
                InLoopTerms(index.realize(o), reads ? other->reads : other->writes)) {
             if (orr.buffer.get() != wr.buffer.get() || SameRegion(orr, wr)) continue;

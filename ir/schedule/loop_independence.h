@@ -18,8 +18,9 @@
 // - no block below f binds f through a reduce or opaque iter var;
 // - every block below f that writes a shared buffer (see below) runs a distinct
 //   instance in each iteration and writes a place that depends on f;
-// - for two different blocks below f and a shared buffer one of them writes,
-//   the places they touch are the same (in terms of the loops), or the regions
+// - for two different blocks below f and a shared buffer one of them writes
+//   (or one block's reads of a buffer it writes), the places they touch are
+//   the same (in terms of the loops), or the regions
 //   they touch in one iteration, relaxed over the loops between f and the
 //   block, are provably disjoint for any two different iterations.
 // Each block is trusted for itself: distinct instances of a block with spatial

@@ -51,5 +51,25 @@ func @f(A: f32[8], T: f32[8, 8], C: f32[8, 8]) {
                         "a region that depends on loops below it", ">>"});
 }
 
+// One block reading the element the iteration before wrote (a running sum
+// written in place): each instance writes its own element, but the loop
+// carries a dependence, and run in another order the result differs.
+TEST(ScheduleRulesLoopKind, BlockReadsWhatAnotherIterationOfItWrites) {
+  Schedule sch = MustSchedule(FuncText("f(A: f32[8])",
+                                       {BlockNestText({.loops = {"i in range(1, 8)"},
+                                                       .block = "B(vi: spatial[1, 8] = i)",
+                                                       .reads = "A[vi - 1]",
+                                                       .writes = "A[vi]",
+                                                       .body = "A[vi] = A[vi - 1] + 1.0f32"})}));
+  LoopRV i = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[0];
+  for (auto make : {+[](Schedule& s, LoopRV l) { return s.Parallel(l); },
+                    +[](Schedule& s, LoopRV l) { return s.Vectorize(l); }}) {
+    ExpectFailsUnchanged(sch, [&] { return make(sch, i); },
+                         {"block B reads buffer A that block B writes, at a place that may belong "
+                          "to another iteration of loop i",
+                          ">>"});
+  }
+}
+
 }  // namespace
 }  // namespace tessel::ir::schedule::testing
