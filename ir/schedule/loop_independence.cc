@@ -41,6 +41,24 @@ std::vector<BufferRegion> InLoopTerms(const BlockRealizeNode* r,
   return out;
 }
 
+// The block's declared reads, and the regions its body loads of a buffer it
+// writes: the verifier lets a block read what it writes without declaring it
+// (the update of a decomposed reduction reads its accumulator so), and
+// A[vi] = A[vi - 1] + 1 under writes(A[vi]) reads another instance's element.
+// A block holding blocks is left to its declared regions (its inner blocks'
+// loads are in their own iter vars).
+std::vector<BufferRegion> ReadsOf(const BlockNode* block) {
+  std::vector<BufferRegion> out = block->reads;
+  if (!BlocksIn(block->body).empty()) return out;
+  arith::Analyzer ana;
+  absl::StatusOr<arith::AccessRegions> access = arith::InferBlockAccess(GetRef(block), &ana);
+  if (!access.ok()) return out;
+  for (const arith::AccessRegion& r : access->reads) {
+    if (Touches(block->writes, r.region.buffer.get())) out.push_back(r.region);
+  }
+  return out;
+}
+
 bool SameRegion(const BufferRegion& a, const BufferRegion& b) {
   if (a.region.size() != b.region.size()) return false;
   for (size_t d = 0; d < a.region.size(); ++d) {
@@ -254,6 +272,8 @@ std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loo
     return std::nullopt;  // No other iteration to meet.
   }
   IterationRegions per_iteration(index, loop);
+  absl::flat_hash_map<int, std::vector<BufferRegion>> reads_of;
+  for (int b : blocks) reads_of[b] = ReadsOf(index.block(b));
   LoadsOutsideBlocks outside;
   outside.VisitStmt(f->body);
   for (int w : blocks) {
@@ -286,7 +306,7 @@ std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loo
           // would be: A[vi] = A[vi - 1] + 1 reads what the iteration before wrote.
           if (o == w && !reads) continue;
           for (const BufferRegion& orr :
-               InLoopTerms(index.realize(o), reads ? other->reads : other->writes)) {
+               InLoopTerms(index.realize(o), reads ? reads_of.at(o) : other->writes)) {
             if (orr.buffer.get() != wr.buffer.get() || SameRegion(orr, wr)) continue;
             std::optional<BufferRegion> wi = per_iteration.Of(w, wr);
             std::optional<BufferRegion> oi = per_iteration.Of(o, orr);

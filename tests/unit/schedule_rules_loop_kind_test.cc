@@ -71,5 +71,21 @@ TEST(ScheduleRulesLoopKind, BlockReadsWhatAnotherIterationOfItWrites) {
   }
 }
 
+// The same dependence with the load left out of the block's reads (the
+// verifier lets a block load what it writes undeclared): the rule looks at
+// the loads of a written buffer, not only at the declared regions.
+TEST(ScheduleRulesLoopKind, UndeclaredLoadOfAnotherIterationsElement) {
+  Schedule sch = MustSchedule(FuncText("f(A: f32[8])",
+                                       {BlockNestText({.loops = {"i in range(1, 8)"},
+                                                       .block = "B(vi: spatial[1, 8] = i)",
+                                                       .writes = "A[vi]",
+                                                       .body = "A[vi] = A[vi - 1] + 1.0f32"})}));
+  LoopRV i = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[0];
+  ExpectFailsUnchanged(sch, [&] { return sch.Parallel(i); },
+                       {"block B reads buffer A that block B writes, at a place that may belong "
+                        "to another iteration of loop i",
+                        ">>"});
+}
+
 }  // namespace
 }  // namespace tessel::ir::schedule::testing
