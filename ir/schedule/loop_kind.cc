@@ -2,6 +2,8 @@
 #include "ir/schedule/loop_kind.h"
 
 #include "absl/strings/str_cat.h"
+#include "ir/arith/expr_util.h"
+#include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/loop_independence.h"
 #include "ir/visitor.h"
@@ -70,6 +72,16 @@ absl::Status Parallel(ScheduleState* state, const Var& loop) {
 }
 
 absl::Status Vectorize(ScheduleState* state, const Var& loop) {
+  // Vector lanes are fixed when the code is compiled (the verifier's rule):
+  // a tail-clipped extent such as min(4 * v + 3, 5) - 4 * v + 1 has none.
+  absl::StatusOr<int> s = state->LoopSRef(loop);
+  if (!s.ok()) return s.status();
+  const ForNode* f = state->index().loop(*s);
+  if (!arith::AsConstInt(f->extent)) {
+    return state->Error(f, absl::StrCat(DescribeLoop(f), " has extent ", PrintExpr(f->extent),
+                                        ", which is not a constant; a vectorized loop's lanes "
+                                        "are fixed at compile time"));
+  }
   return ParallelLike(state, loop, ForKind::kVectorized, "vectorized", "");
 }
 

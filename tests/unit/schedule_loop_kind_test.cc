@@ -262,6 +262,20 @@ TEST(ScheduleLoopKind, RuleOnlySerialLoops) {
                        {"loop j is already bound to threadIdx.y"});
 }
 
+TEST(ScheduleLoopKind, RuleVectorizeNeedsAConstantExtent) {
+  Schedule sch = MustSchedule(R"(
+func @f(n: i32, A: f32[n], B: f32[n]) {
+  for i in range(0, n) {
+    block B(vi: spatial[0, n] = i) { reads(A[vi]) writes(B[vi]) B[vi] = A[vi] * 2.0f32 }
+  }
+})");
+  LoopRV i = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[0];
+  ExpectFailsUnchanged(sch, [&] { return sch.Vectorize(i); },
+                       {"loop i has extent n, which is not a constant",
+                        "a vectorized loop's lanes are fixed at compile time"});
+  Must(sch.Parallel(i));  // Threads need no constant trip count.
+}
+
 TEST(ScheduleLoopKind, RuleThreadAxes) {
   Mm t;
   ExpectFailsUnchanged(
