@@ -41,21 +41,19 @@ std::vector<BufferRegion> InLoopTerms(const BlockRealizeNode* r,
   return out;
 }
 
-// The block's declared reads, and the regions its body loads of a buffer it
-// writes: the verifier lets a block read what it writes without declaring it
-// (the update of a decomposed reduction reads its accumulator so), and
-// A[vi] = A[vi - 1] + 1 under writes(A[vi]) reads another instance's element.
-// A block holding blocks is left to its declared regions (its inner blocks'
-// loads are in their own iter vars).
+// The block's declared reads, and the regions its body loads: the verifier
+// lets a block load a buffer its reads do not declare (the update of a
+// decomposed reduction reads its accumulator so), and A[vi] = A[vi - 1] + 1
+// under writes(A[vi]) alone reads another instance's element. A block holding
+// blocks is left to its declared regions (its inner blocks' loads are in their
+// own iter vars).
 std::vector<BufferRegion> ReadsOf(const BlockNode* block) {
   std::vector<BufferRegion> out = block->reads;
   if (!BlocksIn(block->body).empty()) return out;
   arith::Analyzer ana;
   absl::StatusOr<arith::AccessRegions> access = arith::InferBlockAccess(GetRef(block), &ana);
   if (!access.ok()) return out;
-  for (const arith::AccessRegion& r : access->reads) {
-    if (Touches(block->writes, r.region.buffer.get())) out.push_back(r.region);
-  }
+  for (const arith::AccessRegion& r : access->reads) out.push_back(r.region);
   return out;
 }
 

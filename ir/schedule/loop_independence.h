@@ -19,8 +19,9 @@
 // - every block below f that writes a shared buffer (see below) runs a distinct
 //   instance in each iteration and writes a place that depends on f;
 // - for two different blocks below f and a shared buffer one of them writes
-//   (or one block's reads of a buffer it writes), the places they touch are
-//   the same (in terms of the loops), or the regions
+//   (or one block's reads of a buffer it writes), the places they touch (a
+//   block's loads count, declared in its reads or not) are the same (in
+//   terms of the loops), or the regions
 //   they touch in one iteration, relaxed over the loops between f and the
 //   block, are provably disjoint for any two different iterations.
 // Each block is trusted for itself: distinct instances of a block with spatial

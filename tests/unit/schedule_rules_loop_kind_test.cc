@@ -87,5 +87,29 @@ TEST(ScheduleRulesLoopKind, UndeclaredLoadOfAnotherIterationsElement) {
                         ">>"});
 }
 
+// R loads T, which W writes, without declaring it: the element the iteration
+// before wrote.
+TEST(ScheduleRulesLoopKind, UndeclaredLoadOfWhatAnotherBlockWrites) {
+  Schedule sch = MustSchedule(R"(
+func @f(A: f32[8], T: f32[8], C: f32[8]) {
+  for i in range(1, 8) {
+    block W(vi: spatial[1, 8] = i) {
+      reads(A[vi])
+      writes(T[vi])
+      T[vi] = A[vi]
+    }
+    block R(vj: spatial[1, 8] = i) {
+      writes(C[vj])
+      C[vj] = T[vj - 1]
+    }
+  }
+})");
+  LoopRV i = Must(sch.GetLoops(Must(sch.GetBlock("R"))))[0];
+  ExpectFailsUnchanged(sch, [&] { return sch.Parallel(i); },
+                       {"block R reads buffer T that block W writes, at a place that may belong "
+                        "to another iteration of loop i",
+                        ">>"});
+}
+
 }  // namespace
 }  // namespace tessel::ir::schedule::testing
