@@ -126,6 +126,30 @@ class LoadsOutsideBlocks : public IRVisitor {
   void VisitBlock(const BlockNode*) override {}
 };
 
+// Whether no block below `loop` writes `buffer` under a predicate.
+// A copy of the buffer per iteration holds only what that iteration writes; a
+// predicated writer skips some iterations (a tail split's `i_0 * 2 + i_1 < 9`)
+// whose readers would then see nothing, where the shared buffer still held
+// the value an earlier iteration wrote.
+class PredicatedWriter : public IRVisitor {
+ public:
+  explicit PredicatedWriter(const BufferNode* buffer) : buffer_(buffer) {}
+  bool found = false;
+  void VisitBlockRealize(const BlockRealizeNode* op) override {
+    found |= !IsConstTrue(op->predicate) && Touches(op->block->writes, buffer_);
+    IRVisitor::VisitBlockRealize(op);
+  }
+
+ private:
+  const BufferNode* buffer_;
+};
+
+bool WrittenInEveryIteration(const ForNode* loop, const BufferNode* buffer) {
+  PredicatedWriter w(buffer);
+  w.VisitStmt(loop->body);
+  return !w.found;
+}
+
 // The buffers each iteration of loop sref `loop` has its own copy of (see
 // loop_independence.h): allocated below it, or, for a parallel loop, allocated
 // by a block around it and touched only below it, with no vectorized loop in
@@ -145,7 +169,9 @@ absl::flat_hash_set<const BufferNode*> PrivateBuffers(const StmtIndex& index, in
     for (const Buffer& buf : b->alloc_buffers) {
       TouchedOutside outside(f, buf.get());
       outside.VisitStmt(GetRef(b));
-      if (!outside.found) local.buffers.insert(buf.get());
+      if (!outside.found && WrittenInEveryIteration(f, buf.get())) {
+        local.buffers.insert(buf.get());
+      }
     }
   }
   return local.buffers;

@@ -31,7 +31,9 @@
 // A buffer is private to f -- each iteration has its own copy, so it needs none
 // of the rules above -- when a block below f allocates it, or, for a parallel
 // loop, when a block around f allocates it, every access of it lies below f,
-// and no loop between that block and f is vectorized: remove-blocks then
+// no loop between that block and f is vectorized, and no block writes it
+// under a predicate (a tail-guarded writer skips iterations whose readers
+// would find their copy empty): remove-blocks then
 // allocates it inside f's body (passes/lowering/allocation_place.h), which
 // relies, as lowering does, on each iteration writing what it reads of it.
 // Vectorized and thread-bound loops get no such copies (no allocation goes

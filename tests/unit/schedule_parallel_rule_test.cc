@@ -328,5 +328,36 @@ func @f(A: f32[2, 18], B: f32[2, 16]) {
                        {"block P does not run a distinct instance in each iteration of loop i"});
 }
 
+// A predicated writer leaves its buffer unwritten in the iterations it skips;
+// a per-iteration copy would then hold nothing for the reader there, where the
+// shared buffer still held an earlier iteration's value (property-test race
+// seed 20 case 426: rms_norm's reduction recomputed under a tail split). Such
+// a buffer is not private, and the loop is refused.
+TEST(ScheduleParallelRule, PredicatedWriterMakesNoPrivateBuffer) {
+  Fixture t(R"(
+func @f(A: f32[9], B: f32[10]) {
+  block root() {
+    alloc_buffer T: f32[1]
+    for i_0 in range(0, 5) {
+      for i_1 in range(0, 2) {
+        block P(vi: spatial[0, 9] = i_0 * 2 + i_1) where i_0 * 2 + i_1 < 9 {
+          reads(A[0])
+          writes(T[0])
+          T[0] = A[0] * 2.0f32
+        }
+        block Q(vj: spatial[0, 10] = i_0 * 2 + i_1) {
+          reads(T[0])
+          writes(B[vj])
+          B[vj] = T[0] + 1.0f32
+        }
+      }
+    }
+  }
+})");
+  LoopRV i_1 = t.Loops("Q")[1];
+  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Parallel(i_1); },
+                       {"block P", "loop i_1", "cannot be parallel"});
+}
+
 }  // namespace
 }  // namespace tessel::ir::schedule::testing
