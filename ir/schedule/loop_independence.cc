@@ -126,28 +126,51 @@ class LoadsOutsideBlocks : public IRVisitor {
   void VisitBlock(const BlockNode*) override {}
 };
 
-// Whether no block below `loop` writes `buffer` under a predicate.
-// A copy of the buffer per iteration holds only what that iteration writes; a
-// predicated writer skips some iterations (a tail split's `i_0 * 2 + i_1 < 9`)
-// whose readers would then see nothing, where the shared buffer still held
-// the value an earlier iteration wrote.
-class PredicatedWriter : public IRVisitor {
+// Whether every block below loop sref `loop` that writes `buffer` runs in
+// every iteration its bindings name an instance of its domain: a copy of the
+// buffer per iteration holds only what that iteration writes. A tail guard on
+// the block's own iter vars (`ow_0 * 16 + ow_1 < 15` binding vow) only drops
+// instances outside the domain, which no reader needs; a guard on loops its
+// bindings do not use (rms_norm's reduction recomputed under its consumer's
+// tail-split loop, `i1_0 * 2 + i1_1 < 9`) skips whole iterations, whose
+// readers would find their copy empty where the shared buffer still held an
+// earlier iteration's value.
+class SkippingWriter : public IRVisitor {
  public:
-  explicit PredicatedWriter(const BufferNode* buffer) : buffer_(buffer) {}
+  SkippingWriter(const StmtIndex& index, int loop, const BufferNode* buffer) : buffer_(buffer) {
+    BindLoopsAround(index, loop, &ana_);
+  }
   bool found = false;
+
+  void VisitFor(const ForNode* op) override {
+    ana_.Bind(op->loop_var, Range{op->min, op->extent});
+    IRVisitor::VisitFor(op);
+  }
   void VisitBlockRealize(const BlockRealizeNode* op) override {
-    found |= !IsConstTrue(op->predicate) && Touches(op->block->writes, buffer_);
+    if (!found && !IsConstTrue(op->predicate) && Touches(op->block->writes, buffer_)) {
+      arith::Analyzer::Scope scope(&ana_);
+      const BlockNode* b = op->block.get();
+      for (size_t k = 0; k < b->iter_vars.size() && k < op->iter_values.size(); ++k) {
+        const Range& dom = b->iter_vars[k].dom;
+        const Expr& v = op->iter_values[k];
+        if (v->dtype != dom.min->dtype || dom.extent->dtype != dom.min->dtype) continue;
+        ana_.EnterConstraint(GE(v, dom.min));
+        ana_.EnterConstraint(LT(v, AddE(dom.min, dom.extent)));
+      }
+      found = !ana_.CanProve(op->predicate);
+    }
     IRVisitor::VisitBlockRealize(op);
   }
 
  private:
   const BufferNode* buffer_;
+  arith::Analyzer ana_;
 };
 
-bool WrittenInEveryIteration(const ForNode* loop, const BufferNode* buffer) {
-  PredicatedWriter w(buffer);
-  w.VisitStmt(loop->body);
-  return !w.found;
+bool SkipsIterations(const StmtIndex& index, int loop, const BufferNode* buffer) {
+  SkippingWriter w(index, loop, buffer);
+  w.VisitStmt(index.loop(loop)->body);
+  return w.found;
 }
 
 // The buffers each iteration of loop sref `loop` has its own copy of (see
@@ -169,7 +192,7 @@ absl::flat_hash_set<const BufferNode*> PrivateBuffers(const StmtIndex& index, in
     for (const Buffer& buf : b->alloc_buffers) {
       TouchedOutside outside(f, buf.get());
       outside.VisitStmt(GetRef(b));
-      if (!outside.found && WrittenInEveryIteration(f, buf.get())) {
+      if (!outside.found && !SkipsIterations(index, loop, buf.get())) {
         local.buffers.insert(buf.get());
       }
     }

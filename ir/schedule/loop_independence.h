@@ -32,8 +32,9 @@
 // of the rules above -- when a block below f allocates it, or, for a parallel
 // loop, when a block around f allocates it, every access of it lies below f,
 // no loop between that block and f is vectorized, and no block writes it
-// under a predicate (a tail-guarded writer skips iterations whose readers
-// would find their copy empty): remove-blocks then
+// under a predicate its own domain does not imply (one guarding loops its
+// bindings do not use skips iterations whose readers would find their copy
+// empty): remove-blocks then
 // allocates it inside f's body (passes/lowering/allocation_place.h), which
 // relies, as lowering does, on each iteration writing what it reads of it.
 // Vectorized and thread-bound loops get no such copies (no allocation goes

@@ -72,31 +72,11 @@ TEST(ScheduleReindex, WriteOfAReduction) {
   ExpectSameResults(original, sch);
 }
 
-// A padded read, guarded in the block by the condition that the index is
-// inside A.
-constexpr const char* kPaddedRead = R"(
-func @f(A: f32[6], B: f32[6]) {
-  for i in range(0, 6) {
-    for r in range(0, 3) {
-      block B(vi: spatial[0, 6] = i, vr: reduce[0, 3] = r) {
-        reads(A[vi - 1 + vr])
-        writes(B[vi])
-        init {
-          B[vi] = 0.0f32
-        }
-        if vi - 1 + vr >= 0 && vi - 1 + vr < 6 {
-          B[vi] = B[vi] + A[vi - 1 + vr]
-        }
-      }
-    }
-  }
-})";
-
 // The copy loads only inside A and writes every element of A_reindex (zero
 // where the index is outside A, which the block's guard never reads), so the
 // whole region the block declares is written.
 TEST(ScheduleReindex, PaddedReadIsCopiedInsideAndZeroOutside) {
-  Schedule sch = MustSchedule(kPaddedRead);
+  Schedule sch = MustSchedule(PaddedReadText());
   PrimFunc original = sch.func();
   Must(sch.Reindex(Must(sch.GetBlock("B")), 0, false));
   ExpectFunc(sch, R"(
@@ -140,7 +120,7 @@ func @f(A: f32[6], B: f32[6]) {
 // A second copy of the reindexed read (a second reindex, or a cache_read of
 // it) copies every element of A_reindex: each must have been written.
 TEST(ScheduleReindex, SecondCopyOfAPaddedReadReadsOnlyWrittenElements) {
-  Schedule twice = MustSchedule(kPaddedRead);
+  Schedule twice = MustSchedule(PaddedReadText());
   PrimFunc original = twice.func();
   BlockRV b = Must(twice.GetBlock("B"));
   Must(twice.Reindex(b, 0, false));
@@ -149,7 +129,7 @@ TEST(ScheduleReindex, SecondCopyOfAPaddedReadReadsOnlyWrittenElements) {
               ::testing::HasSubstr("A_reindex_reindex[v0_1, v1_1] = A_reindex[v0_1, v1_1]"));
   ExpectSameResults(original, twice);
 
-  Schedule cached = MustSchedule(kPaddedRead);
+  Schedule cached = MustSchedule(PaddedReadText());
   BlockRV c = Must(cached.GetBlock("B"));
   Must(cached.Reindex(c, 0, false));
   Must(cached.CacheRead(c, 0, "local"));
@@ -295,25 +275,6 @@ TEST(ScheduleReindex, DecomposedUpdateWithoutInitIsRefused) {
                        {"block B reads buffer B, which it writes, without an init: its cache "
                         "would be read before it is written",
                         ">>"});
-}
-
-// compute_inline of a copy read by an inner block re-infers the outer block's
-// reads: relaxed over the inner loops, the padded window's region hangs over
-// A's edges, and like blockize's own regions it is clipped to A's shape.
-TEST(ScheduleComputeInline, OuterBlockReadsStayInTheBuffer) {
-  Schedule sch = MustSchedule(kPaddedRead);
-  PrimFunc original = sch.func();
-  BlockRV b = Must(sch.GetBlock("B"));
-  Must(sch.CacheRead(b, 0, "local"));
-  BlockRV outer = Must(sch.Blockize(Must(sch.GetLoops(b))[0]));
-  Must(sch.ComputeInline(Must(sch.GetBlock("A_local"))));
-  absl::Status verified = VerifyFunction(sch.func(), sch.func_name());
-  EXPECT_TRUE(verified.ok()) << verified.message();
-  const std::vector<BufferRegion>& reads = Must(sch.Get(outer))->reads;
-  ASSERT_EQ(reads.size(), 1u);
-  EXPECT_EQ(PrintExpr(reads[0].region[0].min), "0");
-  EXPECT_EQ(PrintExpr(reads[0].region[0].extent), "6");
-  ExpectSameResults(original, sch);
 }
 
 // cache_read: the copy covers what the readers read, before the first one.

@@ -159,5 +159,24 @@ TEST(ScheduleReverseComputeInlineRules, UnconditionalConsumer) {
                        {"block C has the predicate", "only unconditional blocks"});
 }
 
+// compute_inline of a copy read by an inner block re-infers the outer block's
+// reads: relaxed over the inner loops, the padded window's region hangs over
+// A's edges, and like blockize's own regions it is clipped to A's shape.
+TEST(ScheduleComputeInline, OuterBlockReadsStayInTheBuffer) {
+  Schedule sch = MustSchedule(PaddedReadText());
+  PrimFunc original = sch.func();
+  BlockRV b = Must(sch.GetBlock("B"));
+  Must(sch.CacheRead(b, 0, "local"));
+  BlockRV outer = Must(sch.Blockize(Must(sch.GetLoops(b))[0]));
+  Must(sch.ComputeInline(Must(sch.GetBlock("A_local"))));
+  absl::Status verified = VerifyFunction(sch.func(), sch.func_name());
+  EXPECT_TRUE(verified.ok()) << verified.message();
+  const std::vector<BufferRegion>& reads = Must(sch.Get(outer))->reads;
+  ASSERT_EQ(reads.size(), 1u);
+  EXPECT_EQ(PrintExpr(reads[0].region[0].min), "0");
+  EXPECT_EQ(PrintExpr(reads[0].region[0].extent), "6");
+  ExpectSameResults(original, sch);
+}
+
 }  // namespace
 }  // namespace tessel::ir::schedule::testing

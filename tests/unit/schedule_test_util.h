@@ -275,6 +275,28 @@ absl::Status StatusOf(const absl::StatusOr<T>& v) {
 }
 inline absl::Status StatusOf(const absl::Status& s) { return s; }
 
+// A padded read, guarded in the block by the condition that the index is
+// inside A.
+inline std::string PaddedReadText() {
+  return R"(
+func @f(A: f32[6], B: f32[6]) {
+  for i in range(0, 6) {
+    for r in range(0, 3) {
+      block B(vi: spatial[0, 6] = i, vr: reduce[0, 3] = r) {
+        reads(A[vi - 1 + vr])
+        writes(B[vi])
+        init {
+          B[vi] = 0.0f32
+        }
+        if vi - 1 + vr >= 0 && vi - 1 + vr < 6 {
+          B[vi] = B[vi] + A[vi - 1 + vr]
+        }
+      }
+    }
+  }
+})";
+}
+
 }  // namespace tessel::ir::schedule::testing
 
 #endif  // TESSEL_TESTS_UNIT_SCHEDULE_TEST_UTIL_H_
