@@ -14,24 +14,23 @@ const std::string kOdd = ChainText(17);
 
 using Fixture = ComputeFixture;
 
-TEST(ScheduleComputeAt, TailOfANonDividingTileIsGuarded) {
-  Fixture t(kOdd);
-  std::vector<LoopRV> c = Must(t.sch.Split(t.Loops("C")[0], {std::nullopt, 8}));
-  Must(t.sch.ComputeAt(t.Block("B"), c[0]));
-  ExpectFunc(t.sch, R"(
+// kOdd after tiling one loop by 8 and moving the other block under the tile:
+// both blocks under i_0, each over its own inner loop, with the tail guard.
+std::string TiledOdd(const std::string& b_inner, const std::string& c_inner) {
+  return absl::StrReplaceAll(R"(
 func @f(A: f32[17], C: f32[17]) {
   block root() {
     alloc_buffer B: f32[17]
     for i_0 in range(0, 3) {
-      for ax0 in range(0, 8) {
-        block B(vi: spatial[0, 17] = i_0 * 8 + ax0) where i_0 * 8 + ax0 < 17 {
+      for B_INNER in range(0, 8) {
+        block B(vi: spatial[0, 17] = i_0 * 8 + B_INNER) where i_0 * 8 + B_INNER < 17 {
           reads(A[vi])
           writes(B[vi])
           B[vi] = A[vi] * 2.0f32
         }
       }
-      for i_1 in range(0, 8) {
-        block C(vi: spatial[0, 17] = i_0 * 8 + i_1) where i_0 * 8 + i_1 < 17 {
+      for C_INNER in range(0, 8) {
+        block C(vi: spatial[0, 17] = i_0 * 8 + C_INNER) where i_0 * 8 + C_INNER < 17 {
           reads(B[vi])
           writes(C[vi])
           C[vi] = B[vi] + 1.0f32
@@ -39,7 +38,15 @@ func @f(A: f32[17], C: f32[17]) {
       }
     }
   }
-})");
+})",
+                             {{"B_INNER", b_inner}, {"C_INNER", c_inner}});
+}
+
+TEST(ScheduleComputeAt, TailOfANonDividingTileIsGuarded) {
+  Fixture t(kOdd);
+  std::vector<LoopRV> c = Must(t.sch.Split(t.Loops("C")[0], {std::nullopt, 8}));
+  Must(t.sch.ComputeAt(t.Block("B"), c[0]));
+  ExpectFunc(t.sch, TiledOdd("ax0", "i_1"));
   ExpectSameResults(t.original, t.sch);
   EXPECT_THAT(t.sch.trace().AsPython(),
               ::testing::HasSubstr("sch.compute_at(block=b4, loop=l2, preserve_unit_loops=False)"));
@@ -87,28 +94,7 @@ TEST(ScheduleReverseComputeAt, ConsumerFollowsTheProducerTile) {
   Fixture t(kOdd);
   std::vector<LoopRV> b = Must(t.sch.Split(t.Loops("B")[0], {std::nullopt, 8}));
   Must(t.sch.ReverseComputeAt(t.Block("C"), b[0]));
-  ExpectFunc(t.sch, R"(
-func @f(A: f32[17], C: f32[17]) {
-  block root() {
-    alloc_buffer B: f32[17]
-    for i_0 in range(0, 3) {
-      for i_1 in range(0, 8) {
-        block B(vi: spatial[0, 17] = i_0 * 8 + i_1) where i_0 * 8 + i_1 < 17 {
-          reads(A[vi])
-          writes(B[vi])
-          B[vi] = A[vi] * 2.0f32
-        }
-      }
-      for ax0 in range(0, 8) {
-        block C(vi: spatial[0, 17] = i_0 * 8 + ax0) where i_0 * 8 + ax0 < 17 {
-          reads(B[vi])
-          writes(C[vi])
-          C[vi] = B[vi] + 1.0f32
-        }
-      }
-    }
-  }
-})");
+  ExpectFunc(t.sch, TiledOdd("i_1", "ax0"));
   ExpectSameResults(t.original, t.sch);
 }
 
