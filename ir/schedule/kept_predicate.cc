@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/printer.h"
+#include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/substitute.h"
 
@@ -25,19 +26,12 @@ absl::StatusOr<std::vector<Expr>> KeptPredicate(const ScheduleState& state, int 
       to_iter[v] = b->iter_vars[k].var;
     }
   }
+  // The loops' ranges and the scope block's iter vars: a term over loops
+  // that no iter var is bound to alone (`i_1 * 2 < 7` with i_1 in [0, 4)) may
+  // still hold on every iteration, and then there is nothing to keep.
   arith::Analyzer ana;
-  int scope = index.ScopeBlock(sref);
-  if (scope >= 0) {
-    for (const IterVar& iv : index.block(scope)->iter_vars) ana.Bind(iv.var, iv.dom);
-  }
+  BindLoopsAround(index, index.at(sref).parent, &ana);
   for (const IterVar& iv : b->iter_vars) ana.Bind(iv.var, iv.dom);
-  // The loops' ranges too: a term over loops that no iter var is bound to
-  // alone (`i_1 * 2 < 7` with i_1 in [0, 4)) may still hold on every
-  // iteration, and then there is nothing to keep.
-  for (const auto& [var, l] : loop_vars) {
-    const ForNode* loop = index.loop(l);
-    ana.Bind(loop->loop_var, Range{loop->min, loop->extent});
-  }
   std::vector<Expr> kept;
   for (const Expr& term : SplitConjuncts(r->predicate)) {
     Expr t = Substitute(term, to_iter);
