@@ -139,8 +139,10 @@ void BindPath(const StmtIndex& index, int pos, arith::Analyzer* ana) {
 PrimFunc InsertNextTo(const PrimFunc& func, const StmtNode* target, const Stmt& stmt, bool before) {
   Stmt t = GetRef(target);
   Stmt pair = before ? Seq({stmt, t}) : Seq({t, stmt});
-  return SeqFlattener().VisitPrimFunc(ReplaceStmts(func, {{target, pair}}));
+  return FlattenSeqs(ReplaceStmts(func, {{target, pair}}));
 }
+
+PrimFunc FlattenSeqs(const PrimFunc& func) { return SeqFlattener().VisitPrimFunc(func); }
 
 std::string UniqueBlockName(const StmtIndex& index, const std::string& base) {
   if (index.FindBlock(base) < 0) return base;

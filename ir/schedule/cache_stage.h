@@ -54,6 +54,8 @@ void BindPath(const StmtIndex& index, int pos, arith::Analyzer* ana);
 // `func` with `stmt` inserted right before (or after) `target`, a statement of
 // its body; sequences stay flat.
 PrimFunc InsertNextTo(const PrimFunc& func, const StmtNode* target, const Stmt& stmt, bool before);
+// `func` with every sequence nested directly in a sequence spliced into it.
+PrimFunc FlattenSeqs(const PrimFunc& func);
 
 // `func` with `buffers` allocated by block `scope_block`, or, for "", by a root
 // block that then wraps the whole body (created under a name no block has).

@@ -1,5 +1,6 @@
 // Instructions: one entry of a trace (DESIGN.md decision 7), and the table of
-// instruction kinds that knows how to print and replay each one.
+// instruction kinds that knows how to print and replay each one. Each kind is
+// derived from one primitive's declaration (primitive_decl.h).
 //
 //   Instruction{kind = "split", inputs = [l1, [None, 32]], attrs = {},
 //               outputs = [l4, l5]}
@@ -88,20 +89,63 @@ class Schedule;
 using ApplyInstructionFn = absl::StatusOr<std::vector<RV>> (*)(Schedule* sch,
                                                                const Instruction& inst);
 
+// The type of a primitive's parameter (param_codec.h has one codec per type).
+enum class ParamType {
+  kBlock,        // BlockRV                      input
+  kLoop,         // LoopRV                       input
+  kBlockOrLoop,  // BlockRV or LoopRV            input
+  kLocation,     // LoopRV, maybe root / inline  input
+  kLoops,        // [LoopRV]                     input
+  kFactors,      // [int | None | ExprRV]        input
+  kAnnValue,     // literal (attr) or ExprRV (input)
+  kInt,          // the rest are attrs
+  kBool,
+  kString,
+  kInts,
+  kFloats,
+  kBuffer,       // a buffer name or index
+  kIndexMap,     // "lambda i, j: ..." (Python: also the lambda)
+  kIntDecision,  // the decision of a sampling instruction
+  kIntsDecision,
+};
+// True for the types traced as inputs (kAnnValue: only a sampled value).
+bool IsInputType(ParamType t);
+
+struct ParamInfo {
+  std::string name;  // The Python keyword.
+  ParamType type;
+  bool optional = false;  // May be omitted: the declaration's default.
+  bool variadic = false;  // Printed and passed as positional arguments: sch.reorder(l1, l2).
+};
+
+// What a primitive returns.
+enum class OutputType { kNone, kBlock, kLoop, kValue, kBlocks, kLoops, kValues };
+
+// One instruction kind, derived from a primitive's declaration
+// (primitive_decl.h) when it registers: nothing here is written by hand.
 struct InstructionKind {
   std::string name;
   // Python keyword names of the inputs, in order; a name starting with '*'
   // takes a list printed as positional arguments (sch.reorder(l1, l2)).
   std::vector<std::string> input_names;
-  bool pure = false;          // Changes no IR: unused ones are dead code.
-  bool sampling = false;      // Carries a decision.
-  bool tuple_output = false;  // Outputs print as a tuple: `l1, l2 = ...`.
+  std::vector<ParamInfo> params;  // Every parameter, in declaration order.
+  bool pure = false;              // Changes no IR: unused ones are dead code.
+  bool sampling = false;          // Carries a decision.
+  bool tuple_output = false;      // Outputs print as a tuple: `l1, l2 = ...`.
+  OutputType output = OutputType::kNone;
+  std::string doc;       // One paragraph, for Python's help().
+  Instruction defaults;  // The declaration's default arguments, traced.
   ApplyInstructionFn apply = nullptr;
 };
 
+// Adds a kind (primitive_registration.h calls it from a static initializer);
+// a second kind of one name is a programming error and aborts at start-up.
+bool RegisterInstructionKind(InstructionKind kind);
+
 // Null for an unknown kind.
 const InstructionKind* FindInstructionKind(absl::string_view name);
-const std::vector<InstructionKind>& AllInstructionKinds();
+// Every registered kind, sorted by name.
+std::vector<const InstructionKind*> AllInstructionKinds();
 
 // Python spelling of an attribute value: 16, 0.5, True, "x", [1, 2].
 std::string AttrToPython(const AttrValue& value);

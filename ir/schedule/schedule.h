@@ -22,6 +22,11 @@
 // Every primitive is transactional: on failure the schedule (IR, handles,
 // trace) is exactly as before, and the error names the call as Python, the
 // rule broken, and shows the function with the offending loop or block marked.
+//
+// Each primitive is declared once (primitive_decl.h, ir/schedule/primitive/)
+// and called through Apply: `sch.Apply(primitive::Split{l, {std::nullopt, 32}})`.
+// The named methods below are shorthands for the primitives that exist today;
+// a new primitive needs none.
 #ifndef TESSEL_IR_SCHEDULE_SCHEDULE_H_
 #define TESSEL_IR_SCHEDULE_SCHEDULE_H_
 
@@ -29,43 +34,46 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/attrs.h"
 #include "ir/function.h"
+#include "ir/index_map.h"
+#include "ir/schedule/handles.h"
+#include "ir/schedule/param_codec.h"
+#include "ir/schedule/primitive/add_unit_loop.h"
+#include "ir/schedule/primitive/annotate.h"
+#include "ir/schedule/primitive/blockize.h"
+#include "ir/schedule/primitive/cache_read_write.h"
+#include "ir/schedule/primitive/compute_at.h"
+#include "ir/schedule/primitive/compute_inline.h"
+#include "ir/schedule/primitive/decompose_reduction.h"
+#include "ir/schedule/primitive/fuse.h"
+#include "ir/schedule/primitive/loop_kind.h"
+#include "ir/schedule/primitive/pad_einsum.h"
+#include "ir/schedule/primitive/queries.h"
+#include "ir/schedule/primitive/reindex.h"
+#include "ir/schedule/primitive/reorder.h"
+#include "ir/schedule/primitive/rfactor.h"
+#include "ir/schedule/primitive/sample_categorical.h"
+#include "ir/schedule/primitive/sample_compute_location.h"
+#include "ir/schedule/primitive/sample_perfect_tile.h"
+#include "ir/schedule/primitive/set_scope.h"
+#include "ir/schedule/primitive/split.h"
+#include "ir/schedule/primitive/storage_align.h"
+#include "ir/schedule/primitive/tensorize.h"
+#include "ir/schedule/primitive/transform_layout.h"
+#include "ir/schedule/primitive_decl.h"
 #include "ir/schedule/sampling.h"
 #include "ir/schedule/state.h"
 #include "ir/schedule/trace.h"
-#include "ir/schedule/transform_layout.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::schedule {
-
-struct BlockRV {
-  int64_t id = -1;
-};
-struct LoopRV {
-  int64_t id = -1;
-};
-struct ExprRV {
-  int64_t id = -1;
-};
-
-// A split factor: an integer, a sampled value, or None (inferred).
-class Factor {
- public:
-  Factor(std::nullopt_t) {}         // NOLINT: None, inferred.
-  Factor(int64_t v) : value_(v) {}  // NOLINT
-  Factor(int v) : value_(v) {}      // NOLINT
-  Factor(ExprRV rv) : rv_(rv) {}    // NOLINT
-  bool is_inferred() const { return !value_ && rv_.id < 0; }
-  std::optional<int64_t> value() const { return value_; }
-  const ExprRV& rv() const { return rv_; }
-
- private:
-  std::optional<int64_t> value_;
-  ExprRV rv_;
-};
 
 class Schedule {
  public:
@@ -85,101 +93,108 @@ class Schedule {
   const Trace& trace() const;
   const ScheduleState& state() const { return state_; }
 
-  // ---- Queries -----------------------------------------------------------------
-  absl::StatusOr<BlockRV> GetBlock(const std::string& name);
-  absl::StatusOr<std::vector<LoopRV>> GetLoops(BlockRV block);
-  absl::StatusOr<std::vector<BlockRV>> GetChildBlocks(BlockRV block);
-  absl::StatusOr<std::vector<BlockRV>> GetChildBlocks(LoopRV loop);
-  absl::StatusOr<std::vector<BlockRV>> GetProducers(BlockRV block);
-  absl::StatusOr<std::vector<BlockRV>> GetConsumers(BlockRV block);
+  // Runs one primitive: resolves its handles, calls it on the state, and on
+  // success commits the function and records the instruction; on failure the
+  // schedule is unchanged and the error starts with the call as Python.
+  // Returns absl::Status, or absl::StatusOr of the new handles.
+  template <typename P>
+  FacadeResult<PrimitiveResult<P>> Apply(const P& call);
 
   // What a handle names now (not traced).
   absl::StatusOr<Block> Get(BlockRV block) const;
   absl::StatusOr<Ref<const ForNode>> Get(LoopRV loop) const;
   absl::StatusOr<int64_t> Get(ExprRV value) const;
 
-  // ---- Loop primitives (docs/schedule.md) --------------------------------------
-  absl::StatusOr<std::vector<LoopRV>> Split(LoopRV loop, const std::vector<Factor>& factors);
-  absl::StatusOr<LoopRV> Fuse(const std::vector<LoopRV>& loops);
-  absl::Status Reorder(const std::vector<LoopRV>& order);
   // Splits each loop of a perfect nest by its factors and orders the results
   // level by level: Tile({i, j}, {{None, 32}, {None, 32}}) -> i_0, j_0, i_1, j_1.
-  // Traced as its splits and one reorder.
+  // Traced as its splits and one reorder (a composition, not a primitive).
   absl::StatusOr<std::vector<LoopRV>> Tile(const std::vector<LoopRV>& loops,
                                            const std::vector<std::vector<Factor>>& factors);
-  absl::Status Parallel(LoopRV loop);
-  absl::Status Vectorize(LoopRV loop);
-  absl::Status Unroll(LoopRV loop);
-  absl::Status Bind(LoopRV loop, const std::string& thread_axis);
-  absl::Status Annotate(LoopRV loop, const std::string& key, const AttrValue& value);
-  absl::Status Annotate(BlockRV block, const std::string& key, const AttrValue& value);
-  // The annotation takes the sampled value (e.g. an unroll depth).
-  absl::Status Annotate(LoopRV loop, const std::string& key, ExprRV value);
-  absl::Status Annotate(BlockRV block, const std::string& key, ExprRV value);
-  absl::Status Unannotate(LoopRV loop, const std::string& key);
-  absl::Status Unannotate(BlockRV block, const std::string& key);
-  absl::StatusOr<LoopRV> AddUnitLoop(BlockRV block);
-  absl::StatusOr<LoopRV> AddUnitLoop(LoopRV loop);
 
-  // ---- Compute location (docs/schedule.md; schedule_compute_location.cc) -------
-  absl::Status ComputeInline(BlockRV block);
-  absl::Status ReverseComputeInline(BlockRV block);
+  // ---- Shorthands: Apply(primitive::X{...}) (docs/schedule.md) ------------------------
+  auto GetBlock(const std::string& name) { return Apply(primitive::GetBlock{name}); }
+  auto GetLoops(BlockRV block) { return Apply(primitive::GetLoops{block}); }
+  auto GetChildBlocks(BlockOrLoop x) { return Apply(primitive::GetChildBlocks{x}); }
+  auto GetProducers(BlockRV block) { return Apply(primitive::GetProducers{block}); }
+  auto GetConsumers(BlockRV block) { return Apply(primitive::GetConsumers{block}); }
+  auto Split(LoopRV loop, std::vector<Factor> factors) {
+    return Apply(primitive::Split{loop, std::move(factors)});
+  }
+  auto Fuse(std::vector<LoopRV> loops) { return Apply(primitive::Fuse{std::move(loops)}); }
+  auto Reorder(std::vector<LoopRV> order) { return Apply(primitive::Reorder{std::move(order)}); }
+  auto Parallel(LoopRV loop) { return Apply(primitive::Parallel{loop}); }
+  auto Vectorize(LoopRV loop) { return Apply(primitive::Vectorize{loop}); }
+  auto Unroll(LoopRV loop) { return Apply(primitive::Unroll{loop}); }
+  auto Bind(LoopRV loop, std::string axis) { return Apply(primitive::Bind{loop, std::move(axis)}); }
+  // `value`: an AttrValue, or a sampled ExprRV (e.g. an unroll depth).
+  auto Annotate(BlockOrLoop x, std::string key, AnnValue value) {
+    return Apply(primitive::Annotate{x, std::move(key), std::move(value)});
+  }
+  auto Unannotate(BlockOrLoop x, std::string key) {
+    return Apply(primitive::Unannotate{x, std::move(key)});
+  }
+  auto AddUnitLoop(BlockOrLoop x) { return Apply(primitive::AddUnitLoop{x}); }
+  auto ComputeInline(BlockRV block) { return Apply(primitive::ComputeInline{block}); }
+  auto ReverseComputeInline(BlockRV block) { return Apply(primitive::ReverseComputeInline{block}); }
   // `loop` may be a location sampled by SampleComputeLocation: root leaves the
   // block where it is, inline inlines it.
-  absl::Status ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false);
-  absl::Status ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false);
-
-  // ---- Caching and reductions (docs/schedule.md; schedule_cache.cc) -------------
-  // Each returns the new block: the copy block, the init block, the rfactor block.
-  absl::StatusOr<BlockRV> CacheRead(BlockRV block, int64_t read_buffer_index,
-                                    const std::string& storage_scope);
-  absl::StatusOr<BlockRV> CacheWrite(BlockRV block, int64_t write_buffer_index,
-                                     const std::string& storage_scope);
-  absl::StatusOr<BlockRV> DecomposeReduction(BlockRV block, LoopRV loop);
-  absl::StatusOr<BlockRV> Reindex(BlockRV block, int64_t buffer_index, bool is_write);
-  absl::StatusOr<BlockRV> RFactor(LoopRV loop, int64_t factor_axis);
-  absl::Status SetScope(BlockRV block, int64_t buffer_index, const std::string& storage_scope);
-  absl::Status StorageAlign(BlockRV block, int64_t buffer_index, int64_t axis, int64_t factor,
-                            int64_t offset);
-
-  // ---- Structure and layout (blockize.h, tensorize.h, transform_layout.h,
-  // pad_einsum.h; the facade is schedule_structure.cc) -------------------------------
-  // The subtree under `loop` becomes a new block around the block below.
-  absl::StatusOr<BlockRV> Blockize(LoopRV loop);
-  // Replaces the block's computation by the implementation of the registered
-  // intrinsic whose description it matches (tensor_intrin.h); a loop is
-  // blockized first, in the same transaction.
-  absl::Status Tensorize(BlockRV block, const std::string& intrin_name);
-  absl::Status Tensorize(LoopRV loop, const std::string& intrin_name);
-  // The layout of a buffer the block accesses (by name, or by index in its
-  // reads then writes) changes by `index_map`; the text form is parsed
-  // ("lambda i, j: (i // 16, j, i % 16)", ir/index_map.h).
-  absl::Status TransformLayout(BlockRV block, const BufferRef& buffer, const IndexMap& index_map);
-  absl::Status TransformLayout(BlockRV block, const BufferRef& buffer,
-                               const std::string& index_map);
-  // Pads an einsum-like block's iteration domain to multiples of `padding`
-  // (one factor per iter var), through zero-padded input copies and an output crop.
-  absl::Status PadEinsum(BlockRV block, const std::vector<int64_t>& padding);
-
-  // ---- Sampling ------------------------------------------------------------------
-  // n factors of the loop's constant extent, the innermost at most
-  // max_innermost_factor (<= 0: no limit). With `decision`, that tiling is used
-  // (checked) instead of a random one.
-  absl::StatusOr<std::vector<ExprRV>> SamplePerfectTile(
-      LoopRV loop, int n, int64_t max_innermost_factor,
-      std::optional<std::vector<int64_t>> decision = std::nullopt);
-  // One of `candidates`, drawn with weights `probs`; `decision` is an index.
-  absl::StatusOr<ExprRV> SampleCategorical(const std::vector<int64_t>& candidates,
-                                           const std::vector<double>& probs,
-                                           std::optional<int64_t> decision = std::nullopt);
-  // A location where compute_at of `block` is legal, drawn uniformly: a loop,
-  // or the special locations root (stay; decision -1) and inline (decision
-  // -2). A decision k >= 0 names the k-th loop of the block's scope in program
-  // order.
-  absl::StatusOr<LoopRV> SampleComputeLocation(BlockRV block,
-                                               std::optional<int64_t> decision = std::nullopt);
+  auto ComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false) {
+    return Apply(primitive::ComputeAt{block, loop, preserve_unit_loops});
+  }
+  auto ReverseComputeAt(BlockRV block, LoopRV loop, bool preserve_unit_loops = false) {
+    return Apply(primitive::ReverseComputeAt{block, loop, preserve_unit_loops});
+  }
+  auto CacheRead(BlockRV block, int64_t read_buffer_index, std::string storage_scope) {
+    return Apply(primitive::CacheRead{block, read_buffer_index, std::move(storage_scope)});
+  }
+  auto CacheWrite(BlockRV block, int64_t write_buffer_index, std::string storage_scope) {
+    return Apply(primitive::CacheWrite{block, write_buffer_index, std::move(storage_scope)});
+  }
+  auto DecomposeReduction(BlockRV block, LoopRV loop) {
+    return Apply(primitive::DecomposeReduction{block, loop});
+  }
+  auto Reindex(BlockRV block, int64_t buffer_index, bool is_write) {
+    return Apply(primitive::Reindex{block, buffer_index, is_write});
+  }
+  auto RFactor(LoopRV loop, int64_t factor_axis) {
+    return Apply(primitive::RFactor{loop, factor_axis});
+  }
+  auto SetScope(BlockRV block, int64_t buffer_index, std::string storage_scope) {
+    return Apply(primitive::SetScope{block, buffer_index, std::move(storage_scope)});
+  }
+  auto StorageAlign(BlockRV block, int64_t buffer_index, int64_t axis, int64_t factor,
+                    int64_t offset) {
+    return Apply(primitive::StorageAlign{block, buffer_index, axis, factor, offset});
+  }
+  auto Blockize(LoopRV loop) { return Apply(primitive::Blockize{loop}); }
+  auto Tensorize(BlockOrLoop x, std::string intrin_name) {
+    return Apply(primitive::Tensorize{x, std::move(intrin_name)});
+  }
+  auto TransformLayout(BlockRV block, BufferRef buffer, const IndexMap& index_map) {
+    return Apply(primitive::TransformLayout{block, std::move(buffer), index_map.ToPython()});
+  }
+  auto TransformLayout(BlockRV block, BufferRef buffer, std::string index_map) {
+    return Apply(primitive::TransformLayout{block, std::move(buffer), std::move(index_map)});
+  }
+  auto PadEinsum(BlockRV block, std::vector<int64_t> padding) {
+    return Apply(primitive::PadEinsum{block, std::move(padding)});
+  }
+  auto SamplePerfectTile(LoopRV loop, int64_t n, int64_t max_innermost_factor,
+                         std::optional<std::vector<int64_t>> decision = std::nullopt) {
+    return Apply(primitive::SamplePerfectTile{loop, n, max_innermost_factor, std::move(decision)});
+  }
+  auto SampleCategorical(std::vector<int64_t> candidates, std::vector<double> probs,
+                         std::optional<int64_t> decision = std::nullopt) {
+    return Apply(primitive::SampleCategorical{std::move(candidates), std::move(probs), decision});
+  }
+  auto SampleComputeLocation(BlockRV block, std::optional<int64_t> decision = std::nullopt) {
+    return Apply(primitive::SampleComputeLocation{block, decision});
+  }
 
  private:
+  template <typename T>
+  friend struct ParamCodec;
+
   struct Handle {
     char kind;                // 'b', 'l', 'v'
     std::string func;         // The function it belongs to.
@@ -188,8 +203,6 @@ class Schedule {
     int64_t value = 0;        // 'v': the sampled value; 'l' without loop: kRoot/kInlineLocation.
     std::string consumed_by;  // Set once a primitive removed what it named.
   };
-  static constexpr int64_t kRootLocation = -1;
-  static constexpr int64_t kInlineLocation = -2;
   // The special location a loop handle names, if it names one.
   std::optional<int64_t> SpecialLocation(LoopRV rv) const;
 
@@ -208,8 +221,18 @@ class Schedule {
   // Prefixes a failure with the call, e.g. "sch.split(loop=l1, factors=[None, 32]): ".
   static absl::Status Fail(const Instruction& inst, const absl::Status& status);
   void Record(Instruction inst) { traces_[state_.func_name()].Append(std::move(inst)); }
-  absl::StatusOr<std::vector<std::optional<int64_t>>> FactorValues(
-      const std::vector<Factor>& factors, std::vector<TraceValue>* traced) const;
+
+  // New handles for what a primitive made, each also listed in `inst`'s outputs.
+  BlockRV MakeOutput(const std::string& block, Instruction* inst);
+  LoopRV MakeOutput(const Var& loop, Instruction* inst);
+  LoopRV MakeOutput(const ResolvedLocation& location, Instruction* inst);
+  ExprRV MakeOutput(int64_t value, Instruction* inst);
+  template <typename R>
+  auto MakeOutput(const std::vector<R>& made, Instruction* inst) {
+    std::vector<decltype(MakeOutput(made.front(), inst))> out;
+    for (const R& m : made) out.push_back(MakeOutput(m, inst));
+    return out;
+  }
 
   IRModule mod_;
   ScheduleState state_;
@@ -217,6 +240,71 @@ class Schedule {
   std::vector<Handle> handles_;
   std::map<std::string, Trace> traces_;
 };
+
+// ---- Apply ------------------------------------------------------------------------
+
+// The instruction `call` records: each argument traced by its codec.
+template <typename P>
+Instruction TraceCall(const P& call) {
+  Instruction inst;
+  inst.kind = P::kInfo.name;
+  std::apply(
+      [&](const auto&... spec) {
+        (ParamCodec<typename std::remove_cvref_t<decltype(spec)>::type>::Record(call.*spec.member,
+                                                                                spec.name, &inst),
+         ...);
+      },
+      P::kArgs);
+  return inst;
+}
+
+template <typename P>
+FacadeResult<PrimitiveResult<P>> Schedule::Apply(const P& call) {
+  using Result = PrimitiveResult<P>;
+  using Facade = FacadeResult<Result>;
+  constexpr bool kReturnsStatus = std::is_same_v<Result, absl::Status>;
+
+  Instruction inst = TraceCall(call);
+  // Resolve every handle first: the first that is stale or of the wrong kind
+  // fails the call before anything changes.
+  auto resolved = std::apply(
+      [&](const auto&... spec) {
+        return std::make_tuple(
+            ParamCodec<typename std::remove_cvref_t<decltype(spec)>::type>::Resolve(
+                *this, call.*spec.member)...);
+      },
+      P::kArgs);
+  absl::Status bad = std::apply(
+      [](const auto&... r) {
+        absl::Status first;
+        ((first.ok() && !r.ok() ? (void)(first = r.status()) : (void)0), ...);
+        return first;
+      },
+      resolved);
+  if (!bad.ok()) return Facade(Fail(inst, bad));
+
+  ScheduleState before = state_;  // A primitive that fails leaves nothing changed.
+  PrimitiveContext ctx(&state_, &rng_);
+  Result result = std::apply([&](const auto&... r) { return P::Apply(ctx, *r...); }, resolved);
+  if (ctx.decision()) inst.decision = ctx.decision();
+  if (!result.ok()) {
+    state_ = std::move(before);
+    if constexpr (kReturnsStatus) {
+      return Facade(Fail(inst, result));
+    } else {
+      return Facade(Fail(inst, result.status()));
+    }
+  }
+  if constexpr (!P::kInfo.pure) Commit(P::kInfo.name);
+  if constexpr (kReturnsStatus) {
+    Record(std::move(inst));
+    return Facade(absl::OkStatus());
+  } else {
+    auto out = MakeOutput(*result, &inst);
+    Record(std::move(inst));
+    return Facade(std::move(out));
+  }
+}
 
 }  // namespace tessel::ir::schedule
 

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
-#include "ir/schedule/storage_align.h"
+#include "ir/schedule/primitive/storage_align.h"
 
 namespace tessel::passes::lowering {
 namespace {

@@ -1,5 +1,5 @@
 // The layout storage_align asks for: remove-blocks gives a buffer that a block
-// annotated with `buffer_dim_align` (ir/schedule/storage_align.h) explicit
+// annotated with `buffer_dim_align` (ir/schedule/primitive/storage_align.h) explicit
 // strides, padded so that the stride of each named dimension is
 // `factor * k + offset` elements; flatten-buffer then addresses it by them.
 //

@@ -22,7 +22,7 @@
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/lowering/context_mutator.h"
-#include "passes/lowering/fresh_copy.h"
+#include "ir/fresh_copy.h"
 #include "passes/lowering/lane_index.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
@@ -137,7 +137,7 @@ class Unroller : public lowering::ContextMutator {
       absl::StatusOr<ir::Stmt> c =
           k == 0 ? absl::StatusOr<ir::Stmt>(ir::Substitute(
                        f->body, {{f->loop_var.get(), value}}))
-                 : lowering::FreshCopy(f->body, {{f->loop_var.get(), value}});
+                 : ir::FreshCopy(f->body, {{f->loop_var.get(), value}});
       if (!c.ok()) {
         status = c.status();
         return s;

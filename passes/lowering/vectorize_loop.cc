@@ -34,7 +34,7 @@
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/lowering/context_mutator.h"
-#include "passes/lowering/fresh_copy.h"
+#include "ir/fresh_copy.h"
 #include "passes/lowering/vectorizer.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
@@ -200,7 +200,7 @@ class LoopVectorizer : public lowering::ContextMutator {
     absl::StatusOr<ir::Stmt> v = lowering::VectorizeBody(inner, f->loop_var, f->min, lanes);
     if (!v.ok() || !CrossLaneDependence(*v, roots_).empty()) return std::nullopt;
     // The serial loop binds the same variables as the vector code: a fresh copy.
-    absl::StatusOr<ir::Stmt> serial = lowering::FreshCopy(Serial(f), {});
+    absl::StatusOr<ir::Stmt> serial = ir::FreshCopy(Serial(f), {});
     if (!serial.ok()) return std::nullopt;
     // Simplified with the loops around (not inside) the vectorized one bound.
     all_lanes = analyzer().Simplify(all_lanes);

@@ -76,6 +76,10 @@ class type_caster<tessel::ir::Ref<const T>> {
 
 }  // namespace pybind11::detail
 
+namespace tessel::ir::schedule {
+class Schedule;
+}  // namespace tessel::ir::schedule
+
 namespace tessel::python {
 
 namespace py = pybind11;
@@ -180,6 +184,8 @@ void BindOps(py::module_& m);
 void BindPasses(py::module_& m);
 void BindInterpreter(py::module_& m);
 void BindSchedule(py::module_& m);
+// The primitives, one Schedule method per instruction kind (schedule_primitives.cc).
+void BindSchedulePrimitives(py::class_<ir::schedule::Schedule>& cls, py::module_& m);
 
 }  // namespace tessel::python
 

@@ -17,7 +17,7 @@ struct Pipeline {
   std::string c_iter = "vi_1: spatial[0, 8] = i_1";
   std::string c_extent = "8";
   std::string c_source = "T";
-  std::string after;
+  std::string after = "";  // An initializer, so that designated initializers may omit it.
 
   std::string Text() const {
     return absl::StrCat(R"(

@@ -13,6 +13,7 @@ add_executable(tessel_schedule_tests
   schedule_cache_write_test.cc
   schedule_json_test.cc
   schedule_loop_kind_test.cc
+  schedule_loop_partition_test.cc
   schedule_pad_einsum_test.cc
   schedule_parallel_race_test.cc
   schedule_parallel_rule_test.cc

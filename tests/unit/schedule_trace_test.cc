@@ -297,7 +297,7 @@ TEST(ScheduleTrace, JsonErrors) {
   Schedule sch = MustSchedule(kMatmul);
   EXPECT_THAT(std::string(wrong.ApplyToSchedule(&sch).message()),
               ::testing::HasSubstr("replaying instruction 0 (sch.parallel(loop=7)): parallel: "
-                                   "input 0 must be a loop handle"));
+                                   "'loop' must be a loop handle, not 7"));
   // Values JSON cannot hold are refused when writing (annotate refuses them
   // first; a trace built by hand can still carry one).
   Trace nan;

@@ -1,0 +1,361 @@
+// pad_einsum (see pad_einsum.h).
+#include "ir/schedule/primitive/pad_einsum.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "ir/arith/analyzer.h"
+#include "ir/arith/region.h"
+#include "ir/printer.h"
+#include "ir/schedule/ir_util.h"
+#include "ir/schedule/primitive_registration.h"
+#include "ir/substitute.h"
+#include "ir/visitor.h"
+
+namespace tessel::ir::schedule {
+
+namespace {
+
+// The iter var (by position) indexing each dimension of each buffer.
+class AccessScan : public IRVisitor {
+ public:
+  explicit AccessScan(const BlockNode* block) {
+    for (size_t k = 0; k < block->iter_vars.size(); ++k) {
+      ivs_[block->iter_vars[k].var.get()] = static_cast<int>(k);
+    }
+  }
+  void VisitBufferLoad(const BufferLoadNode* op) override {
+    Record(op->buffer, op->indices);
+    loaded.push_back(op->buffer.get());
+    IRVisitor::VisitBufferLoad(op);
+  }
+  void VisitBufferStore(const BufferStoreNode* op) override {
+    Record(op->buffer, op->indices);
+    if (std::find(stored.begin(), stored.end(), op->buffer) == stored.end()) {
+      stored.push_back(op->buffer);
+    }
+    IRVisitor::VisitBufferStore(op);
+  }
+
+  std::vector<Buffer> buffers;  // In order of first access.
+  absl::flat_hash_map<const BufferNode*, std::vector<int>> dims;
+  std::vector<Buffer> stored;
+  std::vector<const BufferNode*> loaded;
+  std::string error;
+
+ private:
+  void Record(const Buffer& b, const std::vector<Expr>& indices) {
+    std::vector<int> d;
+    for (const Expr& e : indices) {
+      const auto* v = dyn_cast<VarNode>(e);
+      auto it = v ? ivs_.find(v) : ivs_.end();
+      if (it == ivs_.end()) {
+        if (error.empty()) {
+          error = absl::StrCat("the index ", PrintExpr(e), " of buffer ", b->name,
+                               " is not an iter var; pad_einsum needs every index to be one");
+        }
+        return;
+      }
+      d.push_back(it->second);
+    }
+    auto [at, fresh] = dims.emplace(b.get(), d);
+    if (fresh) {
+      buffers.push_back(b);
+    } else if (at->second != d && error.empty()) {
+      error = absl::StrCat("buffer ", b->name,
+                           " is indexed by different iter vars in different accesses");
+    }
+  }
+  absl::flat_hash_map<const VarNode*, int> ivs_;
+};
+
+// e is a product of (casts of) loads of buffers other than `out`.
+bool ProductOfLoads(const Expr& e, const BufferNode* out, std::vector<const BufferLoadNode*>* loads) {
+  if (e->kind() == NodeKind::kMul) {
+    const auto* m = static_cast<const BinaryNode*>(e.get());
+    return ProductOfLoads(m->a, out, loads) && ProductOfLoads(m->b, out, loads);
+  }
+  if (const auto* c = dyn_cast<CastNode>(e)) return ProductOfLoads(c->value, out, loads);
+  if (const auto* l = dyn_cast<BufferLoadNode>(e)) {
+    loads->push_back(l);
+    return l->buffer.get() != out;
+  }
+  return false;
+}
+
+
+std::string UniqueBlockName(const StmtIndex& index, const std::string& base) {
+  std::string name = base;
+  for (int k = 1; index.FindBlock(name) >= 0; ++k) name = absl::StrCat(base, "_", k);
+  return name;
+}
+
+// for v_0 in [0, extent_0) ... { block name(v_d: spatial = loop_d) { body(v) } },
+// regions inferred.
+absl::StatusOr<Stmt> CopyNest(const std::string& name, const std::vector<int64_t>& extents,
+                              const std::function<absl::StatusOr<Stmt>(const std::vector<Var>&)>& body) {
+  std::vector<Var> vars, loops;
+  std::vector<IterVar> ivs;
+  std::vector<Expr> values;
+  for (size_t d = 0; d < extents.size(); ++d) {
+    vars.push_back(MakeVar(absl::StrCat("v", d), DataType::Int(32)));
+    loops.push_back(MakeVar(absl::StrCat("ax", d), DataType::Int(32)));
+    ivs.push_back(IterVar{vars.back(), Range{IntImm32(0), IntImm32(extents[d])}, IterKind::kSpatial});
+    values.push_back(loops.back());
+  }
+  absl::StatusOr<Stmt> inner = body(vars);
+  if (!inner.ok()) return inner.status();
+  absl::StatusOr<Block> b = MakeBlock(name, ivs, {}, {}, *inner);
+  if (!b.ok()) return b.status();
+  arith::Analyzer ana;
+  absl::StatusOr<arith::AccessRegions> acc = arith::InferBlockAccess(*b, &ana);
+  if (!acc.ok()) return acc.status();
+  auto n = MakeNode<BlockNode>(**b);
+  for (const arith::AccessRegion& r : acc->reads) n->reads.push_back(r.region);
+  for (const arith::AccessRegion& r : acc->writes) n->writes.push_back(r.region);
+  absl::StatusOr<Stmt> nest = MakeBlockRealize(values, Bool(true), Block(std::move(n)));
+  for (size_t d = extents.size(); nest.ok() && d-- > 0;) {
+    nest = MakeFor(loops[d], IntImm32(0), IntImm32(extents[d]), ForKind::kSerial, *nest);
+  }
+  return nest;
+}
+
+}  // namespace
+
+absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
+                       const std::vector<int64_t>& padding) {
+  absl::StatusOr<int> sref = state->BlockSRef(block_name);
+  if (!sref.ok()) return sref.status();
+  const StmtIndex& index = state->index();
+  const BlockRealizeNode* realize = index.realize(*sref);
+  const BlockNode* block = realize->block.get();
+  const size_t n = block->iter_vars.size();
+  if (padding.size() != n) {
+    return state->ArgError(block, absl::StrCat("pad_einsum needs one factor per iter var of ",
+                                               DescribeBlock(block), " (", n, "), got ",
+                                               padding.size()));
+  }
+  for (size_t k = 0; k < n; ++k) {
+    if (padding[k] <= 0) {
+      return state->ArgError(block, absl::StrCat("factor ", k, " is ", padding[k],
+                                                 "; factors must be positive"));
+    }
+  }
+
+  // Iter vars over [0, n), each bound to its own loop over the same range.
+  std::vector<int64_t> ext(n), padded(n);
+  std::vector<int> loop_srefs;
+  for (size_t k = 0; k < n; ++k) {
+    const IterVar& iv = block->iter_vars[k];
+    std::optional<int64_t> lo = ConstInt(iv.dom.min), e = ConstInt(iv.dom.extent);
+    const auto* v = dyn_cast<VarNode>(realize->iter_values[k]);
+    int l = v ? index.FindLoop(v) : -1;
+    const ForNode* f = l >= 0 ? index.loop(l) : nullptr;
+    if (!lo || *lo != 0 || !e || iv.kind == IterKind::kOpaque || f == nullptr ||
+        !ConstInt(f->min) || *ConstInt(f->min) != 0 || !ConstInt(f->extent) ||
+        *ConstInt(f->extent) != *e) {
+      return state->Error(block, absl::StrCat("iter var ", iv.var->name, " of ",
+                                              DescribeBlock(block),
+                                              " must be spatial or reduce over [0, n) with a "
+                                              "constant n, bound to its own loop over the same "
+                                              "range"));
+    }
+    ext[k] = *e;
+    padded[k] = (*e + padding[k] - 1) / padding[k] * padding[k];
+    loop_srefs.push_back(l);
+  }
+  if (!block->alloc_buffers.empty()) {
+    return state->Error(block, absl::StrCat(DescribeBlock(block), " allocates buffers; pad_einsum "
+                                            "pads blocks over buffers allocated outside them"));
+  }
+  if (!IsConstTrue(realize->predicate)) {
+    return state->Error(block, absl::StrCat(DescribeBlock(block), " has a predicate; pad_einsum "
+                                            "pads a whole iteration domain"));
+  }
+  std::vector<int> chain = index.LoopsAbove(*sref);
+  std::vector<int> sorted = loop_srefs;
+  std::sort(sorted.begin(), sorted.end());
+  if (chain != sorted || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    return state->Error(block, absl::StrCat("the loops above ", DescribeBlock(block),
+                                            " must be exactly the loops its iter vars are bound "
+                                            "to, one each"));
+  }
+  for (size_t k = 0; k + 1 < chain.size(); ++k) {
+    if (index.loop(chain[k])->body.get() != index.loop(chain[k + 1])) {
+      return state->Error(index.loop(chain[k]),
+                          absl::StrCat("the body of ", DescribeLoop(index.loop(chain[k])),
+                                       " is not a single loop; pad_einsum needs a perfect nest"));
+    }
+  }
+  if (!chain.empty() && index.loop(chain.back())->body.get() != realize) {
+    return state->Error(index.loop(chain.back()), "the innermost loop holds more than the block");
+  }
+
+  // The einsum: plain iter var indices, one output.
+  AccessScan scan(block);
+  if (block->init) scan.VisitStmt(block->init);
+  scan.VisitStmt(block->body);
+  if (!scan.error.empty()) return state->Error(block, scan.error);
+  if (scan.stored.size() != 1) {
+    return state->Error(block, absl::StrCat(DescribeBlock(block), " writes ", scan.stored.size(),
+                                            " buffers; pad_einsum needs exactly one output"));
+  }
+  const Buffer out = scan.stored[0];
+  bool reads_out = std::find(scan.loaded.begin(), scan.loaded.end(), out.get()) !=
+                   scan.loaded.end();
+  if (reads_out && !block->init) {
+    return state->Error(block, absl::StrCat(DescribeBlock(block), " reads its output ", out->name,
+                                            " without an init; the padded copy would lose its "
+                                            "initial values"));
+  }
+  for (const Buffer& b : scan.buffers) {
+    const std::vector<int>& d = scan.dims.at(b.get());
+    for (size_t k = 0; k < d.size(); ++k) {
+      std::optional<int64_t> s = ConstInt(b->shape[k]);
+      if (!s || *s != ext[d[k]]) {
+        return state->Error(block, absl::StrCat("dimension ", k, " of buffer ", b->name,
+                                                " is not the extent ", ext[d[k]], " of iter var ",
+                                                block->iter_vars[d[k]].var->name,
+                                                " that indexes it"));
+      }
+    }
+  }
+  bool padded_reduce = false;
+  for (size_t k = 0; k < n; ++k) {
+    padded_reduce |= block->iter_vars[k].kind == IterKind::kReduce && padded[k] != ext[k];
+  }
+  if (padded_reduce) {
+    const auto* st = dyn_cast<BufferStoreNode>(block->body);
+    const auto* sum = st ? dyn_cast<BinaryNode>(st->value) : nullptr;
+    std::vector<const BufferLoadNode*> loads;
+    bool ok = sum != nullptr && sum->kind() == NodeKind::kAdd;
+    if (ok) {
+      const auto* acc = dyn_cast<BufferLoadNode>(sum->a);
+      ok = acc != nullptr && acc->buffer.same_as(out) && ProductOfLoads(sum->b, out.get(), &loads);
+    }
+    const auto* init = dyn_cast<BufferStoreNode>(block->init);
+    ok = ok && init != nullptr &&
+         (isa<FloatImmNode>(init->value) || isa<IntImmNode>(init->value));
+    if (!ok) {
+      return state->Error(block, absl::StrCat(DescribeBlock(block),
+                                              " pads a reduction but is not `O[...] = O[...] + "
+                                              "product of input loads` with a constant init; "
+                                              "zero padding keeps only a sum of products exact"));
+    }
+    for (size_t k = 0; k < n; ++k) {
+      if (block->iter_vars[k].kind != IterKind::kReduce || padded[k] == ext[k]) continue;
+      bool indexed = false;
+      for (const BufferLoadNode* l : loads) {
+        const std::vector<int>& d = scan.dims.at(l->buffer.get());
+        indexed |= std::find(d.begin(), d.end(), static_cast<int>(k)) != d.end();
+      }
+      if (!indexed) {
+        return state->Error(block, absl::StrCat("no load of the product is indexed by the padded "
+                                                "reduce iter var ",
+                                                block->iter_vars[k].var->name));
+      }
+    }
+  }
+  if (padded == ext) return absl::OkStatus();  // Already multiples: nothing to do.
+
+  // Padded buffers, the copies in and the crop out.
+  BufferMap swap;
+  std::vector<Buffer> allocs;
+  std::vector<Stmt> before, after;
+  for (const Buffer& b : scan.buffers) {
+    const std::vector<int>& d = scan.dims.at(b.get());
+    std::vector<int64_t> shape, orig;
+    std::vector<Expr> shape_e;
+    bool grows = false;
+    for (int k : d) {
+      shape.push_back(padded[k]);
+      orig.push_back(ext[k]);
+      shape_e.push_back(IntImm(b->shape.empty() ? DataType::Int(32) : b->shape[0]->dtype,
+                               padded[k]));
+      grows |= padded[k] != ext[k];
+    }
+    if (!grows) continue;
+    absl::StatusOr<Buffer> p =
+        MakeBufferChecked(absl::StrCat(b->name, "_pad"), b->dtype, shape_e, {}, nullptr, b->scope);
+    if (!p.ok()) return state->Error(block, std::string(p.status().message()));
+    swap[b.get()] = *p;
+    allocs.push_back(*p);
+    if (b.same_as(out)) {
+      absl::StatusOr<Stmt> crop = CopyNest(
+          UniqueBlockName(index, absl::StrCat(b->name, "_crop")), orig,
+          [&](const std::vector<Var>& v) {
+            std::vector<Expr> idx(v.begin(), v.end());
+            return MakeBufferStore(b, Load(*p, idx), idx);
+          });
+      if (!crop.ok()) return crop.status();
+      after.push_back(*crop);
+      continue;
+    }
+    absl::StatusOr<Stmt> copy = CopyNest(
+        UniqueBlockName(index, absl::StrCat(b->name, "_pad")), shape,
+        [&](const std::vector<Var>& v) -> absl::StatusOr<Stmt> {
+          std::vector<Expr> idx(v.begin(), v.end());
+          Expr inside = Bool(true);
+          for (size_t k = 0; k < v.size(); ++k) {
+            if (shape[k] != orig[k]) inside = AndE(inside, LT(v[k], IntImm32(orig[k])));
+          }
+          absl::StatusOr<Stmt> in = MakeBufferStore(*p, Load(b, idx), idx);
+          absl::StatusOr<Expr> z = ZeroOf(b->dtype);
+          if (!z.ok()) return z.status();
+          absl::StatusOr<Stmt> zero = MakeBufferStore(*p, *z, idx);
+          if (!in.ok()) return in;
+          if (!zero.ok()) return zero;
+          return MakeIfThenElse(inside, *in, *zero);
+        });
+    if (!copy.ok()) return copy.status();
+    before.push_back(*copy);
+  }
+
+  // The block over the padded domain, on the padded buffers.
+  auto nb = MakeNode<BlockNode>(*cast<BlockNode>(ReplaceBuffers(GetRef(block), swap)));
+  for (size_t k = 0; k < n; ++k) {
+    nb->iter_vars[k].dom.extent = IntImm(block->iter_vars[k].dom.extent->dtype, padded[k]);
+  }
+  Stmt nest(MakeNode<BlockRealizeNode>(realize->iter_values, realize->predicate, Block(std::move(nb))));
+  for (size_t k = chain.size(); k-- > 0;) {
+    auto f = MakeNode<ForNode>(*index.loop(chain[k]));
+    auto pos = std::find(loop_srefs.begin(), loop_srefs.end(), chain[k]) - loop_srefs.begin();
+    f->extent = IntImm(f->extent->dtype, padded[pos]);
+    f->body = nest;
+    nest = Stmt(std::move(f));
+  }
+  std::vector<Stmt> seq = before;
+  seq.push_back(nest);
+  seq.insert(seq.end(), after.begin(), after.end());
+  absl::StatusOr<Stmt> all = MakeSeqStmt(seq);
+  if (!all.ok()) return all.status();
+  const StmtNode* top = chain.empty() ? static_cast<const StmtNode*>(realize) : index.loop(chain.front());
+  PrimFunc g = ReplaceStmts(state->func(), {{top, *all}});
+
+  // Allocate the padded buffers in the enclosing block, or a new root block.
+  int scope = index.ScopeBlock(*sref);
+  if (scope >= 0) {
+    StmtIndex gi(g);
+    const BlockRealizeNode* sr = gi.realize(gi.FindBlock(index.block(scope)->name));
+    auto sb = MakeNode<BlockNode>(*sr->block);
+    sb->alloc_buffers.insert(sb->alloc_buffers.end(), allocs.begin(), allocs.end());
+    Stmt r(MakeNode<BlockRealizeNode>(sr->iter_values, sr->predicate, Block(std::move(sb))));
+    g = ReplaceStmts(g, {{sr, r}});
+  } else {
+    absl::StatusOr<Block> root = MakeBlock(UniqueBlockName(index, "root"), {}, {}, {}, g->body,
+                                           nullptr, allocs);
+    if (!root.ok()) return root.status();
+    absl::StatusOr<Stmt> rr = MakeBlockRealize({}, Bool(true), *root);
+    if (!rr.ok()) return rr.status();
+    auto fn = MakeNode<PrimFuncNode>(*g);
+    fn->body = *rr;
+    g = PrimFunc(std::move(fn));
+  }
+  state->Replace(g);
+  return absl::OkStatus();
+}
+
+TESSEL_REGISTER_PRIMITIVE(primitive::PadEinsum);
+
+}  // namespace tessel::ir::schedule

@@ -1,0 +1,102 @@
+// Schedule queries (see queries.h).
+#include "ir/schedule/primitive/queries.h"
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/schedule/primitive_registration.h"
+
+namespace tessel::ir::schedule {
+
+namespace {
+
+std::vector<std::string> Names(const StmtIndex& index, const std::vector<int>& srefs) {
+  std::vector<std::string> names;
+  for (int s : srefs) names.push_back(index.block(s)->name);
+  return names;
+}
+
+absl::flat_hash_set<const BufferNode*> Buffers(const std::vector<BufferRegion>& regions) {
+  absl::flat_hash_set<const BufferNode*> set;
+  for (const BufferRegion& r : regions) set.insert(r.buffer.get());
+  return set;
+}
+
+bool Touches(const std::vector<BufferRegion>& regions,
+             const absl::flat_hash_set<const BufferNode*>& buffers) {
+  for (const BufferRegion& r : regions) {
+    if (buffers.contains(r.buffer.get())) return true;
+  }
+  return false;
+}
+
+// Siblings of `block` in its scope that come before (producers) or after
+// (consumers) it and are linked by a buffer.
+absl::StatusOr<std::vector<std::string>> Neighbours(const ScheduleState& state,
+                                                    const std::string& block, bool producers) {
+  absl::StatusOr<int> s = state.BlockSRef(block);
+  if (!s.ok()) return s.status();
+  const StmtIndex& index = state.index();
+  const BlockNode* me = index.block(*s);
+  std::vector<int> siblings = index.ChildBlocks(index.ScopeBlock(*s));
+  std::vector<int> out;
+  for (int o : siblings) {
+    if (o == *s || (producers ? o > *s : o < *s)) continue;
+    const BlockNode* other = index.block(o);
+    bool linked = producers ? Touches(other->writes, Buffers(me->reads))
+                            : Touches(other->reads, Buffers(me->writes));
+    if (linked) out.push_back(o);
+  }
+  return Names(index, out);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> GetBlock(const ScheduleState& state, const std::string& name) {
+  if (state.index().FindBlock(name) >= 0) return name;
+  std::vector<std::string> names = state.index().BlockNames();
+  std::string known = names.empty() ? "it has no blocks"
+                                    : absl::StrCat("its blocks are ", absl::StrJoin(names, ", "));
+  return absl::NotFoundError(
+      absl::StrCat("no block named '", name, "' in function '", state.func_name(), "'; ", known));
+}
+
+absl::StatusOr<std::vector<Var>> GetLoops(const ScheduleState& state, const std::string& block) {
+  absl::StatusOr<int> s = state.BlockSRef(block);
+  if (!s.ok()) return s.status();
+  std::vector<Var> loops;
+  for (int l : state.index().LoopsAbove(*s)) loops.push_back(state.index().loop(l)->loop_var);
+  return loops;
+}
+
+absl::StatusOr<std::vector<std::string>> GetChildBlocks(const ScheduleState& state,
+                                                        const std::string& block) {
+  absl::StatusOr<int> s = state.BlockSRef(block);
+  if (!s.ok()) return s.status();
+  return Names(state.index(), state.index().ChildBlocks(*s));
+}
+
+absl::StatusOr<std::vector<std::string>> GetChildBlocks(const ScheduleState& state,
+                                                        const Var& loop) {
+  absl::StatusOr<int> s = state.LoopSRef(loop);
+  if (!s.ok()) return s.status();
+  return Names(state.index(), state.index().ChildBlocks(*s));
+}
+
+absl::StatusOr<std::vector<std::string>> GetProducers(const ScheduleState& state,
+                                                      const std::string& block) {
+  return Neighbours(state, block, /*producers=*/true);
+}
+
+absl::StatusOr<std::vector<std::string>> GetConsumers(const ScheduleState& state,
+                                                      const std::string& block) {
+  return Neighbours(state, block, /*producers=*/false);
+}
+
+TESSEL_REGISTER_PRIMITIVE(primitive::GetBlock);
+TESSEL_REGISTER_PRIMITIVE(primitive::GetLoops);
+TESSEL_REGISTER_PRIMITIVE(primitive::GetChildBlocks);
+TESSEL_REGISTER_PRIMITIVE(primitive::GetProducers);
+TESSEL_REGISTER_PRIMITIVE(primitive::GetConsumers);
+
+}  // namespace tessel::ir::schedule
