@@ -34,6 +34,16 @@ class AttrValue {
   explicit AttrValue(const char* v) : v_(std::string(v)) {}
   explicit AttrValue(Expr v) : v_(std::move(v)) {}
   explicit AttrValue(List v) : v_(std::move(v)) {}
+  // Out of line (attrs.cc) on purpose: GCC 12 inlines the variant's move into
+  // every vector<AttrValue>::push_back of a temporary and then warns that the
+  // string and vector alternatives "may be used uninitialized"
+  // (-Wmaybe-uninitialized, a false positive: only the active alternative is
+  // moved). Not inlining them keeps that analysis out of every caller.
+  AttrValue(const AttrValue& other);
+  AttrValue(AttrValue&& other) noexcept;
+  AttrValue& operator=(const AttrValue& other);
+  AttrValue& operator=(AttrValue&& other) noexcept;
+  ~AttrValue();
 
   const Storage& storage() const { return v_; }
   template <typename T>

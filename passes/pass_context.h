@@ -65,6 +65,13 @@ class PassContext {
   const std::string& pipeline_text() const { return pipeline_text_; }
   void set_pipeline_text(std::string text) { pipeline_text_ = std::move(text); }
 
+  // Seconds spent in each instrument's hooks during the current run, by
+  // instrument name: the pass manager adds to it around every hook and clears
+  // it when a run starts, so that the timing instrument can show instrument
+  // time (check-semantics' interpreter runs) apart from the passes it surrounds.
+  std::map<std::string, double>& instrument_seconds() { return instrument_seconds_; }
+  const std::map<std::string, double>& instrument_seconds() const { return instrument_seconds_; }
+
   // The innermost context entered on this thread, or a default one.
   static PassContext& Current();
 
@@ -83,6 +90,7 @@ class PassContext {
   std::map<std::string, OptionValue> config_;
   PassLog log_;
   std::string pipeline_text_;
+  std::map<std::string, double> instrument_seconds_;
 };
 
 }  // namespace tessel::passes

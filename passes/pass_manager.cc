@@ -1,6 +1,7 @@
 // The pass manager: gating, required passes, instrument hooks and the log.
 #include "passes/pass_manager.h"
 
+#include <chrono>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,17 @@
 namespace tessel::passes {
 
 namespace {
+
+// Runs one instrument hook, adding its wall time to the instrument's row of
+// ctx.instrument_seconds() (what the timing instrument reports it under).
+template <typename Hook>
+auto Timed(PassContext& ctx, const PassInstrument& inst, Hook hook) {
+  auto start = std::chrono::steady_clock::now();
+  auto result = hook();
+  ctx.instrument_seconds()[inst.name()] +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
 
 absl::Status Fail(PassContext& ctx, const Pass* pass, const ir::IRModule& input,
                   const ir::IRModule& output, absl::Status error) {
@@ -83,7 +95,7 @@ absl::StatusOr<ir::IRModule> Execute(const Pass& pass, const ir::IRModule& mod, 
   }
 
   for (const auto& inst : ctx.instruments) {
-    absl::Status s = inst->BeforePass(pass, input, ctx);
+    absl::Status s = Timed(ctx, *inst, [&] { return inst->BeforePass(pass, input, ctx); });
     if (!s.ok()) return Fail(ctx, &pass, input, nullptr, s);
   }
   if (!pass.is_pipeline()) ctx.log().RecordRan(name);
@@ -101,7 +113,7 @@ absl::StatusOr<ir::IRModule> Execute(const Pass& pass, const ir::IRModule& mod, 
   }
   if (!pass.is_pipeline()) RecordChanges(pass, input, *out, ctx);
   for (auto it = ctx.instruments.rbegin(); it != ctx.instruments.rend(); ++it) {
-    absl::Status s = (*it)->AfterPass(pass, input, *out, ctx);
+    absl::Status s = Timed(ctx, **it, [&] { return (*it)->AfterPass(pass, input, *out, ctx); });
     if (!s.ok()) return Fail(ctx, &pass, input, *out, s);
   }
   return out;
@@ -118,10 +130,11 @@ absl::StatusOr<ir::IRModule> RunPipeline(const Pass& pipeline, const ir::IRModul
                                          PassContext& ctx) {
   PassContext::Scope scope(ctx);
   ctx.log().Clear();
+  ctx.instrument_seconds().clear();
   ctx.set_pipeline_text(pipeline.ToString());
   if (!mod) return absl::InvalidArgumentError("RunPipeline: the module is missing");
   for (const auto& inst : ctx.instruments) {
-    absl::Status s = inst->BeforePipeline(mod, ctx);
+    absl::Status s = Timed(ctx, *inst, [&] { return inst->BeforePipeline(mod, ctx); });
     if (!s.ok()) return Fail(ctx, nullptr, mod, nullptr, s);
   }
   const auto* seq = dynamic_cast<const Sequential*>(&pipeline);
@@ -130,7 +143,7 @@ absl::StatusOr<ir::IRModule> RunPipeline(const Pass& pipeline, const ir::IRModul
       top_level ? pipeline.Run(mod, ctx) : ExecutePass(pipeline, mod, ctx);
   if (!out.ok()) return out.status();
   for (auto it = ctx.instruments.rbegin(); it != ctx.instruments.rend(); ++it) {
-    absl::Status s = (*it)->AfterPipeline(*out, ctx);
+    absl::Status s = Timed(ctx, **it, [&] { return (*it)->AfterPipeline(*out, ctx); });
     if (!s.ok()) return Fail(ctx, nullptr, mod, *out, s);
   }
   return out;

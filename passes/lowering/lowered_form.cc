@@ -65,7 +65,28 @@ class FormChecker : public ir::IRVisitor {
   }
 };
 
+class BlockOrNdFinder : public ir::IRVisitor {
+ public:
+  bool found = false;
+  void VisitBlock(const ir::BlockNode*) override { found = true; }
+  void VisitBlockRealize(const ir::BlockRealizeNode*) override { found = true; }
+  void VisitBufferLoad(const ir::BufferLoadNode* op) override {
+    found |= op->indices.size() != 1;
+    IRVisitor::VisitBufferLoad(op);
+  }
+  void VisitBufferStore(const ir::BufferStoreNode* op) override {
+    found |= op->indices.size() != 1;
+    IRVisitor::VisitBufferStore(op);
+  }
+};
+
 }  // namespace
+
+bool NeedsLowering(const ir::PrimFunc& func) {
+  BlockOrNdFinder f;
+  f.VisitStmt(func->body);
+  return f.found;
+}
 
 absl::Status CheckLoweredForm(const ir::PrimFunc& func, const std::string& name) {
   FormChecker c;

@@ -28,6 +28,12 @@ namespace tessel::passes::lowering {
 
 absl::Status CheckLoweredForm(const ir::PrimFunc& func, const std::string& name);
 
+// True when `func` holds a block or an access with other than one index: what
+// codegen refuses and only `lower` removes. Hand-written code that codegen takes
+// as it is (vectorized loops, say) is not in lowered form but needs no lowering;
+// tools that lower on the user's behalf (tessel-opt --emit) ask this.
+bool NeedsLowering(const ir::PrimFunc& func);
+
 }  // namespace tessel::passes::lowering
 
 #endif  // TESSEL_PASSES_LOWERING_LOWERED_FORM_H_

@@ -1,15 +1,18 @@
-"""The Python tutorial of python/README.md runs as written."""
+"""The Python tutorial of python/README.md and the quick start of the top-level
+README.md run as written."""
 
 import os
 import re
 
 import pytest
 
-README = os.path.join(os.path.dirname(__file__), "..", "..", "python", "README.md")
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+README = os.path.join(ROOT, "python", "README.md")
+QUICK_START = os.path.join(ROOT, "README.md")
 
 
-def python_blocks():
-    with open(README) as f:
+def python_blocks(path=README):
+    with open(path) as f:
         return re.findall(r"```python\n(.*?)```", f.read(), re.S)
 
 
@@ -23,3 +26,10 @@ def test_tutorial_block_runs(index, capsys):
     exec(compile(code, f"python/README.md block {index}", "exec"), {"__name__": "readme"})
     out = capsys.readouterr().out
     assert "func @matmul" in out and "sch.split" in out
+
+
+def test_the_quick_start_runs(capsys):
+    blocks = python_blocks(QUICK_START)
+    assert len(blocks) == 1, "README.md has one ```python block, the quick start"
+    exec(compile(blocks[0], "README.md quick start", "exec"), {"__name__": "readme"})
+    assert "GFLOP/s" in capsys.readouterr().out

@@ -3,7 +3,9 @@
 // verify-each.
 #include <filesystem>
 #include <fstream>
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "ir/parser.h"
@@ -112,7 +114,44 @@ TEST(Timing, ReportsATreeWhenThePipelineEnds) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"total", "simplify (x2)", "nested", "  remove-no-op",
                                              "  nested", "    simplify",
-                                             "(instruments and pass manager)"}));
+                                             "(pass manager)"}));
+}
+
+// An instrument that takes 30 ms after every pass.
+class SlowInstrument : public PassInstrument {
+ public:
+  std::string name() const override { return "slow"; }
+  absl::Status AfterPass(const Pass&, const ir::IRModule&, const ir::IRModule&,
+                         PassContext&) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    return absl::OkStatus();
+  }
+};
+
+// The milliseconds of the row labelled `label` (after "%  "), or -1.
+double RowMs(const std::string& report, const std::string& label) {
+  std::istringstream lines(report);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t pct = line.find("%  ");
+    if (pct != std::string::npos && line.substr(pct + 3) == label) return std::stod(line);
+  }
+  return -1;
+}
+
+TEST(Timing, OtherInstrumentsAreARowOfTheirOwn) {
+  // The slow instrument runs after the timing one's AfterPass of each inner
+  // pass (After* hooks run in reverse), inside the `nested` row's interval.
+  std::ostringstream out;
+  PassContext ctx;
+  ctx.instruments.push_back(std::make_shared<SlowInstrument>());
+  ctx.instruments.push_back(MakeTimingInstrument(&out));
+  ASSERT_TRUE(RunPipeline("nested(simplify,remove-no-op)", ParseOrDie(kInput), ctx).ok());
+  const std::string report = out.str();
+  EXPECT_GE(RowMs(report, "(instrument slow)"), 90.0) << report;  // 3 passes x 30 ms
+  EXPECT_LT(RowMs(report, "nested"), 30.0) << report;
+  EXPECT_GE(RowMs(report, "total"), 90.0) << report;
+  EXPECT_GE(RowMs(report, "(pass manager)"), 0.0) << report;
 }
 
 TEST(Timing, AFailedPipelineStillReportsWhatRan) {

@@ -3,6 +3,7 @@
 // functions are not re-run; the work limit and the estimate behind it.
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "ir/mutator.h"
 #include "passes/instruments/semantic_check.h"
@@ -82,7 +83,10 @@ TEST(SemanticCheck, PassesThatKeepTheMeaningGoThrough) {
       RunPipeline("simplify,fixed-point(remove-no-op),canonicalize-names{renumber=true}",
                   ParseOrDie(kModule), ctx);
   EXPECT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(diag.str(), "");
+  // One summary line says that the check ran.
+  EXPECT_EQ(diag.str().rfind("check-semantics: 2 functions checked, ", 0), 0u) << diag.str();
+  EXPECT_TRUE(absl::EndsWith(diag.str(), " after passes that changed them, all equal\n"))
+      << diag.str();
 }
 
 TEST(SemanticCheck, FunctionsOverTheWorkLimitAreSkippedWithANote) {
@@ -95,7 +99,9 @@ TEST(SemanticCheck, FunctionsOverTheWorkLimitAreSkippedWithANote) {
   EXPECT_TRUE(out.ok());  // `shift` (8 statements) was not checked.
   EXPECT_EQ(diag.str(),
             "check-semantics: skipping function 'shift': estimated 8 statements > work limit 6 "
-            "(raise it with --config=check-semantics.work-limit=N)\n");
+            "(raise it with --config=check-semantics.work-limit=N)\n"
+            "check-semantics: 1 function checked, 0 comparisons after passes that changed them, "
+            "all equal; skipped 1: shift (over the work limit)\n");
   EXPECT_NE(ctx.log().ToString().find("check-semantics: skipping function 'shift'"),
             std::string::npos);
 }
@@ -111,7 +117,9 @@ TEST(SemanticCheck, RemovedFunctionsAreNoLongerChecked) {
   ASSERT_TRUE(RunPipeline(*MakeSequential({drop}), ParseOrDie(kModule), ctx).ok());
   EXPECT_EQ(
       diag.str(),
-      "check-semantics: function 'shift' was removed by pass 'drop'; it is no longer checked\n");
+      "check-semantics: function 'shift' was removed by pass 'drop'; it is no longer checked\n"
+      "check-semantics: 1 function checked, 0 comparisons after passes that changed them, all "
+      "equal; skipped 1: shift (removed by pass 'drop')\n");
 }
 
 TEST(SemanticCheck, ReshapedBuffersAreComparedElementByElement) {
@@ -148,7 +156,10 @@ TEST(SemanticCheck, ReshapedBuffersAreComparedElementByElement) {
                 std::string::npos)
           << out.status();
     }
-    EXPECT_EQ(diag.str(), "");
+    // The summary comes only when every comparison held.
+    EXPECT_EQ(diag.str(), after == flat ? "check-semantics: 1 function checked, 1 comparison after "
+                                          "passes that changed them, all equal\n"
+                                        : "");
   }
 }
 
@@ -164,6 +175,10 @@ TEST(SemanticCheck, ASignatureChangeStopsCheckingThatFunction) {
   ASSERT_TRUE(RunPipeline(*MakeSequential({p}), ParseOrDie(kModule), ctx).ok());
   EXPECT_NE(diag.str().find("cannot check function 'copy' after pass 'resign': its parameter count "
                             "changed from 2 to 1; it is no longer checked"),
+            std::string::npos)
+      << diag.str();
+  EXPECT_NE(diag.str().find("skipped 2: copy (not comparable after pass 'resign'), shift "
+                            "(removed by pass 'resign')"),
             std::string::npos)
       << diag.str();
 }

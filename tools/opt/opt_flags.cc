@@ -42,7 +42,8 @@ const std::vector<Flag>& Flags() {
                        }},
                       {"emit", "STAGE", false,
                        "Compile the result and print a stage instead of .tsl: mlir, mlir-llvm, "
-                       "llvm, asm, obj or so (obj and so need -o FILE)",
+                       "llvm, asm, obj or so (obj and so need -o FILE); a result with blocks or "
+                       "N-D accesses is lowered first, as tessel.build does",
                        [](OptFlags* f, const std::string& v) {
                          for (const char* s : {"mlir", "mlir-llvm", "llvm", "asm", "obj", "so"}) {
                            if (v == s) {

@@ -6,6 +6,7 @@
 //   tessel-opt in.tsl --pipeline=... --verify-each --check-semantics --reproducer=r.tsl
 //   tessel-opt --run-reproducer r.tsl
 //   tessel-opt --list-passes
+//   tessel-opt matmul.tsl --emit=asm                       # lowered first (as tessel.build)
 //
 // Every error (bad flags, parse or verify errors, a failing pass, an instrument
 // that stops the pipeline) prints a message to stderr and exits non-zero. With
@@ -31,6 +32,7 @@
 #include "passes/instruments/semantic_check.h"
 #include "passes/instruments/timing.h"
 #include "passes/instruments/verify_each.h"
+#include "passes/lowering/lowered_form.h"
 #include "passes/pass_config.h"
 #include "passes/pass_context.h"
 #include "passes/pass_manager.h"
@@ -123,9 +125,28 @@ absl::Status SetUpContext(const OptFlags& flags, PassContext* ctx) {
   return absl::OkStatus();
 }
 
+constexpr char kLoweredNote[] =
+    "tessel-opt: the input was not lowered: ran the 'lower' pipeline first (as tessel.build does)";
+
+// Whether --emit must lower `mod` first: codegen takes no blocks and no N-D
+// accesses, and tessel.build lowers by default, so the two agree.
+bool EmitNeedsLowering(const ir::IRModule& mod) {
+  for (const auto& [name, func] : mod->functions) {
+    if (passes::lowering::NeedsLowering(func)) return true;
+  }
+  return false;
+}
+
+// `text` with a first line saying that tessel-opt lowered the input, in the
+// comment syntax of the stage.
+std::string WithLoweredNote(const std::string& stage, std::string text) {
+  const char* comment = stage == "llvm" ? "; " : stage == "asm" ? "# " : "// ";
+  return absl::StrCat(comment, kLoweredNote, "\n", text);
+}
+
 // --emit: one stage of compiling `mod` (docs/codegen.md). Text stages are
 // returned; obj and so are written to `output`.
-absl::StatusOr<std::string> EmitStage(const OptFlags& flags, const ir::IRModule& mod) {
+absl::StatusOr<std::string> EmitText(const OptFlags& flags, const ir::IRModule& mod) {
   absl::StatusOr<codegen::Target> target = codegen::Target::Parse(flags.target);
   if (!target.ok()) return target.status();
   if (flags.emit == "mlir") return codegen::EmitMLIR(mod, *target);
@@ -142,6 +163,28 @@ absl::StatusOr<std::string> EmitStage(const OptFlags& flags, const ir::IRModule&
                                       : codegen::WriteFile(flags.output, *obj);
   if (!s.ok()) return s;
   return std::string();
+}
+
+// EmitText after lowering `mod` (in `ctx`, so that the instruments see it) when
+// it needs it; the output's first line, or a note on stderr for binary
+// stages, then says so.
+absl::StatusOr<std::string> EmitStage(const OptFlags& flags, const ir::IRModule& mod,
+                                      PassContext& ctx) {
+  if (!EmitNeedsLowering(mod)) return EmitText(flags, mod);
+  absl::StatusOr<ir::IRModule> lowered = passes::RunPipeline("lower", mod, ctx);
+  if (flags.print_pass_log) std::cerr << "// ----- pass log ----- //\n" << ctx.log().ToString();
+  if (!lowered.ok()) {
+    return absl::Status(lowered.status().code(),
+                        absl::StrCat("--emit=", flags.emit, ": lowering the input failed: ",
+                                     lowered.status().message()));
+  }
+  absl::StatusOr<std::string> out = EmitText(flags, *lowered);
+  if (!out.ok()) return out;
+  if (flags.emit == "obj" || flags.emit == "so") {
+    std::cerr << kLoweredNote << "\n";
+    return out;
+  }
+  return WithLoweredNote(flags.emit, *std::move(out));
 }
 
 int Main(const std::vector<std::string>& args) {
@@ -242,7 +285,7 @@ int Main(const std::vector<std::string>& args) {
       result = *std::move(out);
     }
     if (!flags.emit.empty()) {
-      absl::StatusOr<std::string> emitted = EmitStage(flags, result);
+      absl::StatusOr<std::string> emitted = EmitStage(flags, result, ctx);
       if (!emitted.ok()) {
         Error(std::string(emitted.status().message()));
         failed = true;
