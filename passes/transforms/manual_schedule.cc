@@ -1,15 +1,25 @@
-// manual-schedule: applies a schedule -- a trace from a JSON file, or a C++
-// schedule function registered by name -- to the functions it fits, so that
-// schedules are pipeline steps like any other (docs/schedule.md).
+// manual-schedule: applies a schedule -- a trace (a JSON file, a Python file,
+// or `// SCHEDULE:` lines of the input), or a C++ schedule function registered
+// by name -- to the functions it fits, so that schedules are pipeline steps
+// like any other (docs/schedule.md).
 //
+//   tessel-opt mm.tsl --pipeline='manual-schedule{script=mm_tile.py}'
 //   tessel-opt mm.tsl --pipeline='manual-schedule{trace=mm_tile.json}'
 //   tessel-opt mm.tsl --pipeline='manual-schedule{schedule=matmul-cpu-tile,functions=[mm]}'
+//   tessel-opt mm.tsl --pipeline='manual-schedule'    # the trace of mm.tsl's // SCHEDULE: lines
 //
 //   for i in range(0, 1024) {            for i_0 in parallel(0, 32) {
 //     for j in range(0, 1024) {    ->      for j_0 in range(0, 16) {
 //       for k in range(0, 1024) {            for k in range(0, 1024) {
 //         block C(...) ...                     for i_1 in range(0, 32) {
 //                                                for j_1 in vectorized(0, 64) { block C(...) ...
+//
+// A script is the Python that `print(sch.trace)` writes (ir/schedule/trace_python.h).
+// With none of trace, script and schedule the trace is read from the
+// PassContext config `manual-schedule.inline-script`, which tessel-opt fills
+// from the input's `// SCHEDULE:` lines, per chunk with --split-input-file
+// (manual_schedule.h). Files are read up to kMaxTracePythonBytes; a longer
+// one is an error.
 //
 // Which functions: those named in `functions`, or, when it is empty, every
 // function the schedule fits -- for a trace, every function holding each block
@@ -18,35 +28,88 @@
 // scheduled function gets the attr `scheduled = true`, and functions that
 // already have it are skipped (so a later manual-schedule does not schedule
 // twice). `seed` drives sampling instructions that carry no decision.
+#include "passes/transforms/manual_schedule.h"
+
+#include <algorithm>
 #include <fstream>
-#include <sstream>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/schedule_registry.h"
 #include "ir/schedule/stmt_index.h"
 #include "ir/schedule/trace.h"
+#include "ir/schedule/trace_python.h"
+#include "ir/status_macros.h"
 #include "passes/pass.h"
+#include "passes/pass_config.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
 
 namespace tessel::passes {
 
+TESSEL_REGISTER_CONFIG(StringOption(kInlineScheduleConfig, "",
+                                    "The trace (Python) of a manual-schedule given no trace, "
+                                    "script or schedule; tessel-opt sets it from the input's "
+                                    "// SCHEDULE: lines"));
+TESSEL_REGISTER_CONFIG(StringOption(kInlineScheduleSourceConfig, "// SCHEDULE:",
+                                    "Where the inline trace comes from, for messages"));
+
+std::string InlineScheduleScript(absl::string_view input) {
+  std::string out;
+  bool any = false;
+  for (absl::string_view line : absl::StrSplit(input, '\n')) {
+    size_t indent = line.find_first_not_of(" \t");
+    if (indent != absl::string_view::npos &&
+        absl::StartsWith(line.substr(indent), kInlineScheduleMarker)) {
+      // Blanks where the marker was keep the columns of the input.
+      size_t prefix = indent + sizeof(kInlineScheduleMarker) - 1;
+      absl::StrAppend(&out, std::string(prefix, ' '), line.substr(prefix));
+      any = true;
+    }
+    out.push_back('\n');
+  }
+  return any ? out : std::string();
+}
+
 namespace {
 
 namespace sch = ir::schedule;
+
+// A trace file's text; longer than any schedule is an error, not a long read.
+absl::StatusOr<std::string> ReadTraceFile(const std::string& path, absl::string_view option) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("manual-schedule: option '", option, "': cannot read '", path, "'"));
+  }
+  std::string text(sch::kMaxTracePythonBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > sch::kMaxTracePythonBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("manual-schedule: option '", option, "': '", path, "' is larger than ",
+                     sch::kMaxTracePythonBytes >> 20, " MiB, more than any trace"));
+  }
+  return text;
+}
 
 class ManualSchedulePass : public FunctionPass {
  public:
   static PassInfo Info() {
     return {.name = "manual-schedule",
             .description =
-                "Applies a schedule (a trace JSON file, or a registered C++ schedule "
-                "function) to the functions it fits",
+                "Applies a schedule (a trace as JSON, as Python, or in the input's "
+                "// SCHEDULE: lines, or a registered C++ schedule function) to the functions "
+                "it fits",
             .opt_level = 0,
             .options = {StringOption("trace", "", "Path of a trace JSON file to replay"),
+                        StringOption("script", "",
+                                     "Path of a Python trace (as print(sch.trace) writes) to "
+                                     "replay"),
                         StringOption("schedule", "", "Name of a registered schedule function"),
                         ListOption("functions", {},
                                    "Functions to schedule; empty means every function it fits"),
@@ -54,16 +117,21 @@ class ManualSchedulePass : public FunctionPass {
             .skips_scheduled = true};
   }
 
-  ManualSchedulePass(PassOptions options, sch::Trace trace, const sch::RegisteredSchedule* fn)
+  // `trace` is empty for a schedule function and for the inline form, which
+  // is read from the PassContext when the pass runs.
+  ManualSchedulePass(PassOptions options, std::optional<sch::Trace> trace,
+                     const sch::RegisteredSchedule* fn)
       : FunctionPass(Info(), std::move(options)), trace_(std::move(trace)), fn_(fn) {}
 
   static absl::StatusOr<PassPtr> Make(PassOptions options) {
-    const std::string& path = options.GetString("trace");
+    const std::string& json = options.GetString("trace");
+    const std::string& script = options.GetString("script");
     const std::string& name = options.GetString("schedule");
-    if (path.empty() == name.empty()) {
+    if (!json.empty() + !script.empty() + !name.empty() > 1) {
       return absl::InvalidArgumentError(
-          "manual-schedule: give exactly one of the options 'trace' (a JSON file) and "
-          "'schedule' (a registered schedule function)");
+          "manual-schedule: give one of the options 'trace' (a JSON file), 'script' (a Python "
+          "trace file) and 'schedule' (a registered schedule function), or none to read the "
+          "input's // SCHEDULE: lines");
     }
     if (!name.empty()) {
       const sch::RegisteredSchedule* fn = sch::ScheduleRegistry::Global().Lookup(name);
@@ -73,19 +141,20 @@ class ManualSchedulePass : public FunctionPass {
             absl::StrCat("manual-schedule: option 'schedule': no schedule function named '", name,
                          "'; registered: ", names.empty() ? "none" : absl::StrJoin(names, ", ")));
       }
-      return std::make_shared<const ManualSchedulePass>(std::move(options), sch::Trace(), fn);
+      return std::make_shared<const ManualSchedulePass>(std::move(options), std::nullopt, fn);
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("manual-schedule: option 'trace': cannot read '", path, "'"));
+    if (json.empty() && script.empty()) {
+      return std::make_shared<const ManualSchedulePass>(std::move(options), std::nullopt,
+                                                        nullptr);
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    absl::StatusOr<sch::Trace> trace = sch::Trace::FromJson(text.str(), path);
+    const char* option = json.empty() ? "script" : "trace";
+    const std::string& path = json.empty() ? script : json;
+    TESSEL_ASSIGN_OR_RETURN(std::string text, ReadTraceFile(path, option));
+    absl::StatusOr<sch::Trace> trace =
+        json.empty() ? sch::ParseTracePython(text, path) : sch::Trace::FromJson(text, path);
     if (!trace.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("manual-schedule: option 'trace': ", trace.status().message()));
+          absl::StrCat("manual-schedule: option '", option, "': ", trace.status().message()));
     }
     return std::make_shared<const ManualSchedulePass>(std::move(options), *std::move(trace),
                                                       nullptr);
@@ -100,8 +169,13 @@ class ManualSchedulePass : public FunctionPass {
       ctx.log().RecordSkipped(this->name(), name, "not in option 'functions'");
       return func;
     }
+    sch::Trace inline_trace;
+    if (fn_ == nullptr && !trace_) {
+      TESSEL_ASSIGN_OR_RETURN(inline_trace, InlineTrace(ctx));
+    }
+    const sch::Trace& trace = trace_ ? *trace_ : inline_trace;
     if (fn_ == nullptr && !explicit_list) {
-      std::string missing = MissingBlock(func);
+      std::string missing = MissingBlock(trace, func);
       if (!missing.empty()) {
         ctx.log().RecordSkipped(this->name(), name,
                                 absl::StrCat("the trace needs block '", missing, "'"));
@@ -130,9 +204,9 @@ class ManualSchedulePass : public FunctionPass {
       }
       what = absl::StrCat("schedule ", fn_->name);
     } else {
-      if (absl::Status ok = trace_.ApplyToSchedule(&*s); !ok.ok()) {
-        return absl::Status(
-            ok.code(), absl::StrCat("trace '", options().GetString("trace"), "': ", ok.message()));
+      if (absl::Status ok = trace.ApplyToSchedule(&*s); !ok.ok()) {
+        return absl::Status(ok.code(),
+                            absl::StrCat("trace '", TraceSource(ctx), "': ", ok.message()));
       }
       what = "trace";
     }
@@ -143,10 +217,28 @@ class ManualSchedulePass : public FunctionPass {
   }
 
  private:
-  // The first block a get_block of the trace names that `func` lacks, or "".
-  std::string MissingBlock(const ir::PrimFunc& func) const {
+  // The inline trace, parsed on each use: it changes with each input chunk.
+  static absl::StatusOr<sch::Trace> InlineTrace(const PassContext& ctx) {
+    std::string script = ctx.GetConfigString(kInlineScheduleConfig);
+    if (script.empty()) {
+      return absl::InvalidArgumentError(
+          "no trace: give manual-schedule one of the options 'trace', 'script' and 'schedule', "
+          "or write the trace in // SCHEDULE: lines of the input (read by tessel-opt)");
+    }
+    return sch::ParseTracePython(script, ctx.GetConfigString(kInlineScheduleSourceConfig));
+  }
+
+  // Where the trace came from, for messages.
+  std::string TraceSource(const PassContext& ctx) const {
+    if (!options().GetString("trace").empty()) return options().GetString("trace");
+    if (!options().GetString("script").empty()) return options().GetString("script");
+    return ctx.GetConfigString(kInlineScheduleSourceConfig);
+  }
+
+  // The first block a get_block of `trace` names that `func` lacks, or "".
+  static std::string MissingBlock(const sch::Trace& trace, const ir::PrimFunc& func) {
     sch::StmtIndex index(func);
-    for (const sch::Instruction& inst : trace_.instructions()) {
+    for (const sch::Instruction& inst : trace.instructions()) {
       if (inst.kind != "get_block") continue;
       const ir::AttrValue* n = inst.FindAttr("name");
       if (n == nullptr || !n->is<std::string>()) continue;  // Replay reports it.
@@ -155,7 +247,7 @@ class ManualSchedulePass : public FunctionPass {
     return "";
   }
 
-  sch::Trace trace_;
+  std::optional<sch::Trace> trace_;  // From the trace or script option.
   const sch::RegisteredSchedule* fn_;
 };
 

@@ -1,6 +1,6 @@
 // parallel, vectorize, unroll and bind: before/after IR, the interpreter on
-// random inputs, and one negative test per rule (the message, and the
-// schedule left unchanged).
+// random inputs, and the thread-axis rules; the other refusals are lit cases
+// (tests/lit/schedule/loop-kinds.tsl, loop-kinds-errors.tsl).
 #include "tests/unit/schedule_test_util.h"
 
 namespace tessel::ir::schedule::testing {
@@ -130,33 +130,11 @@ func @f(A: f32[32], B: f32[32]) {
   ExpectSameResults(original, sch);
 }
 
-TEST(ScheduleLoopKind, RuleReduceAndOpaqueLoops) {
-  Mm t;
-  for (auto step : std::vector<std::function<absl::Status()>>{
-           [&] { return t.sch.Parallel(t.l[2]); }, [&] { return t.sch.Vectorize(t.l[2]); },
-           [&] { return t.sch.Bind(t.l[2], "threadIdx.x"); }}) {
-    ExpectFailsUnchanged(t.sch, step,
-                         {"(loop=l3", "iter var vk of block C is reduce and bound to loop k",
-                          "combine into the same output", ">>         block C("});
-  }
-  Schedule opaque = MustSchedule(R"(
-func @f(A: f32[8]) {
-  for i in range(0, 8) {
-    block B(vi: opaque[0, 8] = i) {
-      reads(A[vi])
-      writes(A[vi])
-      A[vi] = A[vi] + 1.0f32
-    }
-  }
-})");
-  LoopRV i = Must(opaque.GetLoops(Must(opaque.GetBlock("B"))))[0];
-  ExpectFailsUnchanged(
-      opaque, [&] { return opaque.Parallel(i); },
-      {"iter var vi of block B is opaque and bound to loop i", "no known independence"});
-}
-
-TEST(ScheduleLoopKind, RuleDistinctInstancePerIteration) {
-  // Every iteration of r runs the same instance of B: a race when parallel.
+// The refusals of parallel, vectorize, unroll and bind are the lit cases of
+// tests/lit/schedule/loop-kinds.tsl and loop-kinds-errors.tsl; what the rules
+// still allow beside them stays here.
+TEST(ScheduleLoopKind, ARerunBlockAllowsItsOwnLoopParallelAndTheOtherUnrolled) {
+  // Every iteration of r runs the same instance of B (r cannot be parallel).
   Schedule sch = MustSchedule(R"(
 func @f(A: f32[8], B: f32[8]) {
   for r in range(0, 4) {
@@ -170,48 +148,12 @@ func @f(A: f32[8], B: f32[8]) {
   }
 })");
   std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("B"))));
-  ExpectFailsUnchanged(sch, [&] { return sch.Parallel(l[0]); },
-                       {"block B does not run a distinct instance in each iteration of loop r"});
   Must(sch.Parallel(l[1]));  // j is fine.
   Must(sch.Unroll(l[0]));    // Unroll has no independence rule.
 }
 
-TEST(ScheduleLoopKind, RuleStatementsOutsideBlocksAndDataFlow) {
-  Schedule outside = MustSchedule(R"(
-func @f(A: f32[8], B: f32[8]) {
-  for i in range(0, 8) {
-    A[0] = A[0] + 1.0f32
-    block B(vi: spatial[0, 8] = i) {
-      reads(A[vi])
-      writes(B[vi])
-      B[vi] = A[vi]
-    }
-  }
-})");
-  LoopRV i = Must(outside.GetLoops(Must(outside.GetBlock("B"))))[0];
-  ExpectFailsUnchanged(outside, [&] { return outside.Parallel(i); },
-                       {"loop i holds statements outside blocks"});
-  // Q reads all of T, which P writes one element per iteration.
-  Schedule flow = MustSchedule(R"(
-func @f(A: f32[8], T: f32[8], B: f32[8]) {
-  for i in range(0, 8) {
-    block P(vi: spatial[0, 8] = i) {
-      reads(A[vi])
-      writes(T[vi])
-      T[vi] = A[vi] + 1.0f32
-    }
-    block Q(vi: spatial[0, 8] = i) {
-      reads(T[0 +: 8])
-      writes(B[vi])
-      B[vi] = T[0] + T[7]
-    }
-  }
-})");
-  LoopRV fi = Must(flow.GetLoops(Must(flow.GetBlock("P"))))[0];
-  ExpectFailsUnchanged(flow, [&] { return flow.Parallel(fi); },
-                       {"block Q reads buffer T that block P writes, at a place that may belong "
-                        "to another iteration of loop i"});
-  // A block claiming spatial iterations while writing one place in all of them.
+TEST(ScheduleLoopKind, DependentIterationsStillUnrollAndLocalDataFlowIsParallel) {
+  // A block writing one place in every iteration (not parallel) still unrolls.
   Schedule same = MustSchedule(R"(
 func @f(A: f32[8], S: f32[1]) {
   for i in range(0, 8) {
@@ -222,10 +164,7 @@ func @f(A: f32[8], S: f32[1]) {
     }
   }
 })");
-  LoopRV si = Must(same.GetLoops(Must(same.GetBlock("B"))))[0];
-  ExpectFailsUnchanged(same, [&] { return same.Parallel(si); },
-                       {"block B writes buffer S at the same place in every iteration of loop i"});
-  Must(same.Unroll(si));
+  Must(same.Unroll(Must(same.GetLoops(Must(same.GetBlock("B"))))[0]));
   // The same pipeline where Q reads only what P wrote in this iteration.
   Schedule local = MustSchedule(R"(
 func @f(A: f32[8], T: f32[8], B: f32[8]) {
@@ -247,22 +186,7 @@ func @f(A: f32[8], T: f32[8], B: f32[8]) {
   ExpectSameResults(original, local);
 }
 
-TEST(ScheduleLoopKind, RuleOnlySerialLoops) {
-  Mm t;
-  Must(t.sch.Parallel(t.l[0]));
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Parallel(t.l[0]); },
-                       {"sch.parallel(loop=l1)", "loop i is already parallel",
-                        "only a serial loop can be made parallel"});
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Vectorize(t.l[0]); },
-                       {"loop i is already parallel; only a serial loop can be made vectorized"});
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Unroll(t.l[0]); },
-                       {"only a serial loop can be made unrolled"});
-  Must(t.sch.Bind(t.l[1], "threadIdx.y"));
-  ExpectFailsUnchanged(t.sch, [&] { return t.sch.Bind(t.l[1], "threadIdx.x"); },
-                       {"loop j is already bound to threadIdx.y"});
-}
-
-TEST(ScheduleLoopKind, RuleVectorizeNeedsAConstantExtent) {
+TEST(ScheduleLoopKind, ParallelNeedsNoConstantExtent) {
   Schedule sch = MustSchedule(R"(
 func @f(n: i32, A: f32[n], B: f32[n]) {
   for i in range(0, n) {
@@ -270,10 +194,7 @@ func @f(n: i32, A: f32[n], B: f32[n]) {
   }
 })");
   LoopRV i = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[0];
-  ExpectFailsUnchanged(sch, [&] { return sch.Vectorize(i); },
-                       {"loop i has extent n, which is not a constant",
-                        "a vectorized loop's lanes are fixed at compile time"});
-  Must(sch.Parallel(i));  // Threads need no constant trip count.
+  Must(sch.Parallel(i));  // Threads need no constant trip count (vectorize does).
 }
 
 TEST(ScheduleLoopKind, RuleThreadAxes) {

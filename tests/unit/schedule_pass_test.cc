@@ -8,6 +8,7 @@
 
 #include "ir/schedule/schedule_registry.h"
 #include "ir/te/workloads.h"
+#include "passes/transforms/manual_schedule.h"
 #include "passes/pass_context.h"
 #include "passes/pass_manager.h"
 #include "tests/unit/schedule_test_util.h"
@@ -135,10 +136,18 @@ TEST(ManualSchedulePass, Errors) {
     return out.ok() ? std::string("ok") : std::string(out.status().message());
   };
   EXPECT_THAT(error("manual-schedule"),
-              ::testing::HasSubstr("give exactly one of the options 'trace' (a JSON file) and "
-                                   "'schedule' (a registered schedule function)"));
+              ::testing::HasSubstr("function 'matmul_64x64x64_f32': no trace: give "
+                                   "manual-schedule one of the options 'trace', 'script' and "
+                                   "'schedule', or write the trace in // SCHEDULE: lines"));
   EXPECT_THAT(error("manual-schedule{trace=a.json,schedule=matmul-cpu-tile}"),
-              ::testing::HasSubstr("give exactly one of the options"));
+              ::testing::HasSubstr("give one of the options 'trace' (a JSON file), 'script' (a "
+                                   "Python trace file) and 'schedule'"));
+  EXPECT_THAT(error("manual-schedule{script=/nonexistent/t.py}"),
+              ::testing::HasSubstr("option 'script': cannot read '/nonexistent/t.py'"));
+  std::string bad_py = WriteTemp("bad_trace.py", "b0 = sch.get_block(name=C)\n");
+  EXPECT_THAT(error("manual-schedule{script=" + bad_py + "}"),
+              ::testing::HasSubstr("option 'script': " + bad_py +
+                                   ":1:25: 'C' is neither a literal nor a handle"));
   EXPECT_THAT(error("manual-schedule{schedule=nope}"),
               ::testing::HasSubstr("no schedule function named 'nope'; registered: "
                                    "matmul-cpu-tile, test-always-fails"));
@@ -178,6 +187,34 @@ TEST(ManualSchedulePass, SampledTraceUsesItsDecisionsOrTheSeed) {
   EXPECT_TRUE(CheckSameResults(Workload("matmul_64x64x64_f32")->functions[0].second,
                                a->functions[0].second, 1)
                   .ok());
+}
+
+TEST(ManualSchedulePass, InlineScriptKeepsTheInputsLinesAndColumns) {
+  const std::string input =
+      "// a comment\n"
+      "  // SCHEDULE: b0 = sch.get_block(name=\"C\")\n"
+      "func @f() {}\n"
+      "// SCHEDULE: l1, l2, l3 = sch.get_loops(block=b0)\n";
+  EXPECT_EQ(passes::InlineScheduleScript(input),
+            "\n"
+            "               b0 = sch.get_block(name=\"C\")\n"
+            "\n"
+            "             l1, l2, l3 = sch.get_loops(block=b0)\n"
+            "\n");
+  EXPECT_EQ(passes::InlineScheduleScript("func @f() {}\n// CHECK: x\n"), "");
+  // The pass reads it from the PassContext, as tessel-opt sets it.
+  passes::PassContext ctx;
+  Must(ctx.SetConfig(passes::kInlineScheduleConfig,
+                     passes::InlineScheduleScript(input + "// SCHEDULE: sch.parallel(loop=l1)\n")));
+  Must(ctx.SetConfig(passes::kInlineScheduleSourceConfig, std::string("mm.tsl")));
+  IRModule out = Must(RunText("manual-schedule", Workload("matmul_64x64x64_f32"), &ctx));
+  EXPECT_THAT(PrintModule(out), ::testing::HasSubstr("for i in parallel(0, 64)"));
+  Must(ctx.SetConfig(passes::kInlineScheduleConfig,
+                     passes::InlineScheduleScript(input + "// SCHEDULE: sch.parallel(l1)\n")));
+  EXPECT_THAT(std::string(RunText("manual-schedule", Workload("matmul_64x64x64_f32"), &ctx)
+                              .status()
+                              .message()),
+              ::testing::HasSubstr("mm.tsl:5:27: sch.parallel takes keyword arguments only"));
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ add_executable(tessel_schedule_tests
   schedule_split_fuse_test.cc
   schedule_tensorize_test.cc
   schedule_trace_test.cc
+  schedule_trace_python_test.cc
   schedule_transform_layout_test.cc
 )
 target_compile_definitions(tessel_schedule_tests PRIVATE TESSEL_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

@@ -38,6 +38,7 @@
 #include "passes/pass_manager.h"
 #include "passes/pass_registry.h"
 #include "passes/pipeline.h"
+#include "passes/transforms/manual_schedule.h"
 #include "tools/opt/opt_flags.h"
 #ifdef TESSEL_HAVE_TEST_PASSES
 #include "passes/testing/test_passes.h"
@@ -258,7 +259,20 @@ int Main(const std::vector<std::string>& args) {
 
   bool failed = false;
   std::vector<std::string> outputs;
+  // A --config value of the inline trace holds for chunks without their own.
+  const std::string inline_default = ctx.GetConfigString(passes::kInlineScheduleConfig);
+  const std::string source_default = ctx.GetConfigString(passes::kInlineScheduleSourceConfig);
   for (const std::string& chunk : chunks) {
+    // Each chunk's // SCHEDULE: lines are the trace of a manual-schedule given
+    // no trace, script or schedule option (passes/transforms/manual_schedule.h).
+    std::string script = passes::InlineScheduleScript(chunk);
+    const bool own = !script.empty();
+    absl::Status set =
+        ctx.SetConfig(passes::kInlineScheduleConfig, own ? std::move(script) : inline_default);
+    if (set.ok()) {
+      set = ctx.SetConfig(passes::kInlineScheduleSourceConfig, own ? filename : source_default);
+    }
+    if (!set.ok()) return Error(std::string(set.message()));
     absl::StatusOr<ir::IRModule> mod = ir::ParseModule(chunk, filename);
     if (!mod.ok()) {
       Error(std::string(mod.status().message()));
