@@ -110,7 +110,11 @@ TEST(ManualSchedulePass, RegisteredScheduleFunctions) {
   EXPECT_THAT(ctx.log().ToString(),
               ::testing::HasSubstr("softmax_16x33 (schedule 'matmul-cpu-tile' does not apply)"));
   EXPECT_TRUE(CheckSameResults(mod->functions[0].second, out->functions[0].second, 3).ok());
-  const auto* loop = dyn_cast<ForNode>(out->functions[0].second->body);
+  // The recipe stages through a local accumulator and a packed panel, so the
+  // loops sit in the root block that allocates them; the outermost is parallel.
+  const auto* root = dyn_cast<BlockRealizeNode>(out->functions[0].second->body);
+  ASSERT_NE(root, nullptr);
+  const auto* loop = dyn_cast<ForNode>(root->block->body);
   ASSERT_NE(loop, nullptr);
   EXPECT_EQ(loop->for_kind, ForKind::kParallel);
   absl::StatusOr<IRModule> forced =
