@@ -283,7 +283,13 @@ def build(mod: Any, target: str = "llvm", pipeline: Any = "lower",
     if isinstance(pipeline, str):
         mod = transform.parse_pipeline(pipeline)(mod) if pipeline else mod
     elif pipeline is not None:
+        if not callable(pipeline):
+            raise ArgumentError(
+                f"build: pipeline must be a str, a pass, a callable or None, got {pipeline!r}")
         mod = pipeline(mod)
+        if not isinstance(mod, IRModule):
+            raise ArgumentError(
+                f"build: the pipeline returned {type(mod).__name__} {mod!r}, expected an IRModule")
     return Module(core.build(mod, canonical), mod, canonical)
 
 
