@@ -24,6 +24,7 @@
 #include "codegen/mlir_translator.h"
 #include "ir/printer.h"
 #include "ir/status_macros.h"
+#include "ir/verifier.h"
 #include "ir/visitor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -487,6 +488,11 @@ bool IsCIdentifier(const std::string& s) {
 absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> TranslateToMLIR(const ir::IRModule& mod,
                                                                    const Target& target,
                                                                    mlir::MLIRContext* ctx) {
+  // Machine code runs without the interpreter's checks: refuse what the verifier
+  // proves wrong (an access certainly out of bounds, an unbound variable, ...).
+  if (absl::Status s = ir::VerifyModule(mod); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("codegen: ", s.message()));
+  }
   LoadCodegenDialects(ctx);
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(mlir::UnknownLoc::get(ctx));
   std::vector<std::string> symbols;

@@ -15,6 +15,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 namespace tessel::codegen {
 namespace {
@@ -67,6 +68,49 @@ absl::Status CheckFeatures(const std::string& features, const std::string& tripl
   return absl::OkStatus();
 }
 
+// Features that choose the code model or the calling convention, which the
+// triple and the host's ABI fix: LLVM aborts (or emits calls to soft-float
+// helpers nothing provides) on code built with them toggled.
+constexpr absl::string_view kFixedByTheTriple[] = {"16bit-mode", "32bit-mode", "64bit-mode",
+                                                   "soft-float"};
+
+// The CPU and features together must be able to run the triple's code: on
+// x86-64 a 64-bit CPU with SSE2 (the psABI passes floats in SSE registers).
+// LLVM itself reports "64-bit code requested on a subtarget that doesn't
+// support it" (-mcpu=i386) or "SSE register return with SSE disabled"
+// (-mattr=-sse) by ending the process.
+absl::Status CheckSubtarget(const Target& t) {
+  const std::string triple = t.Triple();
+  for (absl::string_view item : absl::StrSplit(t.features, ',', absl::SkipEmpty())) {
+    for (absl::string_view fixed : kFixedByTheTriple) {
+      if (item.substr(1) == fixed) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "target: -mattr item '", item, "' cannot be set: '", fixed, "' is fixed by the "
+            "triple ", triple, " and its calling convention"));
+      }
+    }
+  }
+  if (llvm::Triple(triple).getArch() != llvm::Triple::x86_64) return absl::OkStatus();
+  std::unique_ptr<llvm::MCSubtargetInfo> sti =
+      SubtargetInfo(triple, t.ResolvedCpu(), t.ResolvedFeatures());
+  if (sti == nullptr) return absl::InternalError("target: LLVM has no backend for " + triple);
+  const std::string what =
+      t.cpu.empty() ? std::string("the host CPU") : absl::StrCat("CPU '", t.cpu, "'");
+  if (!sti->checkFeatures("+64bit")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target: ", what, " cannot run 64-bit code, and only ", triple,
+        " (the host's triple) is supported; pick a 64-bit CPU such as x86-64, x86-64-v3, "
+        "skylake-avx512 or znver4"));
+  }
+  if (!sti->checkFeatures("+sse2")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target: ", what, (t.features.empty() ? "" : " with -mattr=" + t.features),
+        " lacks SSE2, which the x86-64 calling convention needs for floating-point "
+        "arguments and results; keep +sse and +sse2"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void InitializeLLVMTargets() {
@@ -115,6 +159,7 @@ absl::StatusOr<Target> Target::Parse(absl::string_view text) {
                        "' (accepted: -mcpu=NAME, -mattr=+f,-g, -num-threads=N)"));
     }
   }
+  if (absl::Status s = CheckSubtarget(t); !s.ok()) return s;
   return t;
 }
 

@@ -9,7 +9,9 @@
 //   t->ToString()   // "llvm -mcpu=skylake-avx512" (canonical: the cache key of the JIT)
 //
 // Unknown options, unknown CPUs and unknown features are errors that name the
-// word and list what is accepted. Only the host's architecture is supported.
+// word and list what is accepted. Only the host's architecture is supported,
+// and a CPU and features that cannot run its code (a 32-bit CPU, -mattr=-sse2,
+// a mode feature) are refused here: LLVM would end the process on them.
 #ifndef TESSEL_CODEGEN_TARGET_H_
 #define TESSEL_CODEGEN_TARGET_H_
 

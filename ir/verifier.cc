@@ -210,7 +210,11 @@ absl::Status FunctionVerifier::CheckConstIndices(const Buffer& buffer,
     } else if (const auto* bc = dyn_cast<BroadcastNode>(index)) {
       if (std::optional<Int> c = ConstInt(bc->value)) lo = hi = c;
     }
-    if (lo && (*lo < 0 || *hi >= *extent)) {
+    if (!lo) {
+      if (absl::Status s = CheckAffineIndex(buffer, d, index, *extent, what); !s.ok()) return s;
+      continue;
+    }
+    if (*lo < 0 || *hi >= *extent) {
       Int bad = *lo < 0 ? *lo : *hi;
       return Fail(absl::StrCat(what, " of buffer '", buffer->name, "': index ", IntText(bad),
                                " in dimension ", d, " is outside [0, ", IntText(*extent), ")"),
@@ -297,7 +301,14 @@ absl::Status FunctionVerifier::CheckExpr(const Expr& e) {
       children = CheckExprs(cast<CallNode>(n)->args);
       break;
     default:
-      if (const auto* op = dyn_cast<BinaryNode>(n)) children = CheckExprs({op->a, op->b});
+      if (const auto* op = dyn_cast<BinaryNode>(n)) {
+        children = CheckExpr(op->a);
+        // The right operand of && and || may not be evaluated.
+        const bool lazy = n->kind() == NodeKind::kAnd || n->kind() == NodeKind::kOr;
+        guard_depth_ += lazy ? 1 : 0;
+        if (children.ok()) children = CheckExpr(op->b);
+        guard_depth_ -= lazy ? 1 : 0;
+      }
       break;
   }
   if (!children.ok()) return children;

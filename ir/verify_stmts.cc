@@ -75,8 +75,11 @@ absl::Status FunctionVerifier::CheckStmtNode(const StmtNode* s) {
       const auto* op = cast<IfThenElseNode>(s);
       if (absl::Status st = CheckRootExpr(op->condition); !st.ok()) return st;
       if (absl::Status st = Recheck(op); !st.ok()) return st;
-      if (absl::Status st = CheckStmt(op->then_case); !st.ok()) return st;
-      return CheckStmt(op->else_case);
+      ++guard_depth_;
+      absl::Status st = CheckStmt(op->then_case);
+      if (st.ok()) st = CheckStmt(op->else_case);
+      --guard_depth_;
+      return st;
     }
     case NodeKind::kLetStmt: {
       const auto* op = cast<LetStmtNode>(s);
@@ -161,7 +164,11 @@ absl::Status FunctionVerifier::CheckFor(const ForNode* op) {
   }
   if (absl::Status st = BindVar(op->loop_var, Binder::kLoop, op); !st.ok()) return st;
   if (op->for_kind == ForKind::kThreadBinding) thread_loops_.push_back(op);
-  if (absl::Status st = CheckStmt(op->body); !st.ok()) return st;
+  const bool zero_trip = extent && *extent == 0;
+  guard_depth_ += zero_trip ? 1 : 0;
+  absl::Status body = CheckStmt(op->body);
+  guard_depth_ -= zero_trip ? 1 : 0;
+  if (!body.ok()) return body;
   if (op->for_kind == ForKind::kThreadBinding) thread_loops_.pop_back();
   UnbindVar(op->loop_var);
   return absl::OkStatus();
@@ -219,7 +226,18 @@ absl::Status FunctionVerifier::CheckBlockRealize(const BlockRealizeNode* op) {
       return Fail("the block has an init but no reduce iter var; init starts a reduction");
     }
   }
-  if (absl::Status st = CheckBlockInside(block); !st.ok()) return st;
+  for (size_t i = 0; i < op->iter_values.size(); ++i) {
+    if (block->iter_vars[i].kind != IterKind::kOpaque) {
+      iter_values_[block->iter_vars[i].var.get()] = op->iter_values[i];
+    }
+  }
+  const auto* always = dyn_cast<IntImmNode>(op->predicate);
+  const bool guarded = always == nullptr || always->value != 1;
+  guard_depth_ += guarded ? 1 : 0;
+  absl::Status inside = CheckBlockInside(block);
+  guard_depth_ -= guarded ? 1 : 0;
+  for (const IterVar& iv : block->iter_vars) iter_values_.erase(iv.var.get());
+  if (!inside.ok()) return inside;
   blocks_.pop_back();
   return absl::OkStatus();
 }
@@ -312,7 +330,10 @@ absl::Status FunctionVerifier::CheckBlockInside(const BlockNode* block) {
   for (const BufferRegion& r : block->writes) {
     if (absl::Status st = CheckRegion(r, "write"); !st.ok()) return st;
   }
-  if (absl::Status st = CheckStmt(block->init); !st.ok()) return st;
+  ++guard_depth_;  // The init runs on the first reduce iteration only.
+  absl::Status init = CheckStmt(block->init);
+  --guard_depth_;
+  if (!init.ok()) return init;
   if (absl::Status st = CheckStmt(block->body); !st.ok()) return st;
   for (const IterVar& iv : block->iter_vars) UnbindVar(iv.var);
   for (const Buffer& b : block->alloc_buffers) visible_buffers_.erase(b.get());

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -63,6 +64,20 @@ class FunctionVerifier {
                                  const char* what);
   absl::Status CheckRegion(const BufferRegion& region, const char* what);
 
+  // Provable out-of-bounds accesses (ir/verify_bounds.cc). An index as
+  // constant + sum of coef * loop variable (each loop with constant range).
+  struct Affine {
+    Int constant = 0;
+    std::vector<std::pair<const VarNode*, Int>> terms;
+  };
+  // `e` as an affine form of loop variables, block iter vars standing for their
+  // bindings; nullopt when it is not one or a part of it may wrap.
+  std::optional<Affine> AffineOf(const Expr& e, int depth) const;
+  // The smallest and largest value of `f` over its loops' ranges.
+  std::pair<Int, Int> Extremes(const Affine& f) const;
+  absl::Status CheckAffineIndex(const Buffer& buffer, size_t dim, const Expr& index, Int extent,
+                                const char* what);
+
   // Expressions: CheckRootExpr starts a top-level expression (the one quoted in
   // messages); CheckExpr descends, children first. A null child is left for the
   // parent's factory re-check to report.
@@ -93,6 +108,11 @@ class FunctionVerifier {
   std::vector<const ForNode*> thread_loops_;     // Enclosing thread-bound loops.
   const StmtNode* stmt_ = nullptr;               // The statement being checked.
   const ExprNode* root_expr_ = nullptr;          // Its top-level expression being checked.
+  // How many enclosing guards (if, block predicate, init, zero-trip loop, right
+  // operand of && / ||) may keep the current node from running on some iteration.
+  int guard_depth_ = 0;
+  // The binding of each visible spatial or reduce iter var.
+  absl::flat_hash_map<const VarNode*, Expr> iter_values_;
 };
 
 }  // namespace tessel::ir

@@ -93,16 +93,24 @@ absl::StatusOr<ir::Expr> FlatExtent(const ir::Buffer& b, ir::DataType t) {
   return span;
 }
 
-// The index type for `b`: i64 when a constant flat size does not fit an i32.
+// The index type for `b`: i64 when its flat offsets may not fit an i32. That is
+// a constant flat size beyond INT32_MAX, and any buffer whose offset multiplies
+// a symbolic extent or stride (i * m + j for A[n, m] with n, m i32 parameters
+// reaches n * m - 1, which an i32 wraps for 65536 x 32769): never wrap.
 ir::DataType IndexTypeFor(const ir::Buffer& b, ir::DataType given) {
+  if (given.bits() >= 64) return given;
+  const bool multiplies = b->ndim() > 1 || !b->strides.empty();
+  for (const ir::Expr& s : b->strides) {
+    if (!ir::arith::AsConstInt(s)) return ir::DataType::Int(64);
+  }
   int64_t n = 1;
   for (const ir::Expr& d : b->shape) {
     std::optional<int64_t> c = ir::arith::AsConstInt(d);
-    if (!c) return given;
+    if (!c) return multiplies ? ir::DataType::Int(64) : given;
     if (*c > 0 && n > std::numeric_limits<int64_t>::max() / *c) return ir::DataType::Int(64);
     n *= *c;
   }
-  if (given.bits() < 64 && n > std::numeric_limits<int32_t>::max()) return ir::DataType::Int(64);
+  if (n > std::numeric_limits<int32_t>::max()) return ir::DataType::Int(64);
   return given;
 }
 

@@ -40,7 +40,10 @@ class type_caster<tessel::ir::Ref<T>>
     : public copyable_holder_caster<T, tessel::ir::Ref<T>> {};
 
 // The C++ API passes `Ref<const T>`; nodes are never mutated after creation, so
-// the holder may drop the const. None converts to and from a null Ref.
+// the holder may drop the const. A null Ref converts to None, but None never
+// converts to a null Ref: a binding that takes an optional node takes a
+// py::object and checks is_none(), so no body ever sees a null node it did not
+// ask for (argument_errors.cc then names the parameter that refused None).
 template <typename T>
 class type_caster<tessel::ir::Ref<const T>> {
   using Holder = tessel::ir::Ref<T>;
@@ -50,10 +53,7 @@ class type_caster<tessel::ir::Ref<const T>> {
   static constexpr auto name = type_caster_base<T>::name;
 
   bool load(handle src, bool convert) {
-    if (src.is_none()) {
-      value = nullptr;
-      return true;
-    }
+    if (src.is_none()) return false;
     Inner inner;
     if (!inner.load(src, convert)) return false;
     value = tessel::ir::Ref<const T>(static_cast<Holder&>(inner));
@@ -106,6 +106,10 @@ struct Error : std::exception {
 };
 
 [[noreturn]] void Throw(ErrorKind kind, std::string message);
+// Sets the Python exception for `e` (what the translator of Error does), chaining
+// a stashed Python exception as its cause. For code that returns to Python
+// without unwinding through pybind11.
+void RaisePythonError(const Error& e);
 // Raises the Python exception for a failed `status`. If a Python exception was
 // stashed while the failing C++ call ran (StashPythonError), it becomes the
 // raised exception's __cause__.
@@ -186,6 +190,9 @@ void BindInterpreter(py::module_& m);
 void BindSchedule(py::module_& m);
 // The primitives, one Schedule method per instruction kind (schedule_primitives.cc).
 void BindSchedulePrimitives(py::class_<ir::schedule::Schedule>& cls, py::module_& m);
+// Call after every Bind*: arguments that fit no overload of a bound function
+// raise ArgumentError naming the parameter (argument_errors.cc).
+void NameArgumentErrors(py::module_& m);
 
 }  // namespace tessel::python
 

@@ -157,18 +157,19 @@ ir::IRModule ModuleWithAttrs(const ir::IRModule& m, ir::Attrs attrs) {
 ir::IRModule ModuleFromPy(py::handle functions, py::handle attrs) {
   std::vector<std::pair<std::string, ir::PrimFunc>> fns;
   const char* what = "an IRModule is made from {name: PrimFunc} or (name, PrimFunc) pairs";
+  auto add = [&](py::handle k, py::handle v) {
+    const std::string name = CastArg<std::string>(k, what);
+    if (v.is_none()) Throw(ErrorKind::kArgument, absl::StrCat("function '", name, "' is None"));
+    fns.emplace_back(name, CastArg<ir::PrimFunc>(v, what));
+  };
   if (py::isinstance<py::dict>(functions)) {
-    for (auto [k, v] : functions.cast<py::dict>()) {
-      fns.emplace_back(CastArg<std::string>(k, what), CastArg<ir::PrimFunc>(v, what));
-    }
+    for (auto [k, v] : functions.cast<py::dict>()) add(k, v);
   } else if (!functions.is_none()) {
     if (!py::isinstance<py::iterable>(functions)) CastArg<py::list>(functions, what);
     for (py::handle item : functions) {
-      fns.push_back(CastArg<std::pair<std::string, ir::PrimFunc>>(item, what));
+      auto [k, v] = CastArg<std::pair<py::object, py::object>>(item, what);
+      add(k, v);
     }
-  }
-  for (const auto& [name, f] : fns) {
-    if (!f) Throw(ErrorKind::kArgument, absl::StrCat("function '", name, "' is None"));
   }
   return Unwrap(ir::MakeIRModuleChecked(std::move(fns), AttrsFromPy(attrs)), ErrorKind::kIR);
 }

@@ -67,8 +67,9 @@ void ClearStash() {
   Py_CLEAR(stash.trace);
 }
 
-// Sets the Python error for `e`, chaining a stashed exception as its cause.
-void RaiseError(const Error& e) {
+}  // namespace
+
+void RaisePythonError(const Error& e) {
   try {
     py::object errors = py::module_::import("tessel.errors");
     py::object cls = errors.attr(ErrorClassName(e.kind));
@@ -84,8 +85,6 @@ void RaiseError(const Error& e) {
     failure.restore();  // tessel.errors itself failed to load: raise that instead.
   }
 }
-
-}  // namespace
 
 void Throw(ErrorKind kind, std::string message) { throw Error{kind, std::move(message)}; }
 
@@ -326,10 +325,10 @@ void BindErrors(py::module_& m) {
     try {
       std::rethrow_exception(p);
     } catch (const Error& e) {
-      RaiseError(e);
+      RaisePythonError(e);
     } catch (const py::cast_error& e) {
       // A Python value of the wrong type reached C++ where no check named it.
-      RaiseError(Error(ErrorKind::kArgument, e.what()));
+      RaisePythonError(Error(ErrorKind::kArgument, e.what()));
     }
   });
 }
@@ -349,4 +348,5 @@ PYBIND11_MODULE(_core, m) {
   tp::BindRuntime(m);
   tp::BindRuntimeModule(m);
   tp::BindBuild(m);
+  tp::NameArgumentErrors(m);  // Last: it guards every function bound above.
 }

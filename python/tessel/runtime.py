@@ -260,7 +260,8 @@ def build(mod: Any, target: str = "llvm", pipeline: Any = "lower",
     :class:`tessel.transform.PassContext`. Compiling is cached by module and
     target, and runs without the GIL.
 
-    Raises :class:`tessel.BuildError` for a bad target string (naming the
+    Raises :class:`tessel.IRError` when the module does not verify (e.g. an
+    access the verifier proves out of bounds), :class:`tessel.BuildError` for a bad target string (naming the
     word and what is accepted) or code that cannot be compiled (e.g. blocks
     left because ``pipeline=None`` was given for block IR), and
     :class:`tessel.PassError` when the pipeline fails.
@@ -280,10 +281,19 @@ def build(mod: Any, target: str = "llvm", pipeline: Any = "lower",
     if not isinstance(target, str):
         raise ArgumentError(f"a target is a string such as 'llvm', got {target!r}")
     canonical = core.parse_target(target)[0]  # BuildError before any lowering work
+    # Refused in the user's terms (block IR, N-D buffers) before lowering renames
+    # things; codegen verifies the lowered module again.
+    core.verify(mod, "main")
     if isinstance(pipeline, str):
         mod = transform.parse_pipeline(pipeline)(mod) if pipeline else mod
     elif pipeline is not None:
+        if not callable(pipeline):
+            raise ArgumentError(
+                f"build: pipeline must be a str, a pass, a callable or None, got {pipeline!r}")
         mod = pipeline(mod)
+        if not isinstance(mod, IRModule):
+            raise ArgumentError(
+                f"build: the pipeline returned {type(mod).__name__} {mod!r}, expected an IRModule")
     return Module(core.build(mod, canonical), mod, canonical)
 
 

@@ -49,5 +49,37 @@ TEST(CodegenTarget, RefusesWithReasons) {
   }
 }
 
+// Targets LLVM accepts by name but ends the process on when it compiles for
+// them (a 32-bit CPU on the x86-64 triple, SSE turned off under the x86-64
+// calling convention, a mode feature): refused when parsed.
+TEST(CodegenTarget, RefusesWhatLLVMWouldAbortOn) {
+  struct Bad {
+    const char* text;
+    const char* message_part;
+  };
+  const Bad bad[] = {
+      {"llvm -mcpu=i386", "target: CPU 'i386' cannot run 64-bit code"},
+      {"llvm -mcpu=pentium", "target: CPU 'pentium' cannot run 64-bit code"},
+      {"llvm -mcpu=lakemont", "cannot run 64-bit code"},
+      {"llvm -mattr=-64bit", "the host CPU cannot run 64-bit code"},
+      {"llvm -mattr=-sse", "the host CPU with -mattr=-sse lacks SSE2"},
+      {"llvm -mcpu=x86-64 -mattr=-sse2", "CPU 'x86-64' with -mattr=-sse2 lacks SSE2"},
+      {"llvm -mattr=-64bit-mode", "-mattr item '-64bit-mode' cannot be set"},
+      {"llvm -mattr=+32bit-mode", "-mattr item '+32bit-mode' cannot be set"},
+      {"llvm -mattr=+soft-float", "-mattr item '+soft-float' cannot be set"},
+  };
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(b.text);
+    absl::StatusOr<Target> t = Target::Parse(b.text);
+    ASSERT_FALSE(t.ok());
+    EXPECT_NE(t.status().message().find(b.message_part), std::string::npos) << t.status().message();
+  }
+  // Other 64-bit CPUs and feature sets stay legal (building for them is export).
+  for (const char* ok : {"llvm -mcpu=x86-64", "llvm -mcpu=sapphirerapids", "llvm -mattr=-avx2",
+                         "llvm -mcpu=x86-64 -mattr=+avx2,+fma", "llvm -mattr=-x87"}) {
+    EXPECT_TRUE(Target::Parse(ok).ok()) << ok << ": " << Target::Parse(ok).status();
+  }
+}
+
 }  // namespace
 }  // namespace tessel::codegen

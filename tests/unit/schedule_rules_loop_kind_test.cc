@@ -56,8 +56,8 @@ func @f(A: f32[8], T: f32[8, 8], C: f32[8, 8]) {
 // carries a dependence, and run in another order the result differs.
 TEST(ScheduleRulesLoopKind, BlockReadsWhatAnotherIterationOfItWrites) {
   Schedule sch = MustSchedule(FuncText("f(A: f32[8])",
-                                       {BlockNestText({.loops = {"i in range(1, 8)"},
-                                                       .block = "B(vi: spatial[1, 8] = i)",
+                                       {BlockNestText({.loops = {"i in range(1, 7)"},
+                                                       .block = "B(vi: spatial[1, 7] = i)",
                                                        .reads = "A[vi - 1]",
                                                        .writes = "A[vi]",
                                                        .body = "A[vi] = A[vi - 1] + 1.0f32"})}));
@@ -76,8 +76,8 @@ TEST(ScheduleRulesLoopKind, BlockReadsWhatAnotherIterationOfItWrites) {
 // the loads of a written buffer, not only at the declared regions.
 TEST(ScheduleRulesLoopKind, UndeclaredLoadOfAnotherIterationsElement) {
   Schedule sch = MustSchedule(FuncText("f(A: f32[8])",
-                                       {BlockNestText({.loops = {"i in range(1, 8)"},
-                                                       .block = "B(vi: spatial[1, 8] = i)",
+                                       {BlockNestText({.loops = {"i in range(1, 7)"},
+                                                       .block = "B(vi: spatial[1, 7] = i)",
                                                        .writes = "A[vi]",
                                                        .body = "A[vi] = A[vi - 1] + 1.0f32"})}));
   LoopRV i = Must(sch.GetLoops(Must(sch.GetBlock("B"))))[0];
@@ -92,13 +92,13 @@ TEST(ScheduleRulesLoopKind, UndeclaredLoadOfAnotherIterationsElement) {
 TEST(ScheduleRulesLoopKind, UndeclaredLoadOfWhatAnotherBlockWrites) {
   Schedule sch = MustSchedule(R"(
 func @f(A: f32[8], T: f32[8], C: f32[8]) {
-  for i in range(1, 8) {
-    block W(vi: spatial[1, 8] = i) {
+  for i in range(1, 7) {
+    block W(vi: spatial[1, 7] = i) {
       reads(A[vi])
       writes(T[vi])
       T[vi] = A[vi]
     }
-    block R(vj: spatial[1, 8] = i) {
+    block R(vj: spatial[1, 7] = i) {
       writes(C[vj])
       C[vj] = T[vj - 1]
     }
