@@ -42,11 +42,10 @@ std::vector<BufferRegion> InLoopTerms(const BlockRealizeNode* r,
 }
 
 // The block's declared reads, and the regions its body loads: the verifier
-// lets a block load a buffer its reads do not declare (the update of a
-// decomposed reduction reads its accumulator so), and A[vi] = A[vi - 1] + 1
-// under writes(A[vi]) alone reads another instance's element. A block holding
-// blocks is left to its declared regions (its inner blocks' loads are in their
-// own iter vars).
+// lets a block with an init load what it writes undeclared (A[vi] = A[vi - 1]
+// + 1 there reads another instance's element), and accepts a load it cannot
+// show outside the declared reads. A block holding blocks is left to its
+// declared regions (its inner blocks' loads are in their own iter vars).
 std::vector<BufferRegion> ReadsOf(const BlockNode* block) {
   std::vector<BufferRegion> out = block->reads;
   if (!BlocksIn(block->body).empty()) return out;
