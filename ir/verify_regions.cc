@@ -61,6 +61,9 @@ class AccessScan : public IRVisitor {
   }
 
   std::optional<RegionEscape> Run() {
+    // A block without iter vars that declares no region (a root block, an
+    // opaque wrapper) states nothing about its accesses to hold it to.
+    if (block_.iter_vars.empty() && block_.reads.empty() && block_.writes.empty()) return {};
     if (block_.init) Visit(block_.init);
     if (!found_) Visit(block_.body);
     return std::move(found_);

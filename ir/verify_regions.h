@@ -14,7 +14,9 @@
 // their domains and the loops inside the block to their ranges. A load may lie
 // in a read region, or, in a block with an init (a reduction), in a write region
 // too: its update reads the accumulator it writes. A store lies in a write
-// region. Buffers the block or its body allocate are its own and need none.
+// region. Buffers the block or its body allocate are its own and need none. A
+// block without iter vars that declares no region at all (a root block, an
+// opaque wrapper) is left alone: it states nothing to hold its accesses to.
 //
 // Where the analyzer cannot prove containment the access is refused only when
 // the escape is proven as well: at a point the block certainly runs (no `if`
