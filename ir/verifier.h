@@ -10,6 +10,8 @@
 //   only if it has a reduce iter var, ...), iter values inside the iter domains
 //   when constant;
 // - constant regions and constant indices inside buffer bounds;
+// - every load and store of a block inside the regions it declares, where the
+//   arith analyzer can tell (ir/verify_regions.h);
 // - block names unique in the function; function names unique in the module.
 //
 //   absl::Status s = VerifyModule(mod);

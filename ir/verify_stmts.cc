@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/verify_recheck.h"
+#include "ir/verify_regions.h"
 #include "ir/verify_walk.h"
 #include "ir/visitor.h"
 
@@ -335,6 +336,12 @@ absl::Status FunctionVerifier::CheckBlockInside(const BlockNode* block) {
   --guard_depth_;
   if (!init.ok()) return init;
   if (absl::Status st = CheckStmt(block->body); !st.ok()) return st;
+  // Last, on a block whose inside is well formed: its accesses lie in its
+  // declared regions (ir/verify_regions.h).
+  if (std::optional<RegionEscape> escape = FindRegionEscape(*block)) {
+    stmt_ = escape->stmt;
+    return Fail(escape->problem, escape->load);
+  }
   for (const IterVar& iv : block->iter_vars) UnbindVar(iv.var);
   for (const Buffer& b : block->alloc_buffers) visible_buffers_.erase(b.get());
   if (scoped) scoped_blocks_.pop_back();

@@ -97,7 +97,7 @@ absl::StatusOr<Buffer> BufferAtIndex(const ScheduleState& state, const BlockNode
 // "" unless `block` reads `buffer`, which it writes, and has no init; then the
 // reason a new buffer (`what`: "its cache") in the buffer's place would be read
 // before it is written. The loads count, declared or not (the update of a
-// decomposed reduction reads its accumulator without declaring it), except
+// decomposed reduction reads its accumulator), except
 // those inside a nested block with its own init.
 std::string CheckReadBeforeWritten(const BlockNode* block, const Buffer& buffer,
                                    const std::string& what);

@@ -42,11 +42,10 @@ std::vector<BufferRegion> InLoopTerms(const BlockRealizeNode* r,
 }
 
 // The block's declared reads, and the regions its body loads: the verifier
-// lets a block load a buffer its reads do not declare (the update of a
-// decomposed reduction reads its accumulator so), and A[vi] = A[vi - 1] + 1
-// under writes(A[vi]) alone reads another instance's element. A block holding
-// blocks is left to its declared regions (its inner blocks' loads are in their
-// own iter vars).
+// lets a block with an init load what it writes undeclared (A[vi] = A[vi - 1]
+// + 1 there reads another instance's element), and accepts a load it cannot
+// show outside the declared reads. A block holding blocks is left to its
+// declared regions (its inner blocks' loads are in their own iter vars).
 std::vector<BufferRegion> ReadsOf(const BlockNode* block) {
   std::vector<BufferRegion> out = block->reads;
   if (!BlocksIn(block->body).empty()) return out;
@@ -126,52 +125,7 @@ class LoadsOutsideBlocks : public IRVisitor {
   void VisitBlock(const BlockNode*) override {}
 };
 
-// Whether every block below loop sref `loop` that writes `buffer` runs in
-// every iteration its bindings name an instance of its domain: a copy of the
-// buffer per iteration holds only what that iteration writes. A tail guard on
-// the block's own iter vars (`ow_0 * 16 + ow_1 < 15` binding vow) only drops
-// instances outside the domain, which no reader needs; a guard on loops its
-// bindings do not use (rms_norm's reduction recomputed under its consumer's
-// tail-split loop, `i1_0 * 2 + i1_1 < 9`) skips whole iterations, whose
-// readers would find their copy empty where the shared buffer still held an
-// earlier iteration's value.
-class SkippingWriter : public IRVisitor {
- public:
-  SkippingWriter(const StmtIndex& index, int loop, const BufferNode* buffer) : buffer_(buffer) {
-    BindLoopsAround(index, loop, &ana_);
-  }
-  bool found = false;
-
-  void VisitFor(const ForNode* op) override {
-    ana_.Bind(op->loop_var, Range{op->min, op->extent});
-    IRVisitor::VisitFor(op);
-  }
-  void VisitBlockRealize(const BlockRealizeNode* op) override {
-    if (!found && !IsConstTrue(op->predicate) && Touches(op->block->writes, buffer_)) {
-      arith::Analyzer::Scope scope(&ana_);
-      const BlockNode* b = op->block.get();
-      for (size_t k = 0; k < b->iter_vars.size() && k < op->iter_values.size(); ++k) {
-        const Range& dom = b->iter_vars[k].dom;
-        const Expr& v = op->iter_values[k];
-        if (v->dtype != dom.min->dtype || dom.extent->dtype != dom.min->dtype) continue;
-        ana_.EnterConstraint(GE(v, dom.min));
-        ana_.EnterConstraint(LT(v, AddE(dom.min, dom.extent)));
-      }
-      found = !ana_.CanProve(op->predicate);
-    }
-    IRVisitor::VisitBlockRealize(op);
-  }
-
- private:
-  const BufferNode* buffer_;
-  arith::Analyzer ana_;
-};
-
-bool SkipsIterations(const StmtIndex& index, int loop, const BufferNode* buffer) {
-  SkippingWriter w(index, loop, buffer);
-  w.VisitStmt(index.loop(loop)->body);
-  return w.found;
-}
+bool CoveredPerIteration(const StmtIndex& index, int loop, const BufferNode* buffer);
 
 // The buffers each iteration of loop sref `loop` has its own copy of (see
 // loop_independence.h): allocated below it, or, for a parallel loop, allocated
@@ -192,7 +146,7 @@ absl::flat_hash_set<const BufferNode*> PrivateBuffers(const StmtIndex& index, in
     for (const Buffer& buf : b->alloc_buffers) {
       TouchedOutside outside(f, buf.get());
       outside.VisitStmt(GetRef(b));
-      if (!outside.found && !SkipsIterations(index, loop, buf.get())) {
+      if (!outside.found && CoveredPerIteration(index, loop, buf.get())) {
         local.buffers.insert(buf.get());
       }
     }
@@ -269,6 +223,79 @@ class IterationRegions {
   int loop_;
   arith::Analyzer ana_;
 };
+
+// What block sref `block` below loop sref `loop` writes of `buffer` in one
+// iteration of the loop: its declared region relaxed over the loops between,
+// trimmed by its predicate, with the loop and those around it symbolic; nullopt
+// unless region inference calls it exact (a region with holes, or one the
+// predicate may skip a part of, claims elements that are not written).
+std::optional<BufferRegion> WrittenInOneIteration(const StmtIndex& index, int loop, int block,
+                                                  const BufferNode* buffer, arith::Analyzer* ana) {
+  Stmt nest = GetRef(index.at(block).stmt);
+  for (int p = index.at(block).parent; p != loop; p = index.at(p).parent) {
+    const ForNode* l = index.loop(p);
+    if (l == nullptr) return std::nullopt;
+    absl::StatusOr<Stmt> wrapped =
+        MakeFor(l->loop_var, l->min, l->extent, ForKind::kSerial, nest, "", {});
+    if (!wrapped.ok()) return std::nullopt;
+    nest = *std::move(wrapped);
+  }
+  absl::StatusOr<arith::AccessRegions> access = arith::InferSubtreeAccess(nest, ana);
+  if (!access.ok()) return std::nullopt;
+  for (const arith::AccessRegion& w : access->writes) {
+    if (w.region.buffer.get() == buffer) {
+      return w.exact ? std::optional<BufferRegion>(w.region) : std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+bool RegionInside(const BufferRegion& inner, const BufferRegion& outer, arith::Analyzer* ana) {
+  if (inner.region.size() != outer.region.size()) return false;
+  for (size_t d = 0; d < inner.region.size(); ++d) {
+    const Range& i = inner.region[d];
+    const Range& o = outer.region[d];
+    DataType t = i.min->dtype;
+    if (i.extent->dtype != t || o.min->dtype != t || o.extent->dtype != t) return false;
+    if (!ana->CanProve(GE(i.min, o.min)) ||
+        !ana->CanProve(LE(AddE(i.min, i.extent), AddE(o.min, o.extent)))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether, in every iteration of loop sref `loop`, each block below it that
+// reads `buffer` reads only what a block before it wrote in the same
+// iteration: a copy of the buffer per iteration holds only what that
+// iteration writes, so a reader must find there everything it reads. (A
+// reader of what an earlier iteration wrote, or of what a writer skipped
+// under a guard on loops its bindings do not use, found it in the shared
+// buffer; with a copy per iteration it would read nothing.) A block with an
+// init reads what it writes from its own init.
+bool CoveredPerIteration(const StmtIndex& index, int loop, const BufferNode* buffer) {
+  arith::Analyzer ana;
+  BindLoopsAround(index, loop, &ana);
+  IterationRegions per_iteration(index, loop);
+  std::vector<std::pair<int, BufferRegion>> written;  // Block, what it writes per iteration.
+  for (int b : index.ChildBlocks(loop)) {
+    const BlockRealizeNode* r = index.realize(b);
+    const BlockNode* block = r->block.get();
+    const bool writes = Touches(block->writes, buffer);
+    for (const BufferRegion& rd : InLoopTerms(r, ReadsOf(block))) {
+      if (rd.buffer.get() != buffer || (writes && block->init)) continue;
+      std::optional<BufferRegion> read = per_iteration.Of(b, rd);
+      if (!read) return false;
+      bool covered = false;
+      for (const auto& [w, region] : written) covered = covered || RegionInside(*read, region, &ana);
+      if (!covered) return false;
+    }
+    if (!writes) continue;
+    std::optional<BufferRegion> w = WrittenInOneIteration(index, loop, b, buffer, &ana);
+    if (w) written.emplace_back(b, *std::move(w));
+  }
+  return true;
+}
 
 std::string RegionText(const std::optional<BufferRegion>& r) {
   if (!r) return "a region that depends on loops below it";

@@ -31,10 +31,12 @@
 // A buffer is private to f -- each iteration has its own copy, so it needs none
 // of the rules above -- when a block below f allocates it, or, for a parallel
 // loop, when a block around f allocates it, every access of it lies below f,
-// no loop between that block and f is vectorized, and no block writes it
-// under a predicate its own domain does not imply (one guarding loops its
-// bindings do not use skips iterations whose readers would find their copy
-// empty): remove-blocks then
+// no loop between that block and f is vectorized, and in each iteration every
+// block below f reads of it only what a block before it wrote in the same
+// iteration (the reader's region relaxed over the loops below f inside the
+// writer's, exactly inferred: a writer guarded on loops its bindings do not
+// use may skip an iteration, whose reader would find its copy empty):
+// remove-blocks then
 // allocates it inside f's body (passes/lowering/allocation_place.h), which
 // relies, as lowering does, on each iteration writing what it reads of it.
 // Vectorized and thread-bound loops get no such copies (no allocation goes

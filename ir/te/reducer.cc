@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 #include "ir/te/expr_ops.h"
 #include "ir/visitor.h"
@@ -145,19 +146,35 @@ absl::StatusOr<CommReducer> MakeCommReducer(std::string name, std::vector<DataTy
   return CommReducer(std::move(r));
 }
 
-Expr MinValue(DataType t) {
-  if (t.is_float()) return FloatImm(t, -std::numeric_limits<double>::infinity());
-  if (t.is_bool()) return Bool(false);
-  if (t.is_uint()) return IntImm(t, 0);
-  return IntImm(t, t.bits() == 64 ? std::numeric_limits<int64_t>::min()
-                                  : -(int64_t{1} << (t.bits() - 1)));
+namespace {
+
+// MinValue and MaxValue answer for scalar numbers and bool; a vector, a
+// handle or void has no single lowest or highest value, and a caller (a
+// user's reducer in Python, say) may ask with any of them.
+absl::Status CheckExtremeType(const char* what, const char* extreme, DataType t) {
+  if (t.is_scalar() && (t.is_float() || t.is_integer() || t.is_bool())) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(what, ": type ", t.ToString(), " has no ", extreme,
+                                                 " value; expected a scalar number or bool type"));
 }
 
-Expr MaxValue(DataType t) {
-  if (t.is_float()) return FloatImm(t, std::numeric_limits<double>::infinity());
+}  // namespace
+
+absl::StatusOr<Expr> MinValue(DataType t) {
+  if (absl::Status s = CheckExtremeType("MinValue", "lowest", t); !s.ok()) return s;
+  if (t.is_float()) return MakeFloatImm(t, -std::numeric_limits<double>::infinity());
+  if (t.is_bool()) return Bool(false);
+  if (t.is_uint()) return MakeIntImm(t, 0);
+  return MakeIntImm(t, t.bits() == 64 ? std::numeric_limits<int64_t>::min()
+                                      : -(int64_t{1} << (t.bits() - 1)));
+}
+
+absl::StatusOr<Expr> MaxValue(DataType t) {
+  if (absl::Status s = CheckExtremeType("MaxValue", "highest", t); !s.ok()) return s;
+  if (t.is_float()) return MakeFloatImm(t, std::numeric_limits<double>::infinity());
   if (t.is_bool()) return Bool(true);
-  if (t.bits() == 64) return IntImm(t, t.is_uint() ? -1 : std::numeric_limits<int64_t>::max());
-  return IntImm(t, t.is_uint() ? (int64_t{1} << t.bits()) - 1 : (int64_t{1} << (t.bits() - 1)) - 1);
+  if (t.bits() == 64) return MakeIntImm(t, t.is_uint() ? -1 : std::numeric_limits<int64_t>::max());
+  return MakeIntImm(t, t.is_uint() ? (int64_t{1} << t.bits()) - 1
+                                   : (int64_t{1} << (t.bits() - 1)) - 1);
 }
 
 absl::StatusOr<CommReducer> SumReducer(DataType t) {
@@ -170,11 +187,13 @@ absl::StatusOr<CommReducer> ProdReducer(DataType t) {
 }
 absl::StatusOr<CommReducer> MaxReducer(DataType t) {
   if (absl::Status s = CheckReducibleType("max", t); !s.ok()) return s;
-  return Builtin("max", t, NodeKind::kMax, MinValue(t));
+  TESSEL_ASSIGN_OR_RETURN(Expr lowest, MinValue(t));
+  return Builtin("max", t, NodeKind::kMax, std::move(lowest));
 }
 absl::StatusOr<CommReducer> MinReducer(DataType t) {
   if (absl::Status s = CheckReducibleType("min", t); !s.ok()) return s;
-  return Builtin("min", t, NodeKind::kMin, MaxValue(t));
+  TESSEL_ASSIGN_OR_RETURN(Expr highest, MaxValue(t));
+  return Builtin("min", t, NodeKind::kMin, std::move(highest));
 }
 
 ComputeBody ReduceSum(Expr source, std::vector<IterVar> axis, Expr condition) {

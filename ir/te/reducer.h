@@ -13,7 +13,7 @@
 //         Expr take = GT(x[1], acc[1]);             // ties keep the earlier index
 //         return std::vector<Expr>{Select(take, x[0], acc[0]), Select(take, x[1], acc[1])};
 //       },
-//       {IntImm32(-1), MinValue(DataType::Float(32))});
+//       {IntImm32(-1), *MinValue(DataType::Float(32))});
 //   ComputeMulti({m}, [&](Var i) {
 //     return Reduce(argmax, {k.var, A(i, k.var)}, {k});
 //   }, "argmax");                                   // -> {indices, values}
@@ -63,9 +63,11 @@ absl::StatusOr<CommReducer> ProdReducer(DataType dtype);
 absl::StatusOr<CommReducer> MaxReducer(DataType dtype);
 absl::StatusOr<CommReducer> MinReducer(DataType dtype);
 
-// The lowest and the highest value of a scalar dtype (-inf / +inf for floats).
-Expr MinValue(DataType dtype);
-Expr MaxValue(DataType dtype);
+// The lowest and the highest value of a scalar number or bool dtype (-inf /
+// +inf for floats); InvalidArgument naming the type for any other (a vector,
+// a handle, void).
+absl::StatusOr<Expr> MinValue(DataType dtype);
+absl::StatusOr<Expr> MaxValue(DataType dtype);
 
 // Reductions of `source` over `axis` where `condition` holds (null: everywhere).
 ComputeBody ReduceSum(Expr source, std::vector<IterVar> axis, Expr condition = nullptr);

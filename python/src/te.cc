@@ -345,10 +345,14 @@ void BindTE(py::module_& m) {
         return Unwrap(te::CreateModule(FuncArgsFromPy(args), name), ErrorKind::kIR);
       },
       py::arg("args"), py::arg("name") = "main");
-  m.def("min_value", [](py::object dtype) { return te::MinValue(ScalarDtype(dtype)); },
-        py::arg("dtype"));
-  m.def("max_value", [](py::object dtype) { return te::MaxValue(ScalarDtype(dtype)); },
-        py::arg("dtype"));
+  m.def(
+      "min_value",
+      [](py::object dtype) { return Unwrap(te::MinValue(ScalarDtype(dtype)), ErrorKind::kArgument); },
+      py::arg("dtype"));
+  m.def(
+      "max_value",
+      [](py::object dtype) { return Unwrap(te::MaxValue(ScalarDtype(dtype)), ErrorKind::kArgument); },
+      py::arg("dtype"));
 }
 
 }  // namespace tessel::python

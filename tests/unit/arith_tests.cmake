@@ -14,6 +14,6 @@ add_executable(tessel_arith_tests
   arith_simplify_test.cc
   arith_test_util.cc
 )
-target_link_libraries(tessel_arith_tests PRIVATE tessel_arith tessel_ir GTest::gtest GTest::gmock
+target_link_libraries(tessel_arith_tests PRIVATE tessel_verifier tessel_arith tessel_ir GTest::gtest GTest::gmock
                       GTest::gtest_main)
 gtest_discover_tests(tessel_arith_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)

@@ -257,7 +257,7 @@ TEST(ScheduleReindex, NotOfAnOuterBlock) {
 }
 
 // After decompose_reduction the update block reads its accumulator without
-// an init (and without declaring the read); blockize makes it the only writer
+// an init (declared in its reads); blockize makes it the only writer
 // of its scope. A new buffer in the accumulator's place would be read before
 // it is written: reindex and cache_write refuse.
 TEST(ScheduleReindex, DecomposedUpdateWithoutInitIsRefused) {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/structural_equal.h"
+#include "ir/verifier.h"
 
 namespace tessel::ir::schedule::testing {
 
@@ -29,13 +30,19 @@ void MoveContext::After(const std::string& primitive, const Snapshot& before,
   ++c.calls;
   if (s.ok()) {
     ++c.accepted;
-    if (log_.verbose) {
-      const std::vector<Instruction>& insts = sch_.trace().instructions();
-      std::string py =
-          Trace(std::vector<Instruction>(
-                    insts.begin() + static_cast<std::ptrdiff_t>(before.trace_size), insts.end()))
-              .AsPython();
-      std::fprintf(stderr, "accepted: %s", py.c_str());
+    const std::vector<Instruction>& insts = sch_.trace().instructions();
+    std::string py =
+        Trace(std::vector<Instruction>(
+                  insts.begin() + static_cast<std::ptrdiff_t>(before.trace_size), insts.end()))
+            .AsPython();
+    if (log_.verbose) std::fprintf(stderr, "accepted: %s", py.c_str());
+    // Every intermediate function verifies, the region rule included: a
+    // primitive that leaves a block touching more than it declares misleads
+    // the next one, which trusts the declared regions.
+    if (absl::Status v = VerifyFunction(sch_.func(), sch_.func_name()); !v.ok()) {
+      log_.violations.push_back(absl::StrCat(primitive, " was accepted but the verifier refuses "
+                                             "the function it gave: ", v.message(),
+                                             "\n  the call: ", py));
     }
     return;
   }

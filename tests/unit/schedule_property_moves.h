@@ -9,6 +9,9 @@
 //   // split(l7, [None, 0]) refused: log.violations empty when the module and the
 //   // trace are unchanged and the message names the call ("sch.split(...): ...")
 //
+// An accepted call must leave a function the verifier accepts (the region
+// rule of ir/verify_regions.h included), else a violation is logged too.
+//
 // Arguments come from MoveContext: a block or loop handle is usually one just
 // queried from the live function, and sometimes an old handle of this case
 // (whose loop a split may have consumed, or a loop of another block), so the
@@ -38,7 +41,8 @@ struct MoveLog {
     int64_t accepted = 0;
   };
   std::map<std::string, Count> counts;  // By primitive (trace name).
-  std::vector<std::string> violations;  // Refusals that changed something.
+  std::vector<std::string> violations;  // Refusals that changed something,
+                                        // acceptances the verifier refuses.
   bool verbose = false;                 // Print every call as it is made.
   int64_t too_costly = 0;               // Cases the interpreter could not finish.
 };
@@ -61,8 +65,9 @@ class MoveContext {
 
   // Calls `call` (returning absl::Status or absl::StatusOr<T>). On a refusal it
   // checks that the module is structurally the same, the trace no longer, and
-  // the message not empty (else a violation is logged). Returns whether the
-  // call was accepted, or the value on acceptance.
+  // the message not empty; on an acceptance, that the function verifies (else
+  // a violation is logged). Returns whether the call was accepted, or the
+  // value on acceptance.
   template <typename F>
   auto Call(const std::string& primitive, F&& call) {
     using R = std::invoke_result_t<F&>;

@@ -7,6 +7,8 @@
 //     reorder(l6, l3)            accepted
 //     parallel(l1)               refused  (reduce)
 //     ...
+//   after each accepted call the function verifies (every load and store of a
+//   block inside its declared regions, ir/verify_regions.h);
 //   then: the function verifies, the interpreter gives the original's results
 //   on random inputs, and the trace, written as JSON and read back (and
 //   simplified), replays onto the original to a structurally equal function.

@@ -228,6 +228,26 @@ TEST(TeReductionTest, BuiltinReducersStoreTheirIdentityAndReduce) {
   }
 }
 
+// The far ends of a type are the identities of max and min; a type without
+// them is an error to report, not a crash (a user reducer may ask for any).
+TEST(TeReductionTest, MinAndMaxValueRefuseATypeWithoutExtremes) {
+  EXPECT_EQ(PrintExpr(Must(MinValue(DataType::Int(8)))), "-128i8");
+  EXPECT_EQ(PrintExpr(Must(MaxValue(DataType::UInt(8)))), "255u8");
+  EXPECT_EQ(PrintExpr(Must(MaxValue(DataType::UInt(64)))), PrintExpr(IntImm(DataType::UInt(64), -1)));
+  EXPECT_EQ(PrintExpr(Must(MinValue(kF32))), "-inf_f32");
+  EXPECT_EQ(PrintExpr(Must(MaxValue(DataType::Bool()))), "true");
+  for (DataType t : {DataType::Handle(), DataType(), DataType::Float(32, 4), DataType::Int(32, 8)}) {
+    SCOPED_TRACE(t.ToString());
+    absl::StatusOr<Expr> lo = MinValue(t), hi = MaxValue(t);
+    ASSERT_FALSE(lo.ok());
+    ASSERT_FALSE(hi.ok());
+    EXPECT_THAT(std::string(lo.status().message()),
+                HasSubstr("MinValue: type " + t.ToString() + " has no lowest value"));
+    EXPECT_THAT(std::string(hi.status().message()),
+                HasSubstr("MaxValue: type " + t.ToString() + " has no highest value"));
+  }
+}
+
 TEST(TeReductionTest, ConditionGuardsTheUpdateAndRangesStartAnywhere) {
   Tensor a = Input("A", {5, 6});
   IterVar k = ReduceAxis(6, "k");
@@ -258,7 +278,7 @@ CommReducer ArgMaxReducer() {
         Expr take = GT(x[1], acc[1]);
         return std::vector<Expr>{Select(take, x[0], acc[0]), Select(take, x[1], acc[1])};
       },
-      {IntImm32(-1), MinValue(kF32)}));
+      {IntImm32(-1), Must(MinValue(kF32))}));
 }
 
 TEST(TeReductionTest, UserReducerComputesArgmaxAsTwoOutputsOfOneBlock) {

@@ -11,6 +11,6 @@ add_executable(tessel_te_tests
   te_transform_test.cc
   te_workloads_test.cc
 )
-target_link_libraries(tessel_te_tests PRIVATE tessel_te tessel_ir GTest::gtest GTest::gmock
+target_link_libraries(tessel_te_tests PRIVATE tessel_te tessel_verifier tessel_ir GTest::gtest GTest::gmock
                       GTest::gtest_main)
 gtest_discover_tests(tessel_te_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)

@@ -164,8 +164,10 @@ TEST(VerifierTest, RejectsAnIterVarBoundTwice) {
   // Two blocks sharing one iter var object.
   Buffer a = MakeBuffer("A", kF32, {IntImm32(8)});
   Var i = MakeVar("i", kI32), vi = MakeVar("vi", kI32);
-  Block b1 = SimpleBlock("B1", {Iter(vi, 8)}, Store(a, FloatImm(kF32, 0.0), {vi}));
-  Block b2 = SimpleBlock("B2", {Iter(vi, 8)}, Store(a, FloatImm(kF32, 1.0), {vi}));
+  Block b1 = SimpleBlock("B1", {Iter(vi, 8)}, Store(a, FloatImm(kF32, 0.0), {vi}), {},
+                         {PointRegion(a, {vi})});
+  Block b2 = SimpleBlock("B2", {Iter(vi, 8)}, Store(a, FloatImm(kF32, 1.0), {vi}), {},
+                         {PointRegion(a, {vi})});
   Stmt body = For(i, IntImm32(0), IntImm32(8), Seq({Realize({i}, b1), Realize({i}, b2)}));
   EXPECT_THAT(Error(Func({a}, body)),
               HasSubstr("block 'B2': variable 'vi' is bound by a block iter var here and already by "

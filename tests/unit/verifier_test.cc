@@ -128,7 +128,7 @@ TEST(VerifierTest, AcceptsOpaqueBlocksAndDataDependentOpaqueBindings) {
   Var i = MakeVar("i", kI32), vg = MakeVar("vg", kI32);
   Block opaque = SimpleBlock("touch", {}, Store(a, FloatImm(kF32, 0.0), {i}));
   Block gather = SimpleBlock("gather", {Iter(vg, 16, IterKind::kOpaque)},
-                             Store(a, FloatImm(kF32, 1.0), {vg}));
+                             Store(a, FloatImm(kF32, 1.0), {vg}), {}, {PointRegion(a, {vg})});
   Stmt body = For(i, IntImm32(0), IntImm32(16),
                   Seq({Realize({}, opaque), Realize({Load(idx, {i})}, gather)}));
   PrimFunc f = Func({a, idx}, body);
@@ -136,11 +136,15 @@ TEST(VerifierTest, AcceptsOpaqueBlocksAndDataDependentOpaqueBindings) {
 }
 
 TEST(VerifierTest, AcceptsReduceBlockWithoutInit) {
-  // After decompose-reduction the update block keeps its reduce iter var, without init.
+  // After decompose-reduction the update block keeps its reduce iter var, without
+  // init; it declares the accumulator it reads.
   Matmul mm;
-  Block update = SimpleBlock("C_update",
-                             {Iter(mm.vi, 128), Iter(mm.vj, 128), Iter(mm.vk, 128, IterKind::kReduce)},
-                             mm.Update(mm.vi));
+  Block update = SimpleBlock(
+      "C_update", {Iter(mm.vi, 128), Iter(mm.vj, 128), Iter(mm.vk, 128, IterKind::kReduce)},
+      mm.Update(mm.vi),
+      {PointRegion(mm.c, {mm.vi, mm.vj}), PointRegion(mm.a, {mm.vi, mm.vk}),
+       PointRegion(mm.b, {mm.vk, mm.vj})},
+      {PointRegion(mm.c, {mm.vi, mm.vj})});
   PrimFunc f = Func({mm.a, mm.b, mm.c}, mm.Nest(Realize({mm.i, mm.j, mm.k}, update)));
   EXPECT_TRUE(VerifyFunction(f).ok()) << Error(f);
 }

@@ -6,6 +6,7 @@
 #include "ir/arith/region.h"
 #include "ir/schedule/cache_stage.h"
 #include "ir/schedule/ir_util.h"
+#include "ir/schedule/primitive/storage_align.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/status_macros.h"
 #include "ir/structural_equal.h"
@@ -148,8 +149,26 @@ absl::StatusOr<std::string> CacheWrite(ScheduleState* state, const std::string& 
   TESSEL_ASSIGN_OR_RETURN(Stmt copy, MakeCopyNest(name, Dims(buffer, written->region.region),
                                                   buffer, Same, cache, Same, &ana));
   Stmt redirected = ReplaceBuffers(GetRef(realize), {{buffer.get(), cache}});
+  // The block's storage_align entries for the buffer follow it to the copy
+  // block, its writer now; the cache starts unaligned.
+  const size_t w = static_cast<size_t>(write_buffer_index);
+  AttrValue::List aligns = DimAlignsOf(*blk, w);
+  if (!aligns.empty()) {
+    const auto* r = cast<BlockRealizeNode>(redirected.get());
+    auto b = MakeNode<BlockNode>(*r->block);
+    b->annotations = WithDimAligns(*r->block, w, {});
+    redirected = Stmt(MakeNode<BlockRealizeNode>(r->iter_values, r->predicate, Block(std::move(b))));
+  }
   PrimFunc f = InsertNextTo(state->func(), child_stmt.get(), copy, /*before=*/false);
   f = ReplaceStmts(f, {{realize, redirected}});
+  if (!aligns.empty()) {
+    StmtIndex placed(f);
+    const BlockRealizeNode* cr = placed.realize(placed.FindBlock(name));
+    auto b = MakeNode<BlockNode>(*cr->block);
+    b->annotations = WithDimAligns(*cr->block, 0, std::move(aligns));
+    f = ReplaceStmts(
+        f, {{cr, Stmt(MakeNode<BlockRealizeNode>(cr->iter_values, cr->predicate, Block(std::move(b))))}});
+  }
   f = AllocateInScope(f, StmtIndex(f), ScopeName(index, scope), {cache});
   state->Replace(f);
   return name;

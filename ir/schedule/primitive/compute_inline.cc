@@ -11,6 +11,7 @@
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/ir_util.h"
+#include "ir/schedule/primitive/storage_align.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
@@ -174,6 +175,8 @@ absl::Status ComputeInline(ScheduleState* state, const std::string& block) {
                                                  "after inlining: ",
                                                  inliner.status.message()));
   }
+  // The block's annotations, storage_align's among them, go with it: its
+  // buffer is gone, so there is nothing left to lay out.
   state->Replace(RemoveAlloc(g, buf));
   return absl::OkStatus();
 }
@@ -320,6 +323,14 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
       nw.region.push_back({Substitute(rg.min, to_p), Substitute(rg.extent, to_p)});
     }
     nb->writes.push_back(std::move(nw));
+  }
+  // storage_align follows the buffers: the producer's entries go with its
+  // buffer, the consumer's come along with the buffers it writes.
+  nb->annotations.erase(kBufferDimAlign);
+  for (size_t w = 0; w < cb->writes.size(); ++w) {
+    if (AttrValue::List aligns = DimAlignsOf(*cb, w); !aligns.empty()) {
+      nb->annotations = WithDimAligns(*nb, w, std::move(aligns));
+    }
   }
   Block written(std::move(nb));
   absl::StatusOr<arith::AccessRegions> access = arith::InferBlockAccess(written, &ana);

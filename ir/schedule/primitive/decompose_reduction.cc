@@ -6,6 +6,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
+#include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/cache_stage.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
@@ -164,9 +165,18 @@ absl::StatusOr<std::string> DecomposeReduction(ScheduleState* state, const std::
                                           Substitute(f->extent, loop_map), f->for_kind, nest,
                                           f->thread_tag, f->annotations));
   }
-  // The update block: the same block without its init.
+  // The update block: the same block without its init. What it loads of its
+  // writes (the accumulator) is now read from the init block's result, so it
+  // is declared in its reads, as TVM's update declares it.
   auto update = MakeNode<BlockNode>(*blk);
   update->init = nullptr;
+  std::vector<BufferRegion> accumulators;
+  for (const BufferRegion& w : blk->writes) {
+    if (CountLoads(blk->body, w.buffer.get()) > 0 && !Touches(blk->reads, w.buffer.get())) {
+      accumulators.push_back(w);
+    }
+  }
+  update->reads.insert(update->reads.begin(), accumulators.begin(), accumulators.end());
   Stmt new_realize(MakeNode<BlockRealizeNode>(realize->iter_values, realize->predicate,
                                               Block(std::move(update))));
   PrimFunc f = InsertNextTo(state->func(), at, nest, /*before=*/true);

@@ -66,6 +66,41 @@ absl::Status StorageAlign(ScheduleState* state, const std::string& block, int64_
   return absl::OkStatus();
 }
 
+AttrValue::List DimAlignsOf(const BlockNode& block, size_t index) {
+  auto it = block.annotations.find(kBufferDimAlign);
+  if (it == block.annotations.end()) return {};
+  const AttrValue::List* per_buffer = it->second.get_if<AttrValue::List>();
+  if (per_buffer == nullptr || index >= per_buffer->size()) return {};
+  const AttrValue::List* entries = (*per_buffer)[index].get_if<AttrValue::List>();
+  return entries == nullptr ? AttrValue::List{} : *entries;
+}
+
+Attrs WithDimAligns(const BlockNode& block, size_t index, AttrValue::List entries) {
+  Attrs attrs = block.annotations;
+  AttrValue::List per_buffer;
+  if (auto it = attrs.find(kBufferDimAlign); it != attrs.end()) {
+    const AttrValue::List* old = it->second.get_if<AttrValue::List>();
+    if (old == nullptr) return attrs;
+    per_buffer = *old;
+  }
+  if (entries.empty() && index >= per_buffer.size()) return attrs;  // Nothing to clear.
+  while (per_buffer.size() <= index || per_buffer.size() < block.writes.size()) {
+    per_buffer.emplace_back(AttrValue::List{});
+  }
+  per_buffer[index] = AttrValue(std::move(entries));
+  bool any = false;
+  for (const AttrValue& e : per_buffer) {
+    const AttrValue::List* l = e.get_if<AttrValue::List>();
+    any = any || l == nullptr || !l->empty();
+  }
+  if (any) {
+    attrs[kBufferDimAlign] = AttrValue(std::move(per_buffer));
+  } else {
+    attrs.erase(kBufferDimAlign);
+  }
+  return attrs;
+}
+
 TESSEL_REGISTER_PRIMITIVE(primitive::StorageAlign);
 
 }  // namespace tessel::ir::schedule

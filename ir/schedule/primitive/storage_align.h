@@ -18,6 +18,12 @@
 // Rules: the index names a buffer the block writes; the buffer is allocated in
 // the function; -ndim <= axis < ndim (negative counts from the end); factor >= 1;
 // 0 <= offset < factor.
+//
+// The entries follow their buffer: a primitive that hands the writing of a
+// buffer to another block (cache_write: the copy block now writes it) moves
+// them there, and one that removes the buffer (compute_inline, the producer's
+// buffer of reverse_compute_inline) drops them with it (DimAlignsOf,
+// WithDimAligns below).
 #ifndef TESSEL_IR_SCHEDULE_PRIMITIVE_STORAGE_ALIGN_H_
 #define TESSEL_IR_SCHEDULE_PRIMITIVE_STORAGE_ALIGN_H_
 
@@ -37,6 +43,15 @@ inline constexpr const char* kBufferDimAlign = "buffer_dim_align";
 
 absl::Status StorageAlign(ScheduleState* state, const std::string& block, int64_t buffer_index,
                           int64_t axis, int64_t factor, int64_t offset);
+
+// The [axis, factor, offset] entries `block` asks for its write buffer
+// `index`; empty when it asks none (or its annotation is not a list).
+AttrValue::List DimAlignsOf(const BlockNode& block, size_t index);
+// `block`'s annotations with the entries of write buffer `index` set to
+// `entries` (index-aligned with `block.writes`; the annotation goes when no
+// buffer keeps an entry). A malformed annotation is left as it is, for
+// lowering to report.
+Attrs WithDimAligns(const BlockNode& block, size_t index, AttrValue::List entries);
 
 // ---- Declarations (primitive_decl.h) ----
 

@@ -86,6 +86,8 @@ absl::StatusOr<Tensor> ArgReduce(const std::string& op, const Tensor& x, int axi
     return absl::InvalidArgumentError(
         absl::StrCat(op, ": tensor '", x.name(), "' has type ", t.ToString(), ", expected numbers"));
   }
+  // The identity of the value element: the far end of the type.
+  TESSEL_ASSIGN_OR_RETURN(Expr far_end, is_max ? MinValue(t) : MaxValue(t));
   absl::StatusOr<CommReducer> reducer = MakeCommReducer(
       op, {DataType::Int(32), t},
       [is_max](const std::vector<Var>& acc, const std::vector<Var>& v) {
@@ -98,7 +100,7 @@ absl::StatusOr<Tensor> ArgReduce(const std::string& op, const Tensor& x, int axi
         Expr take = Or(better, And(EQ(v[1], acc[1]), earlier));
         return std::vector<Expr>{Select(take, v[0], acc[0]), Select(take, v[1], acc[1])};
       },
-      {IntImm32(-1), is_max ? MinValue(t) : MaxValue(t)});
+      {IntImm32(-1), far_end});
   TESSEL_ASSIGN_OR_RETURN(
       std::vector<Tensor> outs,
       ComputeMulti(
