@@ -12,6 +12,7 @@
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
@@ -117,10 +118,9 @@ std::string UniqueBlockName(const StmtIndex& index, const std::string& base) {
 }  // namespace
 
 absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) {
-  absl::StatusOr<int> sref = state->LoopSRef(loop_var);
-  if (!sref.ok()) return sref.status();
+  TESSEL_ASSIGN_OR_RETURN(int sref, state->LoopSRef(loop_var));
   const StmtIndex& index = state->index();
-  const ForNode* top = index.loop(*sref);
+  const ForNode* top = index.loop(sref);
 
   // The chain of inner loops down to the one block.
   std::vector<const ForNode*> inner;
@@ -142,8 +142,8 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
 
   // Variables of the enclosing scope that the new block cannot see.
   VarSet outer_vars;
-  for (int l : index.LoopsAbove(*sref)) outer_vars[index.loop(l)->loop_var.get()] = 0;
-  if (int scope = index.ScopeBlock(*sref); scope >= 0) {
+  for (int l : index.LoopsAbove(sref)) outer_vars[index.loop(l)->loop_var.get()] = 0;
+  if (int scope = index.ScopeBlock(sref); scope >= 0) {
     for (const IterVar& iv : index.block(scope)->iter_vars) outer_vars[iv.var.get()] = 0;
   }
   for (const ForNode* f : inner) {
@@ -185,7 +185,7 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
 
   // The loops above, to tell whether an outer binding stays in its domain.
   arith::Analyzer around;
-  for (int l : index.LoopsAbove(*sref)) {
+  for (int l : index.LoopsAbove(sref)) {
     around.Bind(index.loop(l)->loop_var, Range{index.loop(l)->min, index.loop(l)->extent});
   }
   std::vector<Expr> domain_conds;  // `outer < hi` where the loops may pass hi.
@@ -291,55 +291,49 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
                                                 "the outer block"));
       }
     }
-    absl::StatusOr<Block> init_block =
-        MakeBlock(UniqueBlockName(index, absl::StrCat(block->name, "_init")), init_ivs, {}, {},
-                  init_body);
-    if (!init_block.ok()) return init_block.status();
+    TESSEL_ASSIGN_OR_RETURN(Block init_block,
+                            MakeBlock(UniqueBlockName(index, absl::StrCat(block->name, "_init")),
+                                      init_ivs, {}, {}, init_body));
     arith::Analyzer ana;
-    absl::StatusOr<arith::AccessRegions> acc = arith::InferBlockAccess(*init_block, &ana);
-    if (!acc.ok()) return acc.status();
-    auto ib = MakeNode<BlockNode>(**init_block);
-    for (const arith::AccessRegion& r : acc->reads) ib->reads.push_back(r.region);
-    for (const arith::AccessRegion& r : acc->writes) ib->writes.push_back(r.region);
+    TESSEL_ASSIGN_OR_RETURN(arith::AccessRegions acc, arith::InferBlockAccess(init_block, &ana));
+    auto ib = MakeNode<BlockNode>(*init_block);
+    for (const arith::AccessRegion& r : acc.reads) ib->reads.push_back(r.region);
+    for (const arith::AccessRegion& r : acc.writes) ib->writes.push_back(r.region);
     std::vector<Expr> init_conds;
     for (const Expr& c : inner_conds) init_conds.push_back(Substitute(c, fresh));
-    absl::StatusOr<Stmt> nest = MakeBlockRealize(init_values, AllOf(init_conds), Block(std::move(ib)));
-    if (!nest.ok()) return nest.status();
+    TESSEL_ASSIGN_OR_RETURN(Stmt nest,
+                            MakeBlockRealize(init_values, AllOf(init_conds), Block(std::move(ib))));
     for (size_t k = inner.size(); k-- > 0;) {
       auto it = fresh_loops.find(inner[k]->loop_var.get());
       if (it == fresh_loops.end()) continue;
-      nest = MakeFor(it->second, inner[k]->min,
-                     inner[k]->extent, ForKind::kSerial, *nest);
-      if (!nest.ok()) return nest.status();
+      TESSEL_ASSIGN_OR_RETURN(
+          nest, MakeFor(it->second, inner[k]->min, inner[k]->extent, ForKind::kSerial, nest));
     }
-    outer_init = *nest;
+    outer_init = nest;
     inner_block->init = nullptr;
   }
 
   // The inner nest: the same loops around the block with its new bindings.
-  absl::StatusOr<Stmt> body =
-      MakeBlockRealize(inner_values, AllOf(inner_conds), Block(std::move(inner_block)));
-  if (!body.ok()) return body.status();
+  TESSEL_ASSIGN_OR_RETURN(
+      Stmt body, MakeBlockRealize(inner_values, AllOf(inner_conds), Block(std::move(inner_block))));
   for (size_t k = inner.size(); k-- > 0;) {
     auto n = MakeNode<ForNode>(*inner[k]);
-    n->body = *body;
+    n->body = body;
     body = Stmt(std::move(n));
   }
 
   // The outer block's regions: the inner ones relaxed over the inner loops.
   arith::Analyzer ana;
   for (const IterVar& iv : outer_ivs) ana.Bind(iv.var, iv.dom);
-  absl::StatusOr<arith::AccessRegions> acc = arith::InferSubtreeAccess(*body, &ana);
-  if (!acc.ok()) return acc.status();
+  TESSEL_ASSIGN_OR_RETURN(arith::AccessRegions acc, arith::InferSubtreeAccess(body, &ana));
   std::vector<BufferRegion> reads, writes;
-  for (const arith::AccessRegion& r : acc->reads) reads.push_back(ClipToShape(r.region, &ana));
-  for (const arith::AccessRegion& r : acc->writes) writes.push_back(ClipToShape(r.region, &ana));
+  for (const arith::AccessRegion& r : acc.reads) reads.push_back(ClipToShape(r.region, &ana));
+  for (const arith::AccessRegion& r : acc.writes) writes.push_back(ClipToShape(r.region, &ana));
   const std::string name = UniqueBlockName(index, absl::StrCat(block->name, "_o"));
-  absl::StatusOr<Block> outer = MakeBlock(name, outer_ivs, reads, writes, *body, outer_init);
-  if (!outer.ok()) return outer.status();
-  absl::StatusOr<Stmt> outer_realize = MakeBlockRealize(outer_values, AllOf(outer_conds), *outer);
-  if (!outer_realize.ok()) return outer_realize.status();
-  Stmt placed = SimplifyNest(index, index.at(*sref).parent, *outer_realize);
+  TESSEL_ASSIGN_OR_RETURN(Block outer, MakeBlock(name, outer_ivs, reads, writes, body, outer_init));
+  TESSEL_ASSIGN_OR_RETURN(Stmt outer_realize,
+                          MakeBlockRealize(outer_values, AllOf(outer_conds), outer));
+  Stmt placed = SimplifyNest(index, index.at(sref).parent, outer_realize);
   state->Replace(ReplaceStmts(state->func(), {{top, placed}}));
   return name;
 }

@@ -17,6 +17,7 @@
 #include "ir/schedule/loop_independence.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
@@ -252,14 +253,12 @@ absl::StatusOr<Stmt> BuildNest(const ScheduleState& state, int loop, const Block
   VarMap at_new;  // the original predicate's terms, over the new bindings.
   for (size_t k = 0; k < b->iter_vars.size(); ++k) at_new[b->iter_vars[k].var.get()] = bindings[k];
   for (const Expr& t : kept_predicate) predicate = AndE(predicate, Substitute(t, at_new));
-  absl::StatusOr<Stmt> nest = MakeBlockRealize(bindings, predicate, r->block);
-  if (!nest.ok()) return nest.status();
+  TESSEL_ASSIGN_OR_RETURN(Stmt nest, MakeBlockRealize(bindings, predicate, r->block));
   for (size_t k = loops.size(); k-- > 0;) {
-    nest = MakeFor(loops[k].first, ConstOf(loops[k].first->dtype, 0), loops[k].second,
-                   ForKind::kSerial, *nest);
-    if (!nest.ok()) return nest.status();
+    TESSEL_ASSIGN_OR_RETURN(nest, MakeFor(loops[k].first, ConstOf(loops[k].first->dtype, 0),
+                                          loops[k].second, ForKind::kSerial, nest));
   }
-  return SimplifyNest(state.index(), loop, *nest);
+  return SimplifyNest(state.index(), loop, nest);
 }
 
 // `func` with `nest` inserted as statement `pos` of loop `loop`'s body.
@@ -293,12 +292,10 @@ struct Move {
 
 absl::StatusOr<Move> ResolveMove(const ScheduleState& state, const std::string& block,
                                  const Var& loop, const std::string& primitive) {
-  absl::StatusOr<int> sref = state.BlockSRef(block);
-  if (!sref.ok()) return sref.status();
-  absl::StatusOr<int> lsref = state.LoopSRef(loop);
-  if (!lsref.ok()) return lsref.status();
+  TESSEL_ASSIGN_OR_RETURN(int sref, state.BlockSRef(block));
+  TESSEL_ASSIGN_OR_RETURN(int lsref, state.LoopSRef(loop));
   const StmtIndex& index = state.index();
-  Move m{*sref, *lsref, index.realize(*sref), index.block(*sref), index.loop(*lsref), ""};
+  Move m{sref, lsref, index.realize(sref), index.block(sref), index.loop(lsref), ""};
   m.what = DescribeBlock(m.b);
   if (index.ScopeBlock(m.sref) != index.ScopeBlock(m.lsref)) {
     return state.Error(m.l, absl::StrCat(primitive, ": ", DescribeLoop(m.l),
@@ -326,11 +323,9 @@ absl::Status Place(ScheduleState* state, const Move& m,
                    const std::vector<std::optional<IterRange>>& ranges, size_t pos,
                    bool preserve_unit_loops, const std::string& primitive,
                    arith::Analyzer* ana) {
-  absl::StatusOr<std::vector<Expr>> kept = KeptPredicate(*state, m.sref, primitive);
-  if (!kept.ok()) return kept.status();
-  absl::StatusOr<Stmt> nest =
-      BuildNest(*state, m.lsref, m.r, ranges, *kept, preserve_unit_loops, primitive, ana);
-  if (!nest.ok()) return nest.status();
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> kept, KeptPredicate(*state, m.sref, primitive));
+  TESSEL_ASSIGN_OR_RETURN(Stmt nest, BuildNest(*state, m.lsref, m.r, ranges, kept,
+                                               preserve_unit_loops, primitive, ana));
   absl::StatusOr<PrimFunc> without =
       RemoveStmt(state->func(), BlockNestRoot(state->index(), m.sref));
   if (!without.ok()) {
@@ -344,7 +339,7 @@ absl::Status Place(ScheduleState* state, const Move& m,
   const std::string doing =
       absl::StrCat(primitive, ": moving ", m.what, " under ", DescribeLoop(m.l));
   PrimFunc before = state->func();
-  state->Replace(InsertIntoLoop(*without, m.l, pos, *nest));
+  state->Replace(InsertIntoLoop(*without, m.l, pos, nest));
   return KeepLoopKindsOrUndo(state, before, kinds, doing);
 }
 
@@ -384,10 +379,9 @@ bool ReadsAnyOf(const StmtIndex& index, int s, const std::vector<BufferRegion>& 
 absl::Status ComputeAt(ScheduleState* state, const std::string& block, const Var& loop,
                        bool preserve_unit_loops) {
   const std::string primitive = "compute_at";
-  absl::StatusOr<Move> m = ResolveMove(*state, block, loop, primitive);
-  if (!m.ok()) return m.status();
+  TESSEL_ASSIGN_OR_RETURN(Move m, ResolveMove(*state, block, loop, primitive));
   const StmtIndex& index = state->index();
-  const auto& [sref, lsref, r, b, l, what] = *m;
+  const auto& [sref, lsref, r, b, l, what] = m;
   auto fail = [&](const Node* at, const std::string& why) {
     return state->Error(at, absl::StrCat(primitive, ": ", why));
   };
@@ -400,7 +394,7 @@ absl::Status ComputeAt(ScheduleState* state, const std::string& block, const Var
   if (std::string why = CheckCoversDomain(index, sref); !why.empty()) {
     return fail(r, absl::StrCat(what, " does not run every point of its domain once: ", why));
   }
-  if (absl::Status ok = CheckSoleWriter(*state, sref, primitive); !ok.ok()) return ok;
+  TESSEL_RETURN_IF_ERROR(CheckSoleWriter(*state, sref, primitive));
   for (const BufferRegion& w : b->writes) {
     if (IsParam(state->func(), w.buffer.get())) {
       return fail(r, absl::StrCat(what, " writes ", w.buffer->name,
@@ -459,16 +453,15 @@ absl::Status ComputeAt(ScheduleState* state, const std::string& block, const Var
       return fail(r, why);
     }
   }
-  return Place(state, *m, ranges, pos, preserve_unit_loops, primitive, &ana);
+  return Place(state, m, ranges, pos, preserve_unit_loops, primitive, &ana);
 }
 
 absl::Status ReverseComputeAt(ScheduleState* state, const std::string& block, const Var& loop,
                               bool preserve_unit_loops) {
   const std::string primitive = "reverse_compute_at";
-  absl::StatusOr<Move> m = ResolveMove(*state, block, loop, primitive);
-  if (!m.ok()) return m.status();
+  TESSEL_ASSIGN_OR_RETURN(Move m, ResolveMove(*state, block, loop, primitive));
   const StmtIndex& index = state->index();
-  const auto& [sref, lsref, r, b, l, what] = *m;
+  const auto& [sref, lsref, r, b, l, what] = m;
   auto fail = [&](const Node* at, const std::string& why) {
     return state->Error(at, absl::StrCat(primitive, ": ", why));
   };
@@ -487,7 +480,7 @@ absl::Status ReverseComputeAt(ScheduleState* state, const std::string& block, co
   if (std::string why = CheckCoversDomain(index, sref); !why.empty()) {
     return fail(r, absl::StrCat(what, " does not run every point of its domain once: ", why));
   }
-  if (absl::Status ok = CheckSoleWriter(*state, sref, primitive); !ok.ok()) return ok;
+  TESSEL_RETURN_IF_ERROR(CheckSoleWriter(*state, sref, primitive));
 
   // Producers under the loop; nobody else in the way touches C's buffers.
   std::vector<int> producers;
@@ -556,7 +549,7 @@ absl::Status ReverseComputeAt(ScheduleState* state, const std::string& block, co
       return fail(r, why);
     }
   }
-  return Place(state, *m, ranges, pos, preserve_unit_loops, primitive, &ana);
+  return Place(state, m, ranges, pos, preserve_unit_loops, primitive, &ana);
 }
 
 namespace {

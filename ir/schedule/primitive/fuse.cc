@@ -6,6 +6,7 @@
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
@@ -16,9 +17,8 @@ absl::StatusOr<Var> Fuse(ScheduleState* state, const std::vector<Var>& loops) {
   std::vector<const ForNode*> nest;
   absl::flat_hash_map<const VarNode*, int> vars;
   for (const Var& v : loops) {
-    absl::StatusOr<int> s = state->LoopSRef(v);
-    if (!s.ok()) return s.status();
-    const ForNode* f = index.loop(*s);
+    TESSEL_ASSIGN_OR_RETURN(int s, state->LoopSRef(v));
+    const ForNode* f = index.loop(s);
     if (vars.contains(v.get())) {
       return state->ArgError(f, absl::StrCat(DescribeLoop(f), " is given twice"));
     }
@@ -78,9 +78,8 @@ absl::StatusOr<Var> Fuse(ScheduleState* state, const std::vector<Var>& loops) {
     }
   }
   Stmt body = Substitute(nest.back()->body, map);
-  absl::StatusOr<Stmt> loop = MakeFor(fused, ConstOf(t, 0), stride, ForKind::kSerial, body);
-  if (!loop.ok()) return loop.status();
-  Stmt simplified = SimplifyNest(index, index.at(index.FindStmt(nest[0])).parent, *loop);
+  TESSEL_ASSIGN_OR_RETURN(Stmt loop, MakeFor(fused, ConstOf(t, 0), stride, ForKind::kSerial, body));
+  Stmt simplified = SimplifyNest(index, index.at(index.FindStmt(nest[0])).parent, loop);
   state->Replace(ReplaceStmts(state->func(), {{nest[0], simplified}}));
   return fused;
 }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/schedule/primitive_registration.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::schedule {
 
@@ -34,14 +35,13 @@ bool Touches(const std::vector<BufferRegion>& regions,
 // (consumers) it and are linked by a buffer.
 absl::StatusOr<std::vector<std::string>> Neighbours(const ScheduleState& state,
                                                     const std::string& block, bool producers) {
-  absl::StatusOr<int> s = state.BlockSRef(block);
-  if (!s.ok()) return s.status();
+  TESSEL_ASSIGN_OR_RETURN(int s, state.BlockSRef(block));
   const StmtIndex& index = state.index();
-  const BlockNode* me = index.block(*s);
-  std::vector<int> siblings = index.ChildBlocks(index.ScopeBlock(*s));
+  const BlockNode* me = index.block(s);
+  std::vector<int> siblings = index.ChildBlocks(index.ScopeBlock(s));
   std::vector<int> out;
   for (int o : siblings) {
-    if (o == *s || (producers ? o > *s : o < *s)) continue;
+    if (o == s || (producers ? o > s : o < s)) continue;
     const BlockNode* other = index.block(o);
     bool linked = producers ? Touches(other->writes, Buffers(me->reads))
                             : Touches(other->reads, Buffers(me->writes));
@@ -62,25 +62,22 @@ absl::StatusOr<std::string> GetBlock(const ScheduleState& state, const std::stri
 }
 
 absl::StatusOr<std::vector<Var>> GetLoops(const ScheduleState& state, const std::string& block) {
-  absl::StatusOr<int> s = state.BlockSRef(block);
-  if (!s.ok()) return s.status();
+  TESSEL_ASSIGN_OR_RETURN(int s, state.BlockSRef(block));
   std::vector<Var> loops;
-  for (int l : state.index().LoopsAbove(*s)) loops.push_back(state.index().loop(l)->loop_var);
+  for (int l : state.index().LoopsAbove(s)) loops.push_back(state.index().loop(l)->loop_var);
   return loops;
 }
 
 absl::StatusOr<std::vector<std::string>> GetChildBlocks(const ScheduleState& state,
                                                         const std::string& block) {
-  absl::StatusOr<int> s = state.BlockSRef(block);
-  if (!s.ok()) return s.status();
-  return Names(state.index(), state.index().ChildBlocks(*s));
+  TESSEL_ASSIGN_OR_RETURN(int s, state.BlockSRef(block));
+  return Names(state.index(), state.index().ChildBlocks(s));
 }
 
 absl::StatusOr<std::vector<std::string>> GetChildBlocks(const ScheduleState& state,
                                                         const Var& loop) {
-  absl::StatusOr<int> s = state.LoopSRef(loop);
-  if (!s.ok()) return s.status();
-  return Names(state.index(), state.index().ChildBlocks(*s));
+  TESSEL_ASSIGN_OR_RETURN(int s, state.LoopSRef(loop));
+  return Names(state.index(), state.index().ChildBlocks(s));
 }
 
 absl::StatusOr<std::vector<std::string>> GetProducers(const ScheduleState& state,

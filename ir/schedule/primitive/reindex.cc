@@ -219,10 +219,10 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
     }
     return out;
   };
-  absl::StatusOr<Stmt> copy =
+  TESSEL_ASSIGN_OR_RETURN(
+      Stmt copy,
       is_write ? MakeCopyNest(name, dims, buffer, at_original, reindexed, at_reindexed, &ana)
-               : MakeCopyNest(name, dims, reindexed, at_reindexed, buffer, at_original, &ana);
-  if (!copy.ok()) return copy.status();
+               : MakeCopyNest(name, dims, reindexed, at_reindexed, buffer, at_original, &ana));
   // The block, redirected.
   Redirect redirect(buffer.get(), reindexed, new_indices);
   auto b = MakeNode<BlockNode>(*blk);
@@ -237,7 +237,7 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
   b->writes = Redirected(blk->writes, buffer.get(), point);
   Stmt new_realize(
       MakeNode<BlockRealizeNode>(realize->iter_values, realize->predicate, Block(std::move(b))));
-  PrimFunc f = InsertNextTo(state->func(), index.at(child).stmt, *copy, /*before=*/!is_write);
+  PrimFunc f = InsertNextTo(state->func(), index.at(child).stmt, copy, /*before=*/!is_write);
   f = ReplaceStmts(f, {{realize, new_realize}});
   f = AllocateInScope(f, StmtIndex(f), scope < 0 ? "" : index.block(scope)->name, {reindexed});
   state->Replace(f);

@@ -6,6 +6,7 @@
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
@@ -21,9 +22,8 @@ bool FitsType(DataType t, int64_t v) {
 
 absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
                                        const std::vector<std::optional<int64_t>>& factors) {
-  absl::StatusOr<int> sref = state->LoopSRef(loop);
-  if (!sref.ok()) return sref.status();
-  const ForNode* f = state->index().loop(*sref);
+  TESSEL_ASSIGN_OR_RETURN(int sref, state->LoopSRef(loop));
+  const ForNode* f = state->index().loop(sref);
   const std::string what = DescribeLoop(f);
   if (factors.size() < 2) {
     return state->ArgError(f,
@@ -93,20 +93,18 @@ absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
   if (guard) {
     Expr cond = LT(fused, f->extent);
     if (HasStmtOutsideBlocks(body)) {
-      absl::StatusOr<Stmt> guarded = MakeIfThenElse(cond, body);
-      if (!guarded.ok()) return guarded.status();
-      body = *guarded;
+      TESSEL_ASSIGN_OR_RETURN(Stmt guarded, MakeIfThenElse(cond, body));
+      body = guarded;
     } else {
       body = AddPredicateToBlocks(body, cond);
     }
   }
   for (size_t k = factors.size(); k-- > 0;) {
-    absl::StatusOr<Stmt> next = MakeFor(vars[k], ConstOf(t, 0), extents[k], ForKind::kSerial, body,
-                                        "", k == 0 ? f->annotations : Attrs{});
-    if (!next.ok()) return next.status();
-    body = *next;
+    TESSEL_ASSIGN_OR_RETURN(Stmt next, MakeFor(vars[k], ConstOf(t, 0), extents[k], ForKind::kSerial,
+                                               body, "", k == 0 ? f->annotations : Attrs{}));
+    body = next;
   }
-  body = SimplifyNest(state->index(), state->index().at(*sref).parent, body);
+  body = SimplifyNest(state->index(), state->index().at(sref).parent, body);
   state->Replace(ReplaceStmts(state->func(), {{f, body}}));
   return vars;
 }

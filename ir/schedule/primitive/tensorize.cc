@@ -187,9 +187,8 @@ std::string InlineNest(const Stmt& body, Stmt* out) {
 
 absl::Status Tensorize(ScheduleState* state, const std::string& block_name,
                        const std::string& intrin_name) {
-  absl::StatusOr<int> sref = state->BlockSRef(block_name);
-  if (!sref.ok()) return sref.status();
-  const BlockNode* block = state->index().block(*sref);
+  TESSEL_ASSIGN_OR_RETURN(int sref, state->BlockSRef(block_name));
+  const BlockNode* block = state->index().block(sref);
   absl::StatusOr<TensorIntrin> intrin = GetTensorIntrin(intrin_name);
   if (!intrin.ok()) return state->ArgError(block, std::string(intrin.status().message()));
   const std::string what =
@@ -290,7 +289,7 @@ absl::Status Tensorize(ScheduleState* state, const std::string& block_name,
   auto n = MakeNode<BlockNode>(*block);
   n->body = inst.VisitStmt(intrin->impl->body);
   n->annotations["tensorized"] = AttrValue(intrin_name);
-  const BlockRealizeNode* r = state->index().realize(*sref);
+  const BlockRealizeNode* r = state->index().realize(sref);
   Stmt realize(MakeNode<BlockRealizeNode>(r->iter_values, r->predicate, Block(std::move(n))));
   state->Replace(ReplaceStmts(state->func(), {{r, realize}}));
   return absl::OkStatus();

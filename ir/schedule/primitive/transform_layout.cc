@@ -150,9 +150,8 @@ class LayoutRewriter : public IRMutator {
 
 absl::Status TransformLayout(ScheduleState* state, const std::string& block_name,
                              const BufferRef& ref, const IndexMap& map) {
-  absl::StatusOr<int> sref = state->BlockSRef(block_name);
-  if (!sref.ok()) return sref.status();
-  const BlockNode* block = state->index().block(*sref);
+  TESSEL_ASSIGN_OR_RETURN(int sref, state->BlockSRef(block_name));
+  const BlockNode* block = state->index().block(sref);
 
   // The block's buffers, reads then writes, each once.
   std::vector<Buffer> buffers;
