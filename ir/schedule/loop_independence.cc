@@ -147,7 +147,7 @@ class SkippingWriter : public IRVisitor {
     IRVisitor::VisitFor(op);
   }
   void VisitBlockRealize(const BlockRealizeNode* op) override {
-    if (!found && !IsConstTrue(op->predicate) && Touches(op->block->writes, buffer_)) {
+    if (!found && !arith::IsConstTrue(op->predicate) && Touches(op->block->writes, buffer_)) {
       arith::Analyzer::Scope scope(&ana_);
       const BlockNode* b = op->block.get();
       for (size_t k = 0; k < b->iter_vars.size() && k < op->iter_values.size(); ++k) {
@@ -155,7 +155,7 @@ class SkippingWriter : public IRVisitor {
         const Expr& v = op->iter_values[k];
         if (v->dtype != dom.min->dtype || dom.extent->dtype != dom.min->dtype) continue;
         ana_.EnterConstraint(GE(v, dom.min));
-        ana_.EnterConstraint(LT(v, AddE(dom.min, dom.extent)));
+        ana_.EnterConstraint(LT(v, arith::AddE(dom.min, dom.extent)));
       }
       found = !ana_.CanProve(op->predicate);
     }
@@ -243,9 +243,9 @@ class IterationRegions {
       Var lo = MakeVar(absl::StrCat(v->name, "_a"), t);
       Var gap = MakeVar(absl::StrCat(v->name, "_gap"), t);
       ana_.Bind(lo, Range{f->min, f->extent});
-      ana_.Bind(gap, Range{ConstOf(t, 0), f->extent});
-      Expr hi = AddE(AddE(lo, ConstOf(t, 1)), gap);
-      ana_.EnterConstraint(LT(hi, AddE(f->min, f->extent)));
+      ana_.Bind(gap, Range{IntImm(t, 0), f->extent});
+      Expr hi = arith::AddE(arith::AddE(lo, IntImm(t, 1)), gap);
+      ana_.EnterConstraint(LT(hi, arith::AddE(f->min, f->extent)));
       VarMap at_x{{v, x_first ? Expr(lo) : hi}}, at_y{{v, x_first ? hi : Expr(lo)}};
       bool apart = false;
       for (size_t d = 0; d < x.region.size() && !apart; ++d) {
@@ -254,9 +254,9 @@ class IterationRegions {
         DataType dt = rx.min->dtype;
         if (rx.extent->dtype != dt || ry.min->dtype != dt || ry.extent->dtype != dt) continue;
         Expr x_min = Substitute(rx.min, at_x);
-        Expr x_end = Substitute(AddE(rx.min, rx.extent), at_x);
+        Expr x_end = Substitute(arith::AddE(rx.min, rx.extent), at_x);
         Expr y_min = Substitute(ry.min, at_y);
-        Expr y_end = Substitute(AddE(ry.min, ry.extent), at_y);
+        Expr y_end = Substitute(arith::AddE(ry.min, ry.extent), at_y);
         apart = ana_.CanProve(LE(x_end, y_min)) || ana_.CanProve(LE(y_end, x_min));
       }
       if (!apart) return false;
@@ -315,7 +315,7 @@ std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loo
   // Data flow between iterations: every iteration writes its own place, and no
   // block reads or overwrites what another writes unless at the very same
   // place or at a place no other iteration touches.
-  if (std::optional<int64_t> extent = ConstInt(f->extent); extent && *extent <= 1) {
+  if (std::optional<int64_t> extent = arith::AsConstInt(f->extent); extent && *extent <= 1) {
     return std::nullopt;  // No other iteration to meet.
   }
   IterationRegions per_iteration(index, loop);

@@ -46,7 +46,6 @@
 #include "passes/lowering/context_mutator.h"
 #include "passes/lowering/lane_index.h"
 #include "ir/status_macros.h"
-#include "ir/schedule/ir_util.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
@@ -54,14 +53,14 @@
 namespace tessel::passes {
 namespace {
 
-using ir::schedule::AddE;
-using ir::schedule::ConstOf;
-using ir::schedule::MulE;
+using ir::IntImm;
+using ir::arith::AddE;
+using ir::arith::MulE;
 
 // `e` as an index of dtype `t` (constants rebuilt, other values cast).
 ir::Expr AsIndex(const ir::Expr& e, ir::DataType t) {
   if (e->dtype == t) return e;
-  if (std::optional<int64_t> c = ir::arith::AsConstInt(e)) return ConstOf(t, *c);
+  if (std::optional<int64_t> c = ir::arith::AsConstInt(e)) return IntImm(t, *c);
   return ir::Cast(t, e);
 }
 
@@ -74,7 +73,7 @@ bool IsFlat(const ir::Buffer& b) {
 // The number of elements a flat view of `b` must cover: the product of the
 // shape, or with strides the offset of the last element plus one.
 absl::StatusOr<ir::Expr> FlatExtent(const ir::Buffer& b, ir::DataType t) {
-  ir::Expr one = ConstOf(t, 1);
+  ir::Expr one = IntImm(t, 1);
   if (b->strides.empty()) {
     ir::Expr n = one;
     for (const ir::Expr& d : b->shape) n = MulE(n, AsIndex(d, t));
@@ -88,7 +87,7 @@ absl::StatusOr<ir::Expr> FlatExtent(const ir::Buffer& b, ir::DataType t) {
           "buffer '", b->name, "' has a stride that is not a non-negative constant"));
     }
     ir::Expr last = ir::Sub(AsIndex(b->shape[d], t), one);
-    span = AddE(span, MulE(last, ConstOf(t, *s)));
+    span = AddE(span, MulE(last, IntImm(t, *s)));
   }
   return span;
 }
@@ -227,7 +226,7 @@ class Flattener : public lowering::ContextMutator {
 
   // The row-major (or strided) offset of the element at `idx`, in type `t`.
   static ir::Expr Offset(const ir::Buffer& b, const std::vector<ir::Expr>& idx, ir::DataType t) {
-    ir::Expr off = ConstOf(t, 0);
+    ir::Expr off = IntImm(t, 0);
     if (b->strides.empty()) {
       // Horner form: ((i0 * s1 + i1) * s2 + i2) ...
       for (int d = 0; d < b->ndim(); ++d) {

@@ -24,7 +24,6 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
-#include "ir/schedule/ir_util.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/lowering/aligned_strides.h"
@@ -80,7 +79,7 @@ class BlockRemover : public ir::IRMutator {
       }
       body = lowering::PlaceAllocation(body, buf);
     }
-    if (r->predicate && !ir::schedule::IsConstTrue(r->predicate)) {
+    if (r->predicate && !ir::arith::IsConstTrue(r->predicate)) {
       ir::Expr pred = ir::Substitute(r->predicate, bind);
       absl::StatusOr<ir::Stmt> guarded = ir::MakeIfThenElse(pred, body);
       if (!guarded.ok()) return Fail(b, guarded.status().message());

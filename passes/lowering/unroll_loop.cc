@@ -18,7 +18,6 @@
 #include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
-#include "ir/schedule/ir_util.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/lowering/context_mutator.h"
@@ -131,8 +130,7 @@ class Unroller : public lowering::ContextMutator {
     }
     std::vector<ir::Stmt> copies;
     for (int64_t k = 0; k < *ext; ++k) {
-      ir::Expr value = ir::schedule::AddE(
-          f->min, ir::schedule::ConstOf(f->loop_var->dtype, k));
+      ir::Expr value = ir::arith::AddE(f->min, ir::IntImm(f->loop_var->dtype, k));
       // The first copy may keep the original bindings; the others need fresh ones.
       absl::StatusOr<ir::Stmt> c =
           k == 0 ? absl::StatusOr<ir::Stmt>(ir::Substitute(

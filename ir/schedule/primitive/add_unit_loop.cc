@@ -11,7 +11,7 @@ namespace {
 
 absl::StatusOr<Var> Wrap(ScheduleState* state, const StmtNode* target) {
   Var u = MakeVar("u", DataType::Int(32));
-  TESSEL_ASSIGN_OR_RETURN(Stmt loop, MakeFor(u, ConstOf(u->dtype, 0), ConstOf(u->dtype, 1),
+  TESSEL_ASSIGN_OR_RETURN(Stmt loop, MakeFor(u, IntImm(u->dtype, 0), IntImm(u->dtype, 1),
                                              ForKind::kSerial, GetRef(target)));
   state->Replace(ReplaceStmts(state->func(), {{target, loop}}));
   return u;

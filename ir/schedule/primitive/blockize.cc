@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/arith/linear_form.h"
 #include "ir/arith/region.h"
 #include "ir/printer.h"
@@ -59,7 +60,7 @@ std::string Divide(const Expr& binding, const std::vector<const ForNode*>& inner
   arith::LinearSum in{sum->dtype, {}, 0};
   int64_t dense = 1;
   for (const auto& [loop, scale] : terms) {
-    std::optional<int64_t> lo = ConstInt(loop->min), n = ConstInt(loop->extent);
+    std::optional<int64_t> lo = arith::AsConstInt(loop->min), n = arith::AsConstInt(loop->extent);
     if (!lo || !n || *n <= 0) {
       return absl::StrCat("inner loop ", loop->loop_var->name, " has no constant positive extent");
     }
@@ -98,14 +99,14 @@ void Conjuncts(const Expr& e, std::vector<Expr>* out) {
     const auto* b = static_cast<const BinaryNode*>(e.get());
     Conjuncts(b->a, out);
     Conjuncts(b->b, out);
-  } else if (!IsConstTrue(e)) {
+  } else if (!arith::IsConstTrue(e)) {
     out->push_back(e);
   }
 }
 
 Expr AllOf(const std::vector<Expr>& conds) {
   Expr all = Bool(true);
-  for (const Expr& c : conds) all = AndE(all, c);
+  for (const Expr& c : conds) all = arith::AndE(all, c);
   return all;
 }
 
@@ -199,16 +200,17 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
     const IterVar& iv = block->iter_vars[k];
     const Division& d = divs[k];
     DataType t = realize->iter_values[k]->dtype;
-    Expr e = ConstOf(t, d.extent);
+    Expr e = IntImm(t, d.extent);
     if (!d.has_outer) {
-      inner_values.push_back(AddE(MulE(d.outer, e), d.inner));
+      inner_values.push_back(arith::AddE(arith::MulE(d.outer, e), d.inner));
       continue;
     }
     Var vo = MakeVar(absl::StrCat(iv.var->name, "_o"), iv.var->dtype);
-    Expr lo = FloorDivE(iv.dom.min, ConstOf(iv.dom.min->dtype, d.extent));
-    Expr hi = FloorDivE(AddE(AddE(iv.dom.min, iv.dom.extent), ConstOf(iv.dom.min->dtype, d.extent - 1)),
-                        ConstOf(iv.dom.min->dtype, d.extent));
-    Expr ext = AddE(hi, MulE(lo, ConstOf(lo->dtype, -1)));
+    Expr lo = arith::FloorDivE(iv.dom.min, IntImm(iv.dom.min->dtype, d.extent));
+    Expr hi = arith::FloorDivE(arith::AddE(arith::AddE(iv.dom.min, iv.dom.extent),
+                                           IntImm(iv.dom.min->dtype, d.extent - 1)),
+                               IntImm(iv.dom.min->dtype, d.extent));
+    Expr ext = arith::AddE(hi, arith::MulE(lo, IntImm(lo->dtype, -1)));
     outer_ivs.push_back(IterVar{vo, Range{lo, ext}, iv.kind});
     outer_values.push_back(d.outer);
     // An over-split loop (a split whose factors multiply past the extent) runs
@@ -217,7 +219,7 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
     if (!around.CanProve(LT(d.outer, around.Simplify(hi)))) {
       domain_conds.push_back(LT(d.outer, around.Simplify(hi)));
     }
-    inner_values.push_back(AddE(MulE(vo, e), d.inner));
+    inner_values.push_back(arith::AddE(arith::MulE(vo, e), d.inner));
     if (const auto* v = dyn_cast<VarNode>(d.outer)) outer_loop_to_iv[v] = vo;
     outer_reduces |= iv.kind == IterKind::kReduce;
   }
@@ -283,7 +285,7 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
     {
       VarMap zero;  // Copy-on-write: the init is the same object iff it uses no reduce var.
       for (const IterVar& iv : block->iter_vars) {
-        if (iv.kind != IterKind::kSpatial) zero[iv.var.get()] = ConstOf(iv.var->dtype, 0);
+        if (iv.kind != IterKind::kSpatial) zero[iv.var.get()] = IntImm(iv.var->dtype, 0);
       }
       if (!Substitute(block->init, zero).same_as(block->init)) {
         return state->Error(block, absl::StrCat("the init of ", DescribeBlock(block),

@@ -260,7 +260,7 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
     for (size_t k = 0; k < vars.size(); ++k) {
       for (const IterVar& iv : b->iter_vars) {
         if (iv.var.get() != vars[k].get()) continue;
-        if (!ana.CanProveEqual(iv.dom.min, ConstOf(iv.dom.min->dtype, 0)) ||
+        if (!ana.CanProveEqual(iv.dom.min, IntImm(iv.dom.min->dtype, 0)) ||
             !ana.CanProveEqual(iv.dom.extent, buf->shape[k])) {
           return false;
         }
@@ -273,7 +273,7 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
                                  buf->name, "'s shape, so the inlined block would compute a "
                                             "different set of elements"));
   }
-  if (!IsConstTrue(cr->predicate)) {
+  if (!arith::IsConstTrue(cr->predicate)) {
     return fail(cr, absl::StrCat(what, " has the predicate ", PrintExpr(cr->predicate),
                                  "; only unconditional blocks are inlined into their producer"));
   }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
 #include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
@@ -145,13 +146,12 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
   std::vector<int> loop_srefs;
   for (size_t k = 0; k < n; ++k) {
     const IterVar& iv = block->iter_vars[k];
-    std::optional<int64_t> lo = ConstInt(iv.dom.min), e = ConstInt(iv.dom.extent);
+    std::optional<int64_t> lo = arith::AsConstInt(iv.dom.min), e = arith::AsConstInt(iv.dom.extent);
     const auto* v = dyn_cast<VarNode>(realize->iter_values[k]);
     int l = v ? index.FindLoop(v) : -1;
     const ForNode* f = l >= 0 ? index.loop(l) : nullptr;
     if (!lo || *lo != 0 || !e || iv.kind == IterKind::kOpaque || f == nullptr ||
-        !ConstInt(f->min) || *ConstInt(f->min) != 0 || !ConstInt(f->extent) ||
-        *ConstInt(f->extent) != *e) {
+        !arith::IsConstInt(f->min, 0) || !arith::IsConstInt(f->extent, *e)) {
       return state->Error(block, absl::StrCat("iter var ", iv.var->name, " of ",
                                               DescribeBlock(block),
                                               " must be spatial or reduce over [0, n) with a "
@@ -166,7 +166,7 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
     return state->Error(block, absl::StrCat(DescribeBlock(block), " allocates buffers; pad_einsum "
                                             "pads blocks over buffers allocated outside them"));
   }
-  if (!IsConstTrue(realize->predicate)) {
+  if (!arith::IsConstTrue(realize->predicate)) {
     return state->Error(block, absl::StrCat(DescribeBlock(block), " has a predicate; pad_einsum "
                                             "pads a whole iteration domain"));
   }
@@ -209,7 +209,7 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
   for (const Buffer& b : scan.buffers) {
     const std::vector<int>& d = scan.dims.at(b.get());
     for (size_t k = 0; k < d.size(); ++k) {
-      std::optional<int64_t> s = ConstInt(b->shape[k]);
+      std::optional<int64_t> s = arith::AsConstInt(b->shape[k]);
       if (!s || *s != ext[d[k]]) {
         return state->Error(block, absl::StrCat("dimension ", k, " of buffer ", b->name,
                                                 " is not the extent ", ext[d[k]], " of iter var ",
@@ -294,10 +294,10 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
           std::vector<Expr> idx(v.begin(), v.end());
           Expr inside = Bool(true);
           for (size_t k = 0; k < v.size(); ++k) {
-            if (shape[k] != orig[k]) inside = AndE(inside, LT(v[k], IntImm32(orig[k])));
+            if (shape[k] != orig[k]) inside = arith::AndE(inside, LT(v[k], IntImm32(orig[k])));
           }
           absl::StatusOr<Stmt> in = MakeBufferStore(*p, Load(b, idx), idx);
-          TESSEL_ASSIGN_OR_RETURN(Expr z, ZeroOf(b->dtype));
+          TESSEL_ASSIGN_OR_RETURN(Expr z, arith::ZeroOf(b->dtype));
           absl::StatusOr<Stmt> zero = MakeBufferStore(*p, z, idx);
           if (!in.ok()) return in;
           if (!zero.ok()) return zero;

@@ -1,9 +1,11 @@
 // Schedule queries (see queries.h).
 #include "ir/schedule/primitive/queries.h"
 
-#include "absl/container/flat_hash_set.h"
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/status_macros.h"
 
@@ -17,18 +19,10 @@ std::vector<std::string> Names(const StmtIndex& index, const std::vector<int>& s
   return names;
 }
 
-absl::flat_hash_set<const BufferNode*> Buffers(const std::vector<BufferRegion>& regions) {
-  absl::flat_hash_set<const BufferNode*> set;
-  for (const BufferRegion& r : regions) set.insert(r.buffer.get());
-  return set;
-}
-
-bool Touches(const std::vector<BufferRegion>& regions,
-             const absl::flat_hash_set<const BufferNode*>& buffers) {
-  for (const BufferRegion& r : regions) {
-    if (buffers.contains(r.buffer.get())) return true;
-  }
-  return false;
+// True when a region of `regions` is on a buffer of `of`.
+bool TouchesAny(const std::vector<BufferRegion>& regions, const std::vector<BufferRegion>& of) {
+  return std::any_of(of.begin(), of.end(),
+                     [&](const BufferRegion& r) { return Touches(regions, r.buffer.get()); });
 }
 
 // Siblings of `block` in its scope that come before (producers) or after
@@ -43,8 +37,8 @@ absl::StatusOr<std::vector<std::string>> Neighbours(const ScheduleState& state,
   for (int o : siblings) {
     if (o == s || (producers ? o > s : o < s)) continue;
     const BlockNode* other = index.block(o);
-    bool linked = producers ? Touches(other->writes, Buffers(me->reads))
-                            : Touches(other->reads, Buffers(me->writes));
+    bool linked =
+        producers ? TouchesAny(other->writes, me->reads) : TouchesAny(other->reads, me->writes);
     if (linked) out.push_back(o);
   }
   return Names(index, out);

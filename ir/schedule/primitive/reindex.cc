@@ -152,7 +152,7 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
       return state->Error(blk, absl::StrCat("reindex: ", why));
     }
   }
-  if (is_write && !IsConstTrue(realize->predicate)) {
+  if (is_write && !arith::IsConstTrue(realize->predicate)) {
     return state->Error(blk, absl::StrCat(what,
                                           " has a predicate; reindex a written buffer "
                                           "before splitting its loops unevenly (the copy "

@@ -123,13 +123,13 @@ class Instantiate : public IRMutator {
       DataType t = idx[k]->dtype.with_lanes(1);
       const Expr m = min[k]->dtype == t ? min[k] : Cast(t, min[k]);
       if (const auto* r = dyn_cast<RampNode>(idx[k])) {
-        out.push_back(ValueOrDie(MakeRamp(AddE(m, r->base), r->stride, r->lanes)));
+        out.push_back(ValueOrDie(MakeRamp(arith::AddE(m, r->base), r->stride, r->lanes)));
       } else if (const auto* b = dyn_cast<BroadcastNode>(idx[k])) {
-        out.push_back(ValueOrDie(MakeBroadcast(AddE(m, b->value), b->lanes)));
+        out.push_back(ValueOrDie(MakeBroadcast(arith::AddE(m, b->value), b->lanes)));
       } else if (idx[k]->dtype.lanes() > 1) {
         out.push_back(Add(Broadcast(m, idx[k]->dtype.lanes()), idx[k]));
       } else {
-        out.push_back(AddE(m, idx[k]));
+        out.push_back(arith::AddE(m, idx[k]));
       }
     }
     return out;
@@ -156,7 +156,7 @@ std::string InlineNest(const Stmt& body, Stmt* out) {
     return absl::StrCat("block ", inner->name, " below still has an init; blockize at a loop "
                         "inside the reduction so the init moves to the outer block");
   }
-  if (!IsConstTrue(realize->predicate)) {
+  if (!arith::IsConstTrue(realize->predicate)) {
     return absl::StrCat("block ", inner->name, " below has the predicate ",
                         PrintExpr(realize->predicate),
                         "; intrinsics cover whole tiles (pad the computation with pad_einsum)");
@@ -170,7 +170,8 @@ std::string InlineNest(const Stmt& body, Stmt* out) {
   // whose variable the simplifier already dropped from the bindings).
   VarMap unit;
   for (const ForNode* f : loops) {
-    if (std::optional<int64_t> e = ConstInt(f->extent); e && *e == 1) unit[f->loop_var.get()] = f->min;
+    if (std::optional<int64_t> e = arith::AsConstInt(f->extent); e && *e == 1)
+      unit[f->loop_var.get()] = f->min;
   }
   for (auto& [v, e] : bind) e = Substitute(e, unit);
   Stmt nest = Substitute(inner->body, bind);
