@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
+#include "ir/fallible_mutator.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/substitute.h"
@@ -98,18 +99,17 @@ class BranchFolder : public ir::IRMutator {
   ir::arith::Analyzer* ana_;
 };
 
-class Unroller : public lowering::ContextMutator {
+class Unroller : public ir::FallibleMutator<lowering::ContextMutator> {
  public:
   Unroller(int64_t max_extent, int64_t max_statements)
       : max_extent_(max_extent), max_statements_(max_statements) {}
   int unrolled = 0;
-  absl::Status status;
   std::vector<std::string> kept;  // "loop 'k' stays serial: why"
 
   ir::Stmt VisitFor(const ir::ForNode* op) override {
     ir::Stmt s = ContextMutator::VisitFor(op);  // Inner loops first.
     const auto* f = ir::cast<ir::ForNode>(s);
-    if (f->for_kind != ir::ForKind::kUnrolled || !status.ok()) return s;
+    if (f->for_kind != ir::ForKind::kUnrolled || !ok()) return s;
     std::optional<int64_t> ext = ir::arith::AsConstInt(f->extent);
     StmtCounter count;
     count.VisitStmt(f->body);
@@ -136,10 +136,7 @@ class Unroller : public lowering::ContextMutator {
           k == 0 ? absl::StatusOr<ir::Stmt>(ir::Substitute(
                        f->body, {{f->loop_var.get(), value}}))
                  : ir::FreshCopy(f->body, {{f->loop_var.get(), value}});
-      if (!c.ok()) {
-        status = c.status();
-        return s;
-      }
+      if (!c.ok()) return Fail(c.status(), s);
       BranchFolder fold(&analyzer());
       copies.push_back(fold.VisitStmt(*c));
     }
@@ -177,7 +174,7 @@ class UnrollLoopPass : public FunctionPass {
     }
     Unroller u(max_extent, max_statements);
     ir::PrimFunc out = u.VisitPrimFunc(func);
-    if (!u.status.ok()) return u.status;
+    if (!u.ok()) return u.status();
     if (u.unrolled > 0) ctx.log().RecordApplied(this->name(), name, "unrolled", u.unrolled);
     for (const std::string& why : u.kept) ctx.log().RecordNote(this->name(), absl::StrCat(name, ": ", why));
     return out;

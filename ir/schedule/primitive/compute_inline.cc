@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
+#include "ir/fallible_mutator.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
@@ -96,7 +97,7 @@ absl::Status CheckPrivateAndSoleWriter(const ScheduleState& state, const Spatial
 
 // Replaces every load of the inlined buffer by the stored value, and updates
 // the declared reads of the blocks that held those loads.
-class LoadInliner : public IRMutator {
+class LoadInliner : public FallibleMutator<> {
  public:
   explicit LoadInliner(const SpatialStore& s) : s_(s), buf_(s.store->buffer.get()) {
     changed_ = LoadedBuffers(s.store->value);
@@ -122,10 +123,7 @@ class LoadInliner : public IRMutator {
       for (const IterVar& iv : b->iter_vars) ana.Bind(iv.var, iv.dom);
     }
     absl::StatusOr<arith::AccessRegions> access = arith::InferBlockAccess(GetRef(b), &ana);
-    if (!access.ok()) {
-      if (status.ok()) status = access.status();
-      return s;
-    }
+    if (!access.ok()) return Fail(access.status(), s);
     if (outer) {
       for (arith::AccessRegion& r : access->reads) r.region = ClipToShape(r.region, &ana);
     }
@@ -133,7 +131,6 @@ class LoadInliner : public IRMutator {
     n->reads = MergeReads(b->reads, access->reads, changed_, buf_);
     return Stmt(std::move(n));
   }
-  absl::Status status;
 
  private:
   const SpatialStore& s_;
@@ -168,11 +165,11 @@ absl::Status ComputeInline(ScheduleState* state, const std::string& block) {
   }
   LoadInliner inliner(s);
   PrimFunc g = inliner.VisitPrimFunc(*without);
-  if (!inliner.status.ok()) {
+  if (!inliner.ok()) {
     return state->Error(s.realize, absl::StrCat(primitive,
                                                 ": cannot infer the reads of a reader "
                                                 "after inlining: ",
-                                                inliner.status.message()));
+                                                inliner.status().message()));
   }
   state->Replace(RemoveAlloc(g, buf));
   return absl::OkStatus();

@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
-#include "ir/mutator.h"
+#include "ir/fallible_mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/cache_stage.h"
@@ -43,13 +43,12 @@ class AccessIndices : public IRVisitor {
   const BufferNode* buffer_;
 };
 
-// Every access of `from` becomes an access of `to` at `indices`; `error` holds
+// Every access of `from` becomes an access of `to` at `indices`; status() holds
 // the first access that cannot (a vector access of a scalar position).
-class Redirect : public IRMutator {
+class Redirect : public FallibleMutator<> {
  public:
   Redirect(const BufferNode* from, Buffer to, std::vector<Expr> indices)
       : from_(from), to_(std::move(to)), indices_(std::move(indices)) {}
-  absl::Status error;
   Expr VisitBufferLoad(const BufferLoadNode* op) override {
     if (op->buffer.get() != from_) return IRMutator::VisitBufferLoad(op);
     return Keep(MakeBufferLoad(to_, indices_), Expr(GetRef(op)));
@@ -63,8 +62,7 @@ class Redirect : public IRMutator {
   template <typename T>
   T Keep(absl::StatusOr<T> made, T old) {
     if (made.ok()) return *std::move(made);
-    if (error.ok()) error = made.status();
-    return old;
+    return Fail(made.status(), std::move(old));
   }
   const BufferNode* from_;
   Buffer to_;
@@ -228,9 +226,9 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
   auto b = MakeNode<BlockNode>(*blk);
   b->body = redirect.VisitStmt(blk->body);
   if (blk->init) b->init = redirect.VisitStmt(blk->init);
-  if (!redirect.error.ok()) {
+  if (!redirect.ok()) {
     return state->Error(blk, absl::StrCat("the accesses of ", buffer->name, " in ", what,
-                                          " cannot be redirected: ", redirect.error.message()));
+                                          " cannot be redirected: ", redirect.status().message()));
   }
   BufferRegion point = PointRegion(reindexed, new_indices);
   b->reads = Redirected(blk->reads, buffer.get(), point);
