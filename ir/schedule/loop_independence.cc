@@ -9,6 +9,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
+#include "ir/binding_map.h"
 #include "ir/printer.h"
 #include "ir/schedule/binding_analysis.h"
 #include "ir/schedule/block_dataflow.h"
@@ -26,10 +27,7 @@ namespace {
 // bindings: what one block instance touches, in terms of the loops.
 std::vector<BufferRegion> InLoopTerms(const BlockRealizeNode* r,
                                       const std::vector<BufferRegion>& regions) {
-  VarMap map;
-  for (size_t k = 0; k < r->block->iter_vars.size() && k < r->iter_values.size(); ++k) {
-    map[r->block->iter_vars[k].var.get()] = r->iter_values[k];
-  }
+  VarMap map = BindingMap(r);
   std::vector<BufferRegion> out;
   for (const BufferRegion& br : regions) {
     BufferRegion n{br.buffer, {}};

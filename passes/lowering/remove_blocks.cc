@@ -23,6 +23,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
+#include "ir/binding_map.h"
 #include "ir/fallible_mutator.h"
 #include "ir/mutator.h"
 #include "ir/substitute.h"
@@ -53,10 +54,7 @@ class BlockRemover : public ir::FallibleMutator<> {
                                        b->iter_vars.size(), " iter vars"));
     }
     if (absl::Status st = CollectAligns(b); !st.ok()) return Fail(std::move(st), s);
-    ir::VarMap bind;
-    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-      bind[b->iter_vars[k].var.get()] = r->iter_values[k];
-    }
+    ir::VarMap bind = ir::BindingMap(r);
     for (const ir::Buffer& buf : b->alloc_buffers) {
       for (const ir::Expr& e : buf->shape) {
         if (ir::arith::AnyVar(e, [&](const ir::VarNode* v) { return bind.count(v) > 0; })) {

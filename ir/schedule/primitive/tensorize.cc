@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
+#include "ir/binding_map.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
@@ -162,10 +163,7 @@ std::string InlineNest(const Stmt& body, Stmt* out) {
                         "; intrinsics cover whole tiles (pad the computation with pad_einsum)");
   }
   if (!inner->alloc_buffers.empty()) return absl::StrCat("block ", inner->name, " allocates");
-  VarMap bind;
-  for (size_t k = 0; k < inner->iter_vars.size(); ++k) {
-    bind[inner->iter_vars[k].var.get()] = realize->iter_values[k];
-  }
+  VarMap bind = BindingMap(realize);
   // A loop of one iteration is its minimum (a split by 1 leaves such loops,
   // whose variable the simplifier already dropped from the bindings).
   VarMap unit;
