@@ -21,11 +21,7 @@ class Replacer : public IRMutator {
     return VisitStmt(s);
   }
   Stmt VisitFor(const ForNode* op) override {
-    Stmt body = Visit(op->body);
-    if (body.same_as(op->body)) return GetRef(op);
-    auto n = MakeNode<ForNode>(*op);
-    n->body = std::move(body);
-    return Stmt(std::move(n));
+    return UpdateFor(op, op->min, op->extent, Visit(op->body));
   }
   Stmt VisitIfThenElse(const IfThenElseNode* op) override {
     Stmt t = Visit(op->then_case), e = Visit(op->else_case);
