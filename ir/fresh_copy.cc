@@ -3,16 +3,15 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "ir/mutator.h"
+#include "ir/fallible_mutator.h"
 
 namespace tessel::ir {
 namespace {
 
-class FreshCopier : public IRMutator {
+class FreshCopier : public FallibleMutator<> {
  public:
   FreshCopier(const VarMap& replace, const RenameBlockFn& rename)
       : vars_(replace), rename_(rename) {}
-  absl::Status status;
 
   Expr VisitVar(const VarNode* op) override {
     auto it = vars_.find(op);
@@ -59,11 +58,9 @@ class FreshCopier : public IRMutator {
   }
   Stmt VisitBlock(const BlockNode* op) override {
     if (!rename_) {
-      if (status.ok()) {
-        status = absl::FailedPreconditionError(
-            absl::StrCat("block '", op->name, "' cannot be copied (run remove-blocks first)"));
-      }
-      return GetRef<StmtNode>(op);
+      return Fail(absl::FailedPreconditionError(absl::StrCat(
+                      "block '", op->name, "' cannot be copied (run remove-blocks first)")),
+                  GetRef<StmtNode>(op));
     }
     auto n = MakeNode<BlockNode>(*op);
     n->name = rename_(op->name);
@@ -126,7 +123,7 @@ absl::StatusOr<Stmt> FreshCopy(const Stmt& s, const VarMap& replace,
                                const RenameBlockFn& rename_block) {
   FreshCopier c(replace, rename_block);
   Stmt out = c.VisitStmt(s);
-  if (!c.status.ok()) return c.status;
+  if (!c.ok()) return c.status();
   return out;
 }
 

@@ -162,7 +162,10 @@ Stmt IRMutator::VisitBufferStore(const BufferStoreNode* op) {
 
 Stmt IRMutator::VisitFor(const ForNode* op) {
   Expr min = VisitExpr(op->min), extent = VisitExpr(op->extent);
-  Stmt body = VisitStmt(op->body);
+  return UpdateFor(op, std::move(min), std::move(extent), VisitStmt(op->body));
+}
+
+Stmt IRMutator::UpdateFor(const ForNode* op, Expr min, Expr extent, Stmt body) {
   if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body)) {
     return GetRef(op);
   }

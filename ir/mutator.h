@@ -54,6 +54,9 @@ class IRMutator {
   virtual Stmt VisitBlockRealize(const BlockRealizeNode* op);
 
  protected:
+  // `op` with the given bounds and body: `op` itself when all three are the
+  // objects it holds, else a copy (for overrides that visit the parts themselves).
+  static Stmt UpdateFor(const ForNode* op, Expr min, Expr extent, Stmt body);
   // Rewrites each element; returns true if any changed.
   bool VisitExprs(const std::vector<Expr>& in, std::vector<Expr>* out);
   bool VisitRegions(const std::vector<BufferRegion>& in, std::vector<BufferRegion>* out);

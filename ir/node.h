@@ -1,7 +1,7 @@
 // The base of every IR node: an immutable, reference-counted object tagged with
 // its kind, so that `isa`/`dyn_cast`/`cast` work without RTTI.
 //
-//   Expr e = Add(x, IntImm::Make(DataType::Int(32), 1));
+//   Expr e = Add(x, IntImm(DataType::Int(32), 1));
 //   if (const BinaryNode* b = dyn_cast<BinaryNode>(e)) { ... b->a ... }
 //   Ref<const VarNode> v = cast_ref<VarNode>(e);   // aborts if e is not a Var
 //

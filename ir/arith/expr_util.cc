@@ -6,6 +6,7 @@
 #include "ir/arith/expr_util.h"
 
 #include "absl/container/flat_hash_set.h"
+#include "ir/arith/int_math.h"
 #include "ir/buffer.h"
 #include "ir/visitor.h"
 
@@ -27,6 +28,93 @@ std::optional<Expr> TryMakeConst(DataType t, int64_t v) {
   absl::StatusOr<Expr> e = MakeIntImm(t, v);
   if (!e.ok()) return std::nullopt;
   return *e;
+}
+
+bool FitsInt(DataType t, int64_t v) {
+  if (t.bits() >= 64) return true;
+  int64_t lo = -(int64_t{1} << (t.bits() - 1)), hi = (int64_t{1} << (t.bits() - 1)) - 1;
+  return v >= lo && v <= hi;
+}
+
+absl::StatusOr<Expr> ZeroOf(DataType t) {
+  return t.is_float() ? MakeFloatImm(t, 0.0) : MakeIntImm(t, 0);
+}
+
+namespace {
+
+// A folded constant when it fits `t`, else nothing (the caller builds the node).
+std::optional<Expr> Folded(DataType t, std::optional<int64_t> v) {
+  if (!v || !t.is_int() || !FitsInt(t, *v)) return std::nullopt;
+  return IntImm(t, *v);
+}
+
+void AddConjuncts(const Expr& e, std::vector<Expr>* out) {
+  if (e->kind() == NodeKind::kAnd) {
+    const auto* b = static_cast<const BinaryNode*>(e.get());
+    AddConjuncts(b->a, out);
+    AddConjuncts(b->b, out);
+  } else if (!IsConstTrue(e)) {
+    out->push_back(e);
+  }
+}
+
+}  // namespace
+
+Expr AddE(const Expr& a, const Expr& b) {
+  std::optional<int64_t> ca = AsConstInt(a), cb = AsConstInt(b);
+  if (ca && *ca == 0) return b;
+  if (cb && *cb == 0) return a;
+  int64_t r;
+  if (ca && cb && !__builtin_add_overflow(*ca, *cb, &r)) {
+    if (auto f = Folded(a->dtype, r)) return *f;
+  }
+  return Add(a, b);
+}
+
+Expr MulE(const Expr& a, const Expr& b) {
+  std::optional<int64_t> ca = AsConstInt(a), cb = AsConstInt(b);
+  if (ca && *ca == 1) return b;
+  if (cb && *cb == 1) return a;
+  int64_t r;
+  if (ca && cb && !__builtin_mul_overflow(*ca, *cb, &r)) {
+    if (auto f = Folded(a->dtype, r)) return *f;
+  }
+  return Mul(a, b);
+}
+
+Expr FloorDivE(const Expr& a, const Expr& b) {
+  std::optional<int64_t> ca = AsConstInt(a), cb = AsConstInt(b);
+  if (cb && *cb == 1) return a;
+  if (ca && cb && *cb != 0) {
+    if (auto f = Folded(a->dtype, FloorDivInt(*ca, *cb))) return *f;
+  }
+  return FloorDiv(a, b);
+}
+
+Expr FloorModE(const Expr& a, const Expr& b) {
+  std::optional<int64_t> ca = AsConstInt(a), cb = AsConstInt(b);
+  if (cb && *cb == 1) return IntImm(a->dtype, 0);
+  if (ca && cb && *cb != 0) {
+    if (auto f = Folded(a->dtype, FloorModInt(*ca, *cb))) return *f;
+  }
+  return FloorMod(a, b);
+}
+
+bool IsConstTrue(const Expr& e) {
+  const auto* imm = dyn_cast<IntImmNode>(e);
+  return imm != nullptr && imm->dtype == DataType::Bool() && imm->value != 0;
+}
+
+std::vector<Expr> SplitConjuncts(const Expr& e) {
+  std::vector<Expr> out;
+  if (e) AddConjuncts(e, &out);
+  return out;
+}
+
+Expr AndE(const Expr& a, const Expr& b) {
+  if (!a || IsConstTrue(a)) return b;
+  if (IsConstTrue(b)) return a;
+  return And(a, b);
 }
 
 namespace {

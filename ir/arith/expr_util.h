@@ -1,6 +1,8 @@
-// Small expression helpers the arithmetic analyses share.
+// Small expression helpers the arithmetic analyses, schedule primitives and
+// lowering passes share.
 //
 //   AsConstInt(IntImm32(16)) == 16;   AsConstInt(x) == std::nullopt
+//   AddE(MulE(i_0, IntImm32(16)), i_1)                -> i_0 * 16 + i_1 (folded)
 //   ExprEqual(Add(x, IntImm32(1)), Add(x, IntImm32(1)))  -> true  (same x)
 //   ExprEqual(f(), f())                                  -> false (an extern call
 //                                                           may return two values)
@@ -8,6 +10,11 @@
 // ExprEqual is deliberately simpler than StructuralEqual: inside one expression
 // every variable is free, so variables compare by identity, and it runs in the
 // inner loop of rule matching.
+//
+// The builders (AddE, MulE, ...) fold the constant cases a rewrite creates
+// itself (x * 1, x + 0, 4 * 16), so a split of a constant loop prints
+// `i_0 * 16 + i_1`, not `(i_0 * 16) * 1 + i_1 + 0`; the full simplifier is
+// applied on top where it is available.
 #ifndef TESSEL_IR_ARITH_EXPR_UTIL_H_
 #define TESSEL_IR_ARITH_EXPR_UTIL_H_
 
@@ -16,6 +23,7 @@
 #include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
 #include "ir/expr.h"
 
 namespace tessel::ir::arith {
@@ -35,6 +43,22 @@ inline bool IsIndexType(DataType t) { return t.is_int() && t.is_scalar(); }
 
 // `v` as a constant of `t`, or nothing when `t` cannot hold it.
 std::optional<Expr> TryMakeConst(DataType t, int64_t v);
+// True when `v` is a value of the signed integer type `t` (any value for 64 bits).
+bool FitsInt(DataType t, int64_t v);
+// The zero of `t` (0.0 for a float type), an error for a type without one.
+absl::StatusOr<Expr> ZeroOf(DataType t);
+
+// Arithmetic that folds constants and the unit cases (for index expressions of
+// one scalar integer dtype; both operands must have it).
+Expr AddE(const Expr& a, const Expr& b);
+Expr MulE(const Expr& a, const Expr& b);
+Expr FloorDivE(const Expr& a, const Expr& b);
+Expr FloorModE(const Expr& a, const Expr& b);
+// a && b, dropping a constant-true side.
+Expr AndE(const Expr& a, const Expr& b);
+bool IsConstTrue(const Expr& e);
+// The terms of a conjunction `a && b && ...` (a constant true gives none).
+std::vector<Expr> SplitConjuncts(const Expr& e);
 
 // Deep equality with variables and buffers by identity; extern calls are never
 // equal to anything (they may have side effects or differ between calls).

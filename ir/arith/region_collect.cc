@@ -15,6 +15,7 @@
 #include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
 #include "ir/arith/region_internal.h"
+#include "ir/binding_map.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 
@@ -88,9 +89,7 @@ class AccessCollector : public IRVisitor {
     if (op->predicate) VisitExpr(op->predicate);
     const Block& block = op->block;
     VarMap subst = lets_;
-    for (size_t k = 0; k < block->iter_vars.size() && k < op->iter_values.size(); ++k) {
-      subst[block->iter_vars[k].var.get()] = Substitute(op->iter_values[k], lets_);
-    }
+    for (const auto& [v, value] : BindingMap(op)) subst[v] = Substitute(value, lets_);
     std::vector<UpperBound> bounds;
     std::vector<Expr> others;
     if (op->predicate)

@@ -36,14 +36,7 @@ Stmt StmtSimplifier::VisitFor(const ForNode* op) {
     ana_->Bind(op->loop_var, Range{min, extent});
     body = VisitStmt(op->body);
   }
-  if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body)) {
-    return GetRef(op);
-  }
-  auto n = MakeNode<ForNode>(*op);
-  n->min = std::move(min);
-  n->extent = std::move(extent);
-  n->body = std::move(body);
-  return Stmt(std::move(n));
+  return UpdateFor(op, std::move(min), std::move(extent), std::move(body));
 }
 
 Stmt StmtSimplifier::VisitIfThenElse(const IfThenElseNode* op) {

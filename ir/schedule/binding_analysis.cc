@@ -34,7 +34,7 @@ void BindScope(const StmtIndex& index, int block, arith::Analyzer* ana) {
 
 bool ScalesPositive(const arith::IterSum& sum) {
   for (const arith::IterSplit& s : sum.args) {
-    std::optional<int64_t> c = ConstInt(s.scale);
+    std::optional<int64_t> c = arith::AsConstInt(s.scale);
     if (!c || *c <= 0) return false;
     if (!s.mark->is_loop_var() && !ScalesPositive(s.mark->fused)) return false;
   }
@@ -123,7 +123,7 @@ std::string CheckDistinctInstances(const StmtIndex& index, int block, int loop) 
     for (const Expr& e : spatial) appears |= arith::UsesVar(e, in.var.get());
     if (appears) inputs.push_back(in);
   }
-  std::optional<int64_t> extent = ConstInt(f->extent);
+  std::optional<int64_t> extent = arith::AsConstInt(f->extent);
   if (extent && *extent <= 1) return "";
   bool uses_loop = false;
   for (const arith::IterMapInput& in : inputs) uses_loop |= in.var.get() == v;

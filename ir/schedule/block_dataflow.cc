@@ -6,7 +6,7 @@
 #include "ir/arith/iter_map.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
-#include "ir/schedule/ir_util.h"
+#include "ir/arith/expr_util.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::schedule {
@@ -179,17 +179,17 @@ std::string CheckCoversDomain(const StmtIndex& index, int block) {
     const arith::IterSum& sum = (*map)[k];
     bool whole = ana.CanProveEqual(sum.base, iv.dom.min);
     if (sum.args.empty()) {
-      whole = whole && ana.CanProveEqual(iv.dom.extent, ConstOf(iv.dom.extent->dtype, 1));
+      whole = whole && ana.CanProveEqual(iv.dom.extent, IntImm(iv.dom.extent->dtype, 1));
     } else {
       const arith::IterSplit& s = sum.args[0];
       whole = whole && sum.args.size() == 1 && ana.CanProveEqual(s.extent, iv.dom.extent) &&
-              ana.CanProveEqual(s.scale, ConstOf(s.scale->dtype, 1));
+              ana.CanProveEqual(s.scale, IntImm(s.scale->dtype, 1));
     }
     if (!whole) {
       return absl::StrCat("iter var ", iv.var->name, " of block ", b->name, " (bound to ",
                           PrintExpr(r->iter_values[k]), ") does not span its domain [",
-                          PrintExpr(iv.dom.min), ", ", PrintExpr(AddE(iv.dom.min, iv.dom.extent)),
-                          ")");
+                          PrintExpr(iv.dom.min), ", ",
+                          PrintExpr(arith::AddE(iv.dom.min, iv.dom.extent)), ")");
     }
   }
   return "";
@@ -238,10 +238,10 @@ BufferRegion ClipToShape(const BufferRegion& r, arith::Analyzer* ana) {
     const Expr& shape = r.buffer->shape[d];
     if (range.min->dtype != shape->dtype || range.extent->dtype != shape->dtype) continue;
     Expr lo = range.min, hi = Add(range.min, range.extent);
-    bool clip_lo = !ana->CanProve(GE(lo, ConstOf(lo->dtype, 0)));
+    bool clip_lo = !ana->CanProve(GE(lo, IntImm(lo->dtype, 0)));
     bool clip_hi = !ana->CanProve(LE(hi, shape));
     if (!clip_lo && !clip_hi) continue;
-    if (clip_lo) lo = Max(lo, ConstOf(lo->dtype, 0));
+    if (clip_lo) lo = Max(lo, IntImm(lo->dtype, 0));
     if (clip_hi) hi = Min(hi, shape);
     range.min = ana->Simplify(lo);
     range.extent = ana->Simplify(Sub(hi, lo));

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/visitor.h"
@@ -50,10 +51,10 @@ Expr InsideBuffer(const Buffer& buf, const std::vector<Expr>& idx, const VarMap&
   Expr inside = Bool(true);
   for (size_t d = 0; d < idx.size() && d < buf->shape.size(); ++d) {
     Expr e = at.empty() ? idx[d] : Substitute(idx[d], at);
-    Expr zero = ConstOf(idx[d]->dtype, 0);
-    if (!ana->CanProve(GE(e, zero))) inside = AndE(inside, GE(e, zero));
+    Expr zero = IntImm(idx[d]->dtype, 0);
+    if (!ana->CanProve(GE(e, zero))) inside = arith::AndE(inside, GE(e, zero));
     if (idx[d]->dtype == buf->shape[d]->dtype && !ana->CanProve(LT(e, buf->shape[d]))) {
-      inside = AndE(inside, LT(e, buf->shape[d]));
+      inside = arith::AndE(inside, LT(e, buf->shape[d]));
     }
   }
   return inside;
@@ -185,17 +186,17 @@ absl::StatusOr<Stmt> MakeCopyNest(
     Var v = MakeVar(absl::StrCat("v", d), t);
     loops.push_back(ax);
     iters.push_back(IterVar{v, dim.dom, IterKind::kSpatial});
-    Expr value = ana->Simplify(AddE(dim.min, ax));
+    Expr value = ana->Simplify(arith::AddE(dim.min, ax));
     bindings.push_back(value);
     vs.push_back(v);
     // The range may overhang the domain (a region relaxed over a tail split):
     // guard what cannot be proven inside.
     {
       arith::Analyzer::Scope s(ana);
-      ana->Bind(ax, Range{ConstOf(t, 0), dim.extent});
-      if (!ana->CanProve(GE(value, dim.dom.min))) pred = AndE(pred, GE(value, dim.dom.min));
-      Expr end = ana->Simplify(AddE(dim.dom.min, dim.dom.extent));
-      if (!ana->CanProve(LT(value, end))) pred = AndE(pred, LT(value, end));
+      ana->Bind(ax, Range{IntImm(t, 0), dim.extent});
+      if (!ana->CanProve(GE(value, dim.dom.min))) pred = arith::AndE(pred, GE(value, dim.dom.min));
+      Expr end = ana->Simplify(arith::AddE(dim.dom.min, dim.dom.extent));
+      if (!ana->CanProve(LT(value, end))) pred = arith::AndE(pred, LT(value, end));
     }
   }
   std::vector<Expr> di = dst_indices(vs), si = src_indices(vs);
@@ -205,10 +206,10 @@ absl::StatusOr<Stmt> MakeCopyNest(
     arith::Analyzer::Scope s(ana);
     VarMap at_loops;
     for (size_t d = 0; d < dims.size(); ++d) {
-      ana->Bind(loops[d], Range{ConstOf(loops[d]->dtype, 0), dims[d].extent});
+      ana->Bind(loops[d], Range{IntImm(loops[d]->dtype, 0), dims[d].extent});
       at_loops[static_cast<const VarNode*>(vs[d].get())] = bindings[d];
     }
-    pred = AndE(pred, InsideBuffer(dst, di, at_loops, ana));
+    pred = arith::AndE(pred, InsideBuffer(dst, di, at_loops, ana));
   }
   // A source index that may leave its buffer (reindex of a padded read, which
   // the block guards by a condition) stores zero there instead of loading:
@@ -223,8 +224,8 @@ absl::StatusOr<Stmt> MakeCopyNest(
   }
   TESSEL_ASSIGN_OR_RETURN(Expr load, MakeBufferLoad(src, si));
   TESSEL_ASSIGN_OR_RETURN(Stmt store, MakeBufferStore(dst, load, di));
-  if (!IsConstTrue(inside_src)) {
-    TESSEL_ASSIGN_OR_RETURN(Expr zero, ZeroOf(dst->dtype));
+  if (!arith::IsConstTrue(inside_src)) {
+    TESSEL_ASSIGN_OR_RETURN(Expr zero, arith::ZeroOf(dst->dtype));
     TESSEL_ASSIGN_OR_RETURN(Stmt store_zero, MakeBufferStore(dst, zero, di));
     TESSEL_ASSIGN_OR_RETURN(store, MakeIfThenElse(inside_src, store, store_zero));
   }
@@ -232,7 +233,7 @@ absl::StatusOr<Stmt> MakeCopyNest(
       Block block, MakeBlock(name, iters, {PointRegion(src, si)}, {PointRegion(dst, di)}, store));
   TESSEL_ASSIGN_OR_RETURN(Stmt nest, MakeBlockRealize(bindings, pred, block));
   for (size_t d = dims.size(); d-- > 0;) {
-    TESSEL_ASSIGN_OR_RETURN(nest, MakeFor(loops[d], ConstOf(loops[d]->dtype, 0), dims[d].extent,
+    TESSEL_ASSIGN_OR_RETURN(nest, MakeFor(loops[d], IntImm(loops[d]->dtype, 0), dims[d].extent,
                                           ForKind::kSerial, nest));
   }
   return nest;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::schedule {
 
@@ -18,8 +19,7 @@ class Reader {
   Reader(absl::string_view text, absl::string_view what) : text_(text), what_(what) {}
 
   absl::StatusOr<Json> ReadDocument() {
-    absl::StatusOr<Json> v = ReadValue(0);
-    if (!v.ok()) return v;
+    TESSEL_ASSIGN_OR_RETURN(Json v, ReadValue(0));
     SkipBlanks();
     if (pos_ != text_.size()) return Error("unexpected text after the JSON value");
     return v;
@@ -60,9 +60,8 @@ class Reader {
     if (c == '{') return ReadObject(depth);
     if (c == '[') return ReadArray(depth);
     if (c == '"') {
-      absl::StatusOr<std::string> s = ReadString();
-      if (!s.ok()) return s.status();
-      return Json::String(*std::move(s));
+      TESSEL_ASSIGN_OR_RETURN(std::string s, ReadString());
+      return Json::String(std::move(s));
     }
     if (Consume("null")) return Json::Null();
     if (Consume("true")) return Json::Bool(true);
@@ -184,19 +183,16 @@ class Reader {
           out.push_back('\t');
           break;
         case 'u': {
-          absl::StatusOr<uint32_t> cp = ReadHex4();
-          if (!cp.ok()) return cp.status();
-          if (*cp >= 0xD800 && *cp < 0xDC00) {
+          TESSEL_ASSIGN_OR_RETURN(uint32_t cp, ReadHex4());
+          if (cp >= 0xD800 && cp < 0xDC00) {
             if (!Consume("\\u")) return Error("a high surrogate without its low half");
-            absl::StatusOr<uint32_t> lo = ReadHex4();
-            if (!lo.ok()) return lo.status();
-            if (*lo < 0xDC00 || *lo >= 0xE000)
-              return Error("a high surrogate without its low half");
-            *cp = 0x10000 + ((*cp - 0xD800) << 10) + (*lo - 0xDC00);
-          } else if (*cp >= 0xDC00 && *cp < 0xE000) {
+            TESSEL_ASSIGN_OR_RETURN(uint32_t lo, ReadHex4());
+            if (lo < 0xDC00 || lo >= 0xE000) return Error("a high surrogate without its low half");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          } else if (cp >= 0xDC00 && cp < 0xE000) {
             return Error("a low surrogate without its high half");
           }
-          AppendUtf8(&out, *cp);
+          AppendUtf8(&out, cp);
           break;
         }
         default:
@@ -212,9 +208,8 @@ class Reader {
     SkipBlanks();
     if (Consume("]")) return Json::MakeArray(std::move(items));
     while (true) {
-      absl::StatusOr<Json> v = ReadValue(depth + 1);
-      if (!v.ok()) return v;
-      items.push_back(*std::move(v));
+      TESSEL_ASSIGN_OR_RETURN(Json v, ReadValue(depth + 1));
+      items.push_back(std::move(v));
       SkipBlanks();
       if (Consume("]")) return Json::MakeArray(std::move(items));
       if (!Consume(",")) return Error("expected ',' or ']' in an array");
@@ -229,16 +224,14 @@ class Reader {
     while (true) {
       SkipBlanks();
       if (pos_ >= text_.size() || text_[pos_] != '"') return Error("expected a string key");
-      absl::StatusOr<std::string> key = ReadString();
-      if (!key.ok()) return key.status();
+      TESSEL_ASSIGN_OR_RETURN(std::string key, ReadString());
       for (const auto& [k, v] : members) {
-        if (k == *key) return Error(absl::StrCat("duplicate key \"", *key, "\""));
+        if (k == key) return Error(absl::StrCat("duplicate key \"", key, "\""));
       }
       SkipBlanks();
       if (!Consume(":")) return Error("expected ':' after a key");
-      absl::StatusOr<Json> v = ReadValue(depth + 1);
-      if (!v.ok()) return v;
-      members.emplace_back(*std::move(key), *std::move(v));
+      TESSEL_ASSIGN_OR_RETURN(Json v, ReadValue(depth + 1));
+      members.emplace_back(std::move(key), std::move(v));
       SkipBlanks();
       if (Consume("}")) return Json::Object(std::move(members));
       if (!Consume(",")) return Error("expected ',' or '}' in an object");

@@ -4,6 +4,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/ir_util.h"
@@ -16,7 +17,7 @@ absl::StatusOr<std::vector<Expr>> KeptPredicate(const ScheduleState& state, int 
   const StmtIndex& index = state.index();
   const BlockRealizeNode* r = index.realize(sref);
   const BlockNode* b = r->block.get();
-  if (IsConstTrue(r->predicate)) return std::vector<Expr>{};
+  if (arith::IsConstTrue(r->predicate)) return std::vector<Expr>{};
   absl::flat_hash_map<const VarNode*, int> loop_vars;
   for (int l : index.LoopsAbove(sref)) loop_vars[index.loop(l)->loop_var.get()] = l;
   VarMap to_iter;  // loops bound as they are to an iter var.
@@ -33,7 +34,7 @@ absl::StatusOr<std::vector<Expr>> KeptPredicate(const ScheduleState& state, int 
   BindLoopsAround(index, index.at(sref).parent, &ana);
   for (const IterVar& iv : b->iter_vars) ana.Bind(iv.var, iv.dom);
   std::vector<Expr> kept;
-  for (const Expr& term : SplitConjuncts(r->predicate)) {
+  for (const Expr& term : arith::SplitConjuncts(r->predicate)) {
     Expr t = Substitute(term, to_iter);
     const auto* cmp = dyn_cast<BinaryNode>(t.get());
     if (UsesAnyVar(t, loop_vars) && cmp != nullptr &&
@@ -44,7 +45,7 @@ absl::StatusOr<std::vector<Expr>> KeptPredicate(const ScheduleState& state, int 
         Expr d = ana.Simplify(Sub(cmp->a, r->iter_values[k]));
         if (UsesAnyVar(d, loop_vars)) continue;
         absl::StatusOr<Expr> on_iter =
-            MakeBinary(t->kind(), AddE(b->iter_vars[k].var, d), cmp->b);
+            MakeBinary(t->kind(), arith::AddE(b->iter_vars[k].var, d), cmp->b);
         if (on_iter.ok()) t = *on_iter;
         break;
       }

@@ -9,6 +9,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
+#include "ir/binding_map.h"
 #include "ir/printer.h"
 #include "ir/schedule/binding_analysis.h"
 #include "ir/schedule/block_dataflow.h"
@@ -26,10 +27,7 @@ namespace {
 // bindings: what one block instance touches, in terms of the loops.
 std::vector<BufferRegion> InLoopTerms(const BlockRealizeNode* r,
                                       const std::vector<BufferRegion>& regions) {
-  VarMap map;
-  for (size_t k = 0; k < r->block->iter_vars.size() && k < r->iter_values.size(); ++k) {
-    map[r->block->iter_vars[k].var.get()] = r->iter_values[k];
-  }
+  VarMap map = BindingMap(r);
   std::vector<BufferRegion> out;
   for (const BufferRegion& br : regions) {
     BufferRegion n{br.buffer, {}};
@@ -197,9 +195,9 @@ class IterationRegions {
       Var lo = MakeVar(absl::StrCat(v->name, "_a"), t);
       Var gap = MakeVar(absl::StrCat(v->name, "_gap"), t);
       ana_.Bind(lo, Range{f->min, f->extent});
-      ana_.Bind(gap, Range{ConstOf(t, 0), f->extent});
-      Expr hi = AddE(AddE(lo, ConstOf(t, 1)), gap);
-      ana_.EnterConstraint(LT(hi, AddE(f->min, f->extent)));
+      ana_.Bind(gap, Range{IntImm(t, 0), f->extent});
+      Expr hi = arith::AddE(arith::AddE(lo, IntImm(t, 1)), gap);
+      ana_.EnterConstraint(LT(hi, arith::AddE(f->min, f->extent)));
       VarMap at_x{{v, x_first ? Expr(lo) : hi}}, at_y{{v, x_first ? hi : Expr(lo)}};
       bool apart = false;
       for (size_t d = 0; d < x.region.size() && !apart; ++d) {
@@ -208,9 +206,9 @@ class IterationRegions {
         DataType dt = rx.min->dtype;
         if (rx.extent->dtype != dt || ry.min->dtype != dt || ry.extent->dtype != dt) continue;
         Expr x_min = Substitute(rx.min, at_x);
-        Expr x_end = Substitute(AddE(rx.min, rx.extent), at_x);
+        Expr x_end = Substitute(arith::AddE(rx.min, rx.extent), at_x);
         Expr y_min = Substitute(ry.min, at_y);
-        Expr y_end = Substitute(AddE(ry.min, ry.extent), at_y);
+        Expr y_end = Substitute(arith::AddE(ry.min, ry.extent), at_y);
         apart = ana_.CanProve(LE(x_end, y_min)) || ana_.CanProve(LE(y_end, x_min));
       }
       if (!apart) return false;
@@ -258,7 +256,7 @@ bool RegionInside(const BufferRegion& inner, const BufferRegion& outer, arith::A
     DataType t = i.min->dtype;
     if (i.extent->dtype != t || o.min->dtype != t || o.extent->dtype != t) return false;
     if (!ana->CanProve(GE(i.min, o.min)) ||
-        !ana->CanProve(LE(AddE(i.min, i.extent), AddE(o.min, o.extent)))) {
+        !ana->CanProve(LE(arith::AddE(i.min, i.extent), arith::AddE(o.min, o.extent)))) {
       return false;
     }
   }
@@ -342,7 +340,7 @@ std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loo
   // Data flow between iterations: every iteration writes its own place, and no
   // block reads or overwrites what another writes unless at the very same
   // place or at a place no other iteration touches.
-  if (std::optional<int64_t> extent = ConstInt(f->extent); extent && *extent <= 1) {
+  if (std::optional<int64_t> extent = arith::AsConstInt(f->extent); extent && *extent <= 1) {
     return std::nullopt;  // No other iteration to meet.
   }
   IterationRegions per_iteration(index, loop);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/status_macros.h"
 #include "ir/verifier.h"
 
 namespace tessel::ir::schedule {
@@ -32,23 +33,21 @@ absl::StatusOr<Schedule> Schedule::Create(IRModule mod, const std::string& func_
     return absl::InvalidArgumentError("schedule: the module has no functions");
   }
   std::string name = func_name.empty() ? mod->functions.front().first : func_name;
-  absl::StatusOr<PrimFunc> f = FindFunction(mod, name);
-  if (!f.ok()) return f.status();
-  if (absl::Status ok = VerifyFunction(*f, name); !ok.ok()) {
+  TESSEL_ASSIGN_OR_RETURN(PrimFunc f, FindFunction(mod, name));
+  if (absl::Status ok = VerifyFunction(f, name); !ok.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("schedule: function '", name, "' is not valid IR: ", ok.message()));
   }
-  return Schedule(mod, ScheduleState(*f, name), seed);
+  return Schedule(mod, ScheduleState(f, name), seed);
 }
 
 absl::Status Schedule::WorkOn(const std::string& func_name) {
-  absl::StatusOr<PrimFunc> f = FindFunction(mod_, func_name);
-  if (!f.ok()) return f.status();
-  if (absl::Status ok = VerifyFunction(*f, func_name); !ok.ok()) {
+  TESSEL_ASSIGN_OR_RETURN(PrimFunc f, FindFunction(mod_, func_name));
+  if (absl::Status ok = VerifyFunction(f, func_name); !ok.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("schedule: function '", func_name, "' is not valid IR: ", ok.message()));
   }
-  state_ = ScheduleState(*f, func_name);
+  state_ = ScheduleState(f, func_name);
   return absl::OkStatus();
 }
 
@@ -95,12 +94,12 @@ absl::Status Schedule::CheckHandle(int64_t id, char want) const {
 }
 
 absl::StatusOr<std::string> Schedule::Resolve(BlockRV rv) const {
-  if (absl::Status ok = CheckHandle(rv.id, 'b'); !ok.ok()) return ok;
+  TESSEL_RETURN_IF_ERROR(CheckHandle(rv.id, 'b'));
   return handles_[rv.id].block;
 }
 
 absl::StatusOr<Var> Schedule::Resolve(LoopRV rv) const {
-  if (absl::Status ok = CheckHandle(rv.id, 'l'); !ok.ok()) return ok;
+  TESSEL_RETURN_IF_ERROR(CheckHandle(rv.id, 'l'));
   if (!handles_[rv.id].loop) {
     return absl::InvalidArgumentError(
         absl::StrCat("loop handle ", RV{'l', rv.id}.Name(), " is the compute location ",
@@ -118,19 +117,15 @@ absl::StatusOr<int64_t> Schedule::Resolve(ExprRV rv) const {
 }
 
 absl::StatusOr<Block> Schedule::Get(BlockRV block) const {
-  absl::StatusOr<std::string> name = Resolve(block);
-  if (!name.ok()) return name.status();
-  absl::StatusOr<int> s = state_.BlockSRef(*name);
-  if (!s.ok()) return s.status();
-  return state_.index().realize(*s)->block;
+  TESSEL_ASSIGN_OR_RETURN(std::string name, Resolve(block));
+  TESSEL_ASSIGN_OR_RETURN(int s, state_.BlockSRef(name));
+  return state_.index().realize(s)->block;
 }
 
 absl::StatusOr<Ref<const ForNode>> Schedule::Get(LoopRV loop) const {
-  absl::StatusOr<Var> var = Resolve(loop);
-  if (!var.ok()) return var.status();
-  absl::StatusOr<int> s = state_.LoopSRef(*var);
-  if (!s.ok()) return s.status();
-  return GetRef(state_.index().loop(*s));
+  TESSEL_ASSIGN_OR_RETURN(Var var, Resolve(loop));
+  TESSEL_ASSIGN_OR_RETURN(int s, state_.LoopSRef(var));
+  return GetRef(state_.index().loop(s));
 }
 
 absl::StatusOr<int64_t> Schedule::Get(ExprRV value) const { return Resolve(value); }

@@ -6,7 +6,7 @@
 
 #include "ir/arith/analyzer.h"
 #include "ir/mutator.h"
-#include "ir/schedule/ir_util.h"
+#include "ir/arith/expr_util.h"
 
 namespace tessel::ir::schedule {
 
@@ -23,14 +23,7 @@ class NestSimplifier : public IRMutator {
     arith::Analyzer::Scope scope(ana_);
     ana_->Bind(op->loop_var, Range{min, extent});
     Stmt body = IRMutator::VisitStmt(op->body);
-    if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body)) {
-      return GetRef(op);
-    }
-    auto n = MakeNode<ForNode>(*op);
-    n->min = std::move(min);
-    n->extent = std::move(extent);
-    n->body = std::move(body);
-    return Stmt(std::move(n));
+    return UpdateFor(op, std::move(min), std::move(extent), std::move(body));
   }
 
   Stmt VisitBlockRealize(const BlockRealizeNode* op) override {
@@ -50,7 +43,7 @@ class NestSimplifier : public IRMutator {
     Expr cond = SimplifyCondition(op->condition);
     Stmt then_case = IRMutator::VisitStmt(op->then_case);
     Stmt else_case = IRMutator::VisitStmt(op->else_case);
-    if (IsConstTrue(cond)) return then_case;
+    if (arith::IsConstTrue(cond)) return then_case;
     if (cond.same_as(op->condition) && then_case.same_as(op->then_case) &&
         else_case.same_as(op->else_case)) {
       return GetRef(op);
@@ -67,7 +60,7 @@ class NestSimplifier : public IRMutator {
   // A condition the context proves becomes `true`; others keep their form
   // (the simplifier may still tidy their operands).
   Expr SimplifyCondition(const Expr& cond) {
-    if (!cond || IsConstTrue(cond) || cond->dtype != DataType::Bool()) return cond;
+    if (!cond || arith::IsConstTrue(cond) || cond->dtype != DataType::Bool()) return cond;
     if (ana_->CanProve(cond)) return Bool(true);
     return ana_->Simplify(cond);
   }

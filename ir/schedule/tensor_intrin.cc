@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/parser.h"
 #include "ir/schedule/intrin/cpu_fma.h"
+#include "ir/status_macros.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
 
@@ -112,7 +113,7 @@ absl::Status Check(const std::string& name, const PrimFunc& desc, const PrimFunc
 
 absl::Status Add(Registry& r, const std::string& name, PrimFunc desc, PrimFunc impl,
                  bool replace) {
-  if (absl::Status s = Check(name, desc, impl); !s.ok()) return s;
+  TESSEL_RETURN_IF_ERROR(Check(name, desc, impl));
   if (!replace && r.intrins.contains(name)) {
     return absl::AlreadyExistsError(
         absl::StrCat("tensor intrinsic '", name, "' is registered already"));
@@ -132,16 +133,15 @@ absl::Status RegisterTensorIntrin(const std::string& name, PrimFunc desc, PrimFu
 
 absl::Status RegisterTensorIntrinText(const std::string& name, const std::string& text,
                                       bool replace) {
-  absl::StatusOr<IRModule> m = ParseModule(text, name);
-  if (!m.ok()) return m.status();
-  if ((*m)->functions.size() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor intrinsic '", name, "': the text must hold two functions, the description "
-                                    "then the implementation; it holds ",
-        (*m)->functions.size()));
+  TESSEL_ASSIGN_OR_RETURN(IRModule m, ParseModule(text, name));
+  if (m->functions.size() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor intrinsic '", name,
+                     "': the text must hold two functions, the description "
+                     "then the implementation; it holds ",
+                     m->functions.size()));
   }
-  return RegisterTensorIntrin(name, (*m)->functions[0].second, (*m)->functions[1].second,
-                              replace);
+  return RegisterTensorIntrin(name, m->functions[0].second, m->functions[1].second, replace);
 }
 
 absl::StatusOr<TensorIntrin> GetTensorIntrin(const std::string& name) {

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ir/schedule/schedule.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::schedule {
 
@@ -35,9 +36,8 @@ absl::StatusOr<TraceValue> MapRVs(const TraceValue& v,
   if (v.is_list()) {
     TraceValue::List out;
     for (const TraceValue& x : v.as_list()) {
-      absl::StatusOr<TraceValue> m = MapRVs(x, map);
-      if (!m.ok()) return m;
-      out.push_back(*std::move(m));
+      TESSEL_ASSIGN_OR_RETURN(TraceValue m, MapRVs(x, map));
+      out.push_back(std::move(m));
     }
     return TraceValue(std::move(out));
   }

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/schedule/json.h"
 #include "ir/schedule/trace.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::schedule {
 
@@ -43,9 +44,8 @@ absl::StatusOr<Json> AttrToJson(const AttrValue& v) {
   if (const auto* l = v.get_if<AttrValue::List>()) {
     Json::Array items;
     for (const AttrValue& x : *l) {
-      absl::StatusOr<Json> j = AttrToJson(x);
-      if (!j.ok()) return j;
-      items.push_back(*std::move(j));
+      TESSEL_ASSIGN_OR_RETURN(Json j, AttrToJson(x));
+      items.push_back(std::move(j));
     }
     return Json::MakeArray(std::move(items));
   }
@@ -76,9 +76,8 @@ absl::StatusOr<TraceValue> ValueFromJson(const Json& j, const Defined& defined) 
     case Json::Type::kArray: {
       TraceValue::List items;
       for (const Json& x : j.items()) {
-        absl::StatusOr<TraceValue> v = ValueFromJson(x, defined);
-        if (!v.ok()) return v;
-        items.push_back(*std::move(v));
+        TESSEL_ASSIGN_OR_RETURN(TraceValue v, ValueFromJson(x, defined));
+        items.push_back(std::move(v));
       }
       return TraceValue(std::move(items));
     }
@@ -101,9 +100,8 @@ absl::StatusOr<AttrValue> AttrFromJson(const Json& j) {
     case Json::Type::kArray: {
       AttrValue::List items;
       for (const Json& x : j.items()) {
-        absl::StatusOr<AttrValue> v = AttrFromJson(x);
-        if (!v.ok()) return v;
-        items.push_back(*std::move(v));
+        TESSEL_ASSIGN_OR_RETURN(AttrValue v, AttrFromJson(x));
+        items.push_back(std::move(v));
       }
       return AttrValue(std::move(items));
     }
@@ -136,9 +134,8 @@ absl::StatusOr<Instruction> InstructionFromJson(const Json& j, Defined* defined)
   if (const Json* inputs = j.Find("inputs")) {
     if (!inputs->is_array()) return absl::InvalidArgumentError("\"inputs\" must be an array");
     for (const Json& x : inputs->items()) {
-      absl::StatusOr<TraceValue> v = ValueFromJson(x, *defined);
-      if (!v.ok()) return v.status();
-      inst.inputs.push_back(*std::move(v));
+      TESSEL_ASSIGN_OR_RETURN(TraceValue v, ValueFromJson(x, *defined));
+      inst.inputs.push_back(std::move(v));
     }
   }
   if (const Json* attrs = j.Find("attrs")) {
@@ -155,9 +152,8 @@ absl::StatusOr<Instruction> InstructionFromJson(const Json& j, Defined* defined)
     if (!k->sampling) {
       return absl::InvalidArgumentError(absl::StrCat(inst.kind, " takes no decision"));
     }
-    absl::StatusOr<TraceValue> v = ValueFromJson(*decision, *defined);
-    if (!v.ok()) return v.status();
-    inst.decision = *std::move(v);
+    TESSEL_ASSIGN_OR_RETURN(TraceValue v, ValueFromJson(*decision, *defined));
+    inst.decision = std::move(v);
   }
   const Json* outputs = j.Find("outputs");
   if (outputs != nullptr) {
@@ -207,17 +203,16 @@ absl::StatusOr<std::string> Trace::ToJson() const {
 }
 
 absl::StatusOr<Trace> Trace::FromJson(absl::string_view text, absl::string_view what) {
-  absl::StatusOr<Json> root = ParseJson(text, what);
-  if (!root.ok()) return root.status();
+  TESSEL_ASSIGN_OR_RETURN(Json root, ParseJson(text, what));
   auto error = [&](const std::string& message) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": ", message));
   };
-  if (!root->is_object()) return error("a trace is a JSON object");
-  const Json* format = root->Find("format");
+  if (!root.is_object()) return error("a trace is a JSON object");
+  const Json* format = root.Find("format");
   if (format == nullptr || !format->is_string() || format->as_string() != "tessel-trace") {
     return error("not a tessel trace (\"format\" must be \"tessel-trace\")");
   }
-  const Json* version = root->Find("version");
+  const Json* version = root.Find("version");
   if (version == nullptr || !version->is_int()) return error("\"version\" must be an int");
   if (version->as_int() != kTraceFormatVersion) {
     return error(
@@ -225,12 +220,12 @@ absl::StatusOr<Trace> Trace::FromJson(absl::string_view text, absl::string_view 
                      version->as_int() > kTraceFormatVersion ? " is newer than" : " is not",
                      " the version this build reads (", kTraceFormatVersion, ")"));
   }
-  for (const auto& [key, value] : root->members()) {
+  for (const auto& [key, value] : root.members()) {
     if (key != "format" && key != "version" && key != "instructions") {
       return error(absl::StrCat("unknown key \"", key, "\""));
     }
   }
-  const Json* insts = root->Find("instructions");
+  const Json* insts = root.Find("instructions");
   if (insts == nullptr || !insts->is_array()) return error("\"instructions\" must be an array");
   Defined defined;
   std::vector<Instruction> out;

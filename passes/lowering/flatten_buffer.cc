@@ -41,12 +41,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/arith/expr_util.h"
+#include "ir/fallible_mutator.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "passes/lowering/context_mutator.h"
 #include "passes/lowering/lane_index.h"
 #include "ir/status_macros.h"
-#include "ir/schedule/ir_util.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
@@ -54,14 +54,14 @@
 namespace tessel::passes {
 namespace {
 
-using ir::schedule::AddE;
-using ir::schedule::ConstOf;
-using ir::schedule::MulE;
+using ir::IntImm;
+using ir::arith::AddE;
+using ir::arith::MulE;
 
 // `e` as an index of dtype `t` (constants rebuilt, other values cast).
 ir::Expr AsIndex(const ir::Expr& e, ir::DataType t) {
   if (e->dtype == t) return e;
-  if (std::optional<int64_t> c = ir::arith::AsConstInt(e)) return ConstOf(t, *c);
+  if (std::optional<int64_t> c = ir::arith::AsConstInt(e)) return IntImm(t, *c);
   return ir::Cast(t, e);
 }
 
@@ -74,7 +74,7 @@ bool IsFlat(const ir::Buffer& b) {
 // The number of elements a flat view of `b` must cover: the product of the
 // shape, or with strides the offset of the last element plus one.
 absl::StatusOr<ir::Expr> FlatExtent(const ir::Buffer& b, ir::DataType t) {
-  ir::Expr one = ConstOf(t, 1);
+  ir::Expr one = IntImm(t, 1);
   if (b->strides.empty()) {
     ir::Expr n = one;
     for (const ir::Expr& d : b->shape) n = MulE(n, AsIndex(d, t));
@@ -88,7 +88,7 @@ absl::StatusOr<ir::Expr> FlatExtent(const ir::Buffer& b, ir::DataType t) {
           "buffer '", b->name, "' has a stride that is not a non-negative constant"));
     }
     ir::Expr last = ir::Sub(AsIndex(b->shape[d], t), one);
-    span = AddE(span, MulE(last, ConstOf(t, *s)));
+    span = AddE(span, MulE(last, IntImm(t, *s)));
   }
   return span;
 }
@@ -114,9 +114,8 @@ ir::DataType IndexTypeFor(const ir::Buffer& b, ir::DataType given) {
   return given;
 }
 
-class Flattener : public lowering::ContextMutator {
+class Flattener : public ir::FallibleMutator<lowering::ContextMutator> {
  public:
-  absl::Status status;
   absl::flat_hash_map<const ir::BufferNode*, ir::Buffer> flat;  // Original -> its 1-D form.
   int accesses = 0;
 
@@ -142,7 +141,7 @@ class Flattener : public lowering::ContextMutator {
     if (!same && flat.at(l->buffer.get()).same_as(l->buffer)) return e;
     absl::StatusOr<ir::Expr> r = ir::MakeBufferLoad(flat.at(l->buffer.get()), {same ? same->value : (*idx)[0]});
     if (r.ok() && same) r = ir::MakeBroadcast(*r, same->lanes);
-    if (!r.ok()) return Fail(l->buffer, r.status(), e);
+    if (!r.ok()) return FailBuffer(l->buffer, r.status(), e);
     return *r;
   }
 
@@ -156,34 +155,34 @@ class Flattener : public lowering::ContextMutator {
     if (ir::isa<ir::BroadcastNode>((*idx)[0])) {
       std::vector<std::string> at;
       for (const ir::Expr& i : st->indices) at.push_back(ir::PrintExpr(i));
-      return Fail(st->buffer,
-                  absl::UnimplementedError(absl::StrCat(
-                      "a vector store whose lanes all write one element (at [",
-                      absl::StrJoin(at, ", "), "]) has no lowered form; store one lane")),
-                  s);
+      return FailBuffer(st->buffer,
+                        absl::UnimplementedError(absl::StrCat(
+                            "a vector store whose lanes all write one element (at [",
+                            absl::StrJoin(at, ", "), "]) has no lowered form; store one lane")),
+                        s);
     }
     if (flat.at(st->buffer.get()).same_as(st->buffer)) return s;
     absl::StatusOr<ir::Stmt> r = ir::MakeBufferStore(flat.at(st->buffer.get()), st->value, *idx);
-    if (!r.ok()) return Fail(st->buffer, r.status(), s);
+    if (!r.ok()) return FailBuffer(st->buffer, r.status(), s);
     return *r;
   }
 
   ir::Stmt VisitAllocate(const ir::AllocateNode* op) override {
     if (!flat.count(op->buffer.get())) {
       absl::StatusOr<ir::Buffer> f = MakeFlat(op->buffer, op->buffer->name, /*keep_offset=*/false);
-      if (!f.ok()) return Fail(op->buffer, f.status(), ir::GetRef<ir::StmtNode>(op));
+      if (!f.ok()) return FailBuffer(op->buffer, f.status(), ir::GetRef<ir::StmtNode>(op));
       flat[op->buffer.get()] = *f;
     }
     ir::Stmt body = VisitStmt(op->body);
     absl::StatusOr<ir::Stmt> r = ir::MakeAllocate(flat.at(op->buffer.get()), body);
-    if (!r.ok()) return Fail(op->buffer, r.status(), ir::GetRef<ir::StmtNode>(op));
+    if (!r.ok()) return FailBuffer(op->buffer, r.status(), ir::GetRef<ir::StmtNode>(op));
     return *r;
   }
 
   ir::Stmt VisitDeclBuffer(const ir::DeclBufferNode* op) override {
     if (!flat.count(op->buffer.get())) {
       absl::StatusOr<ir::Buffer> f = MakeFlat(op->buffer, op->buffer->name, /*keep_offset=*/true);
-      if (!f.ok()) return Fail(op->buffer, f.status(), ir::GetRef<ir::StmtNode>(op));
+      if (!f.ok()) return FailBuffer(op->buffer, f.status(), ir::GetRef<ir::StmtNode>(op));
       flat[op->buffer.get()] = *f;
     }
     ir::Stmt body = VisitStmt(op->body);
@@ -192,7 +191,7 @@ class Flattener : public lowering::ContextMutator {
     auto src = flat.find(op->source.get());
     ir::Buffer source = src != flat.end() && !params_.count(op->source.get()) ? src->second : op->source;
     absl::StatusOr<ir::Stmt> r = ir::MakeDeclBuffer(flat.at(op->buffer.get()), source, body);
-    if (!r.ok()) return Fail(op->buffer, r.status(), ir::GetRef<ir::StmtNode>(op));
+    if (!r.ok()) return FailBuffer(op->buffer, r.status(), ir::GetRef<ir::StmtNode>(op));
     return *r;
   }
 
@@ -203,7 +202,8 @@ class Flattener : public lowering::ContextMutator {
                                                   const std::vector<ir::Expr>& indices) {
     auto it = flat.find(b.get());
     if (it == flat.end()) {
-      return Failed(b, absl::FailedPreconditionError("it is not bound by a parameter, allocate or decl_buffer"));
+      return FailBuffer(b, absl::FailedPreconditionError(
+                               "it is not bound by a parameter, allocate or decl_buffer"));
     }
     ++accesses;
     if (it->second.get() == b.get()) return indices;  // Already 1-D and compact.
@@ -217,10 +217,10 @@ class Flattener : public lowering::ContextMutator {
     for (size_t d = 0; d < indices.size(); ++d) {
       std::optional<lowering::LaneIndex> li = lowering::AsLaneIndex(indices[d]);
       if (!li) {
-        return Failed(b, absl::UnimplementedError(absl::StrCat(
-                             "index ", d, " (", ir::PrintExpr(indices[d]),
-                             ") is a vector that is neither a ramp nor a broadcast; a gather "
-                             "has no flat ramp form")));
+        return FailBuffer(b, absl::UnimplementedError(absl::StrCat(
+                                 "index ", d, " (", ir::PrintExpr(indices[d]),
+                                 ") is a vector that is neither a ramp nor a broadcast; a gather "
+                                 "has no flat ramp form")));
       }
       bases.push_back(AsIndex(li->base, t));
       steps.push_back(AsIndex(li->stride, t));
@@ -229,13 +229,13 @@ class Flattener : public lowering::ContextMutator {
     ir::Expr base = Index(Offset(b, bases, t));
     if (lanes == 1) return std::vector<ir::Expr>{base};
     absl::StatusOr<ir::Expr> flat_index = lowering::MakeLaneIndex(base, Index(Offset(b, steps, t)), lanes);
-    if (!flat_index.ok()) return Failed(b, flat_index.status());
+    if (!flat_index.ok()) return FailBuffer(b, flat_index.status());
     return std::vector<ir::Expr>{*flat_index};
   }
 
   // The row-major (or strided) offset of the element at `idx`, in type `t`.
   static ir::Expr Offset(const ir::Buffer& b, const std::vector<ir::Expr>& idx, ir::DataType t) {
-    ir::Expr off = ConstOf(t, 0);
+    ir::Expr off = IntImm(t, 0);
     if (b->strides.empty()) {
       // Horner form: ((i0 * s1 + i1) * s2 + i2) ...
       for (int d = 0; d < b->ndim(); ++d) {
@@ -247,15 +247,14 @@ class Flattener : public lowering::ContextMutator {
     return off;
   }
 
-  absl::Status Failed(const ir::Buffer& b, const absl::Status& s) {
-    if (status.ok()) {
-      status = absl::Status(s.code(), absl::StrCat("buffer '", b->name, "': ", s.message()));
-    }
-    return status;
+  // Records the error on `b` (the first error wins) and returns the one recorded.
+  absl::Status FailBuffer(const ir::Buffer& b, const absl::Status& s) {
+    Fail(absl::Status(s.code(), absl::StrCat("buffer '", b->name, "': ", s.message())));
+    return status();
   }
   template <typename T>
-  T Fail(const ir::Buffer& b, const absl::Status& s, T keep) {
-    (void)Failed(b, s);
+  T FailBuffer(const ir::Buffer& b, const absl::Status& s, T keep) {
+    (void)FailBuffer(b, s);
     return keep;
   }
 
@@ -295,7 +294,7 @@ class FlattenBufferPass : public FunctionPass {
       views.push_back(p.buffer);
     }
     ir::Stmt body = f.VisitStmt(func->body);
-    if (!f.status.ok()) return f.status;
+    if (!f.ok()) return f.status();
     if (f.accesses == 0 && views.empty()) return func;
     for (auto it = views.rbegin(); it != views.rend(); ++it) {
       TESSEL_ASSIGN_OR_RETURN(body, ir::MakeDeclBuffer(f.flat.at(it->get()), *it, body));

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "ir/mutator.h"
+#include "ir/fallible_mutator.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
@@ -24,31 +24,30 @@
 namespace tessel::passes {
 namespace {
 
-class InitLowerer : public ir::IRMutator {
+class InitLowerer : public ir::FallibleMutator<> {
  public:
   int lowered = 0;
-  absl::Status status;
 
   ir::Stmt VisitBlock(const ir::BlockNode* op) override {
     ir::Stmt s = IRMutator::VisitBlock(op);
     const auto* b = ir::cast<ir::BlockNode>(s);
-    if (!b->init || !status.ok()) return s;
+    if (!b->init || !ok()) return s;
     ir::Expr cond;
     for (const ir::IterVar& iv : b->iter_vars) {
       if (iv.kind != ir::IterKind::kReduce) continue;
       absl::StatusOr<ir::Expr> eq = ir::MakeBinary(ir::NodeKind::kEQ, iv.var, iv.dom.min);
       if (eq.ok() && cond) eq = ir::MakeBinary(ir::NodeKind::kAnd, cond, *eq);
-      if (!eq.ok()) return Fail(b, eq.status());
+      if (!eq.ok()) return FailBlock(b, eq.status());
       cond = *eq;
     }
     ir::Stmt init = b->init;
     if (cond) {
       absl::StatusOr<ir::Stmt> guarded = ir::MakeIfThenElse(cond, init);
-      if (!guarded.ok()) return Fail(b, guarded.status());
+      if (!guarded.ok()) return FailBlock(b, guarded.status());
       init = *guarded;
     }
     absl::StatusOr<ir::Stmt> body = ir::MakeSeqStmt({init, b->body});
-    if (!body.ok()) return Fail(b, body.status());
+    if (!body.ok()) return FailBlock(b, body.status());
     auto n = ir::MakeNode<ir::BlockNode>(*b);
     n->init = nullptr;
     n->body = *body;
@@ -57,10 +56,10 @@ class InitLowerer : public ir::IRMutator {
   }
 
  private:
-  ir::Stmt Fail(const ir::BlockNode* b, const absl::Status& s) {
-    status = absl::InvalidArgumentError(
-        absl::StrCat("block '", b->name, "': cannot guard its init: ", s.message()));
-    return ir::GetRef<ir::StmtNode>(b);
+  ir::Stmt FailBlock(const ir::BlockNode* b, const absl::Status& s) {
+    return Fail(absl::InvalidArgumentError(
+                    absl::StrCat("block '", b->name, "': cannot guard its init: ", s.message())),
+                ir::GetRef<ir::StmtNode>(b));
   }
 };
 
@@ -80,7 +79,7 @@ class LowerInitBlockPass : public FunctionPass {
                                              PassContext& ctx) const override {
     InitLowerer lowerer;
     ir::PrimFunc out = lowerer.VisitPrimFunc(func);
-    if (!lowerer.status.ok()) return lowerer.status;
+    if (!lowerer.ok()) return lowerer.status();
     if (lowerer.lowered > 0) ctx.log().RecordApplied(this->name(), name, "guarded-init", lowerer.lowered);
     return out;
   }

@@ -23,8 +23,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
+#include "ir/binding_map.h"
+#include "ir/fallible_mutator.h"
 #include "ir/mutator.h"
-#include "ir/schedule/ir_util.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/lowering/aligned_strides.h"
@@ -36,36 +37,29 @@
 namespace tessel::passes {
 namespace {
 
-class BlockRemover : public ir::IRMutator {
+class BlockRemover : public ir::FallibleMutator<> {
  public:
   int removed = 0;
-  absl::Status status;
 
   ir::Stmt VisitBlockRealize(const ir::BlockRealizeNode* op) override {
     ir::Stmt s = IRMutator::VisitBlockRealize(op);
-    if (!status.ok()) return s;
+    if (!ok()) return s;
     const auto* r = ir::cast<ir::BlockRealizeNode>(s);
     const ir::BlockNode* b = r->block.get();
     if (b->init) {
-      return Fail(b, "it still has an init (run lower-init-block first)");
+      return FailBlock(b, "it still has an init (run lower-init-block first)");
     }
     if (r->iter_values.size() != b->iter_vars.size()) {
-      return Fail(b, absl::StrCat("it binds ", r->iter_values.size(), " values to ",
-                                  b->iter_vars.size(), " iter vars"));
+      return FailBlock(b, absl::StrCat("it binds ", r->iter_values.size(), " values to ",
+                                       b->iter_vars.size(), " iter vars"));
     }
-    if (absl::Status st = CollectAligns(b); !st.ok()) {
-      status = st;
-      return s;
-    }
-    ir::VarMap bind;
-    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-      bind[b->iter_vars[k].var.get()] = r->iter_values[k];
-    }
+    if (absl::Status st = CollectAligns(b); !st.ok()) return Fail(std::move(st), s);
+    ir::VarMap bind = ir::BindingMap(r);
     for (const ir::Buffer& buf : b->alloc_buffers) {
       for (const ir::Expr& e : buf->shape) {
         if (ir::arith::AnyVar(e, [&](const ir::VarNode* v) { return bind.count(v) > 0; })) {
-          return Fail(b, absl::StrCat("the shape of its buffer '", buf->name,
-                                      "' uses one of its iter vars"));
+          return FailBlock(b, absl::StrCat("the shape of its buffer '", buf->name,
+                                           "' uses one of its iter vars"));
         }
       }
     }
@@ -74,16 +68,16 @@ class BlockRemover : public ir::IRMutator {
       ir::Buffer buf = *it;
       if (auto a = aligns_.find(buf.get()); a != aligns_.end()) {
         absl::StatusOr<ir::Buffer> aligned = lowering::AlignBuffer(buf, a->second);
-        if (!aligned.ok()) return Fail(b, aligned.status().message());
+        if (!aligned.ok()) return FailBlock(b, aligned.status().message());
         body = ir::ReplaceBuffers(body, {{buf.get(), *aligned}});
         buf = *aligned;
       }
       body = lowering::PlaceAllocation(body, buf);
     }
-    if (r->predicate && !ir::schedule::IsConstTrue(r->predicate)) {
+    if (r->predicate && !ir::arith::IsConstTrue(r->predicate)) {
       ir::Expr pred = ir::Substitute(r->predicate, bind);
       absl::StatusOr<ir::Stmt> guarded = ir::MakeIfThenElse(pred, body);
-      if (!guarded.ok()) return Fail(b, guarded.status().message());
+      if (!guarded.ok()) return FailBlock(b, guarded.status().message());
       body = *guarded;
     }
     ++removed;
@@ -120,10 +114,10 @@ class BlockRemover : public ir::IRMutator {
 
   absl::flat_hash_map<const ir::BufferNode*, std::vector<lowering::DimAlign>> aligns_;
 
-  ir::Stmt Fail(const ir::BlockNode* b, absl::string_view why) {
-    status = absl::FailedPreconditionError(
-        absl::StrCat("block '", b->name, "' cannot be removed: ", why));
-    return ir::GetRef<ir::StmtNode>(b);
+  ir::Stmt FailBlock(const ir::BlockNode* b, absl::string_view why) {
+    return Fail(absl::FailedPreconditionError(
+                    absl::StrCat("block '", b->name, "' cannot be removed: ", why)),
+                ir::GetRef<ir::StmtNode>(b));
   }
 };
 
@@ -162,7 +156,7 @@ class RemoveBlocksPass : public FunctionPass {
     }
     BlockRemover remover;
     ir::PrimFunc out = remover.VisitPrimFunc(func);
-    if (!remover.status.ok()) return remover.status;
+    if (!remover.ok()) return remover.status();
     if (remover.removed > 0) ctx.log().RecordApplied(this->name(), name, "removed-block", remover.removed);
     return out;
   }

@@ -16,9 +16,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
+#include "ir/fallible_mutator.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
-#include "ir/schedule/ir_util.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/lowering/context_mutator.h"
@@ -99,18 +99,17 @@ class BranchFolder : public ir::IRMutator {
   ir::arith::Analyzer* ana_;
 };
 
-class Unroller : public lowering::ContextMutator {
+class Unroller : public ir::FallibleMutator<lowering::ContextMutator> {
  public:
   Unroller(int64_t max_extent, int64_t max_statements)
       : max_extent_(max_extent), max_statements_(max_statements) {}
   int unrolled = 0;
-  absl::Status status;
   std::vector<std::string> kept;  // "loop 'k' stays serial: why"
 
   ir::Stmt VisitFor(const ir::ForNode* op) override {
     ir::Stmt s = ContextMutator::VisitFor(op);  // Inner loops first.
     const auto* f = ir::cast<ir::ForNode>(s);
-    if (f->for_kind != ir::ForKind::kUnrolled || !status.ok()) return s;
+    if (f->for_kind != ir::ForKind::kUnrolled || !ok()) return s;
     std::optional<int64_t> ext = ir::arith::AsConstInt(f->extent);
     StmtCounter count;
     count.VisitStmt(f->body);
@@ -131,17 +130,13 @@ class Unroller : public lowering::ContextMutator {
     }
     std::vector<ir::Stmt> copies;
     for (int64_t k = 0; k < *ext; ++k) {
-      ir::Expr value = ir::schedule::AddE(
-          f->min, ir::schedule::ConstOf(f->loop_var->dtype, k));
+      ir::Expr value = ir::arith::AddE(f->min, ir::IntImm(f->loop_var->dtype, k));
       // The first copy may keep the original bindings; the others need fresh ones.
       absl::StatusOr<ir::Stmt> c =
           k == 0 ? absl::StatusOr<ir::Stmt>(ir::Substitute(
                        f->body, {{f->loop_var.get(), value}}))
                  : ir::FreshCopy(f->body, {{f->loop_var.get(), value}});
-      if (!c.ok()) {
-        status = c.status();
-        return s;
-      }
+      if (!c.ok()) return Fail(c.status(), s);
       BranchFolder fold(&analyzer());
       copies.push_back(fold.VisitStmt(*c));
     }
@@ -179,7 +174,7 @@ class UnrollLoopPass : public FunctionPass {
     }
     Unroller u(max_extent, max_statements);
     ir::PrimFunc out = u.VisitPrimFunc(func);
-    if (!u.status.ok()) return u.status;
+    if (!u.ok()) return u.status();
     if (u.unrolled > 0) ctx.log().RecordApplied(this->name(), name, "unrolled", u.unrolled);
     for (const std::string& why : u.kept) ctx.log().RecordNote(this->name(), absl::StrCat(name, ": ", why));
     return out;

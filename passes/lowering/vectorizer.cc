@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
 #include "ir/printer.h"
-#include "ir/schedule/ir_util.h"
 #include "ir/status_macros.h"
 
 namespace tessel::passes::lowering {
@@ -212,8 +211,8 @@ class Vectorizer {
   // print as ramp(i * 16, 1, 16), not ramp(i * 16 + 0, 1 * 1, 16).
   static absl::StatusOr<Expr> Fold(NodeKind k, const Expr& a, const Expr& b) {
     if (a->dtype != b->dtype || !a->dtype.is_int()) return ir::MakeBinary(k, a, b);
-    if (k == NodeKind::kAdd) return ir::schedule::AddE(a, b);
-    if (k == NodeKind::kMul) return ir::schedule::MulE(a, b);
+    if (k == NodeKind::kAdd) return ir::arith::AddE(a, b);
+    if (k == NodeKind::kMul) return ir::arith::MulE(a, b);
     if (ir::arith::IsConstInt(b, 0)) return a;
     return ir::MakeBinary(k, a, b);
   }

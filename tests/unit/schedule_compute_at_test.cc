@@ -4,6 +4,7 @@
 // that replay from JSON, and one negative test per rule (the message, and the
 // schedule left unchanged).
 #include "absl/strings/str_replace.h"
+#include "ir/arith/expr_util.h"
 #include "tests/unit/schedule_compute_te.h"
 
 namespace tessel::ir::schedule::testing {
@@ -133,7 +134,7 @@ TEST(ScheduleComputeAt, PaddedConv2DPadPerOutputRow) {
   ExpectSameResults(t.original, t.sch);
   // Three padded rows (oh - 1 .. oh + 1) of every channel per output row.
   Ref<const ForNode> first = Must(t.sch.Get(t.Loops("conv2d_pad")[3]));
-  EXPECT_EQ(ConstInt(first->extent), 3) << PrintFunction(t.sch.func(), "f");
+  EXPECT_EQ(arith::AsConstInt(first->extent), 3) << PrintFunction(t.sch.func(), "f");
 }
 
 TEST(ScheduleComputeAt, SoftmaxExpUnderTheRow) {

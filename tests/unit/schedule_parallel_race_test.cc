@@ -16,7 +16,7 @@
 #include <cstdlib>
 
 #include "ir/mutator.h"
-#include "ir/schedule/ir_util.h"
+#include "ir/arith/expr_util.h"
 #include "ir/schedule/stmt_index.h"
 #include "ir/substitute.h"
 #include "tests/unit/schedule_property_moves.h"
@@ -36,7 +36,7 @@ class ReverseNonSerialLoops : public IRMutator {
     const auto* f = cast<ForNode>(s);
     if (f->for_kind == ForKind::kSerial || f->for_kind == ForKind::kUnrolled) return s;
     ++reversed;
-    Expr last = AddE(f->min, Sub(f->extent, ConstOf(f->loop_var->dtype, 1)));
+    Expr last = arith::AddE(f->min, Sub(f->extent, IntImm(f->loop_var->dtype, 1)));
     auto n = MakeNode<ForNode>(*f);
     n->body = Substitute(f->body, {{f->loop_var.get(), Sub(last, f->loop_var)}});
     return Stmt(std::move(n));

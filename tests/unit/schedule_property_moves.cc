@@ -12,7 +12,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "ir/schedule/ir_util.h"
+#include "ir/arith/expr_util.h"
 #include "ir/structural_equal.h"
 #include "ir/verifier.h"
 
@@ -100,7 +100,7 @@ std::optional<ExprRV> MoveContext::Value() {
 std::optional<int64_t> MoveContext::Extent(LoopRV loop) const {
   absl::StatusOr<Ref<const ForNode>> f = sch_.Get(loop);
   if (!f.ok()) return std::nullopt;
-  return ConstInt((*f)->extent);
+  return arith::AsConstInt((*f)->extent);
 }
 
 void MoveContext::Remember(const std::vector<LoopRV>& loops) {

@@ -3,6 +3,7 @@
 
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::schedule {
 
@@ -10,25 +11,22 @@ namespace {
 
 absl::StatusOr<Var> Wrap(ScheduleState* state, const StmtNode* target) {
   Var u = MakeVar("u", DataType::Int(32));
-  absl::StatusOr<Stmt> loop =
-      MakeFor(u, ConstOf(u->dtype, 0), ConstOf(u->dtype, 1), ForKind::kSerial, GetRef(target));
-  if (!loop.ok()) return loop.status();
-  state->Replace(ReplaceStmts(state->func(), {{target, *loop}}));
+  TESSEL_ASSIGN_OR_RETURN(Stmt loop, MakeFor(u, IntImm(u->dtype, 0), IntImm(u->dtype, 1),
+                                             ForKind::kSerial, GetRef(target)));
+  state->Replace(ReplaceStmts(state->func(), {{target, loop}}));
   return u;
 }
 
 }  // namespace
 
 absl::StatusOr<Var> AddUnitLoop(ScheduleState* state, const std::string& block) {
-  absl::StatusOr<int> s = state->BlockSRef(block);
-  if (!s.ok()) return s.status();
-  return Wrap(state, state->index().at(*s).stmt);
+  TESSEL_ASSIGN_OR_RETURN(int s, state->BlockSRef(block));
+  return Wrap(state, state->index().at(s).stmt);
 }
 
 absl::StatusOr<Var> AddUnitLoop(ScheduleState* state, const Var& loop) {
-  absl::StatusOr<int> s = state->LoopSRef(loop);
-  if (!s.ok()) return s.status();
-  return Wrap(state, state->index().at(*s).stmt);
+  TESSEL_ASSIGN_OR_RETURN(int s, state->LoopSRef(loop));
+  return Wrap(state, state->index().at(s).stmt);
 }
 
 TESSEL_REGISTER_PRIMITIVE(primitive::AddUnitLoop);

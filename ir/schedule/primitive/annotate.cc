@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::schedule {
 
@@ -22,11 +23,10 @@ std::string Keys(const Attrs& attrs) {
 // Applies `edit` to the annotations of the target, or returns the error it gives.
 template <typename Edit>
 absl::Status EditLoop(ScheduleState* state, const Var& loop, Edit edit) {
-  absl::StatusOr<int> s = state->LoopSRef(loop);
-  if (!s.ok()) return s.status();
-  const ForNode* f = state->index().loop(*s);
+  TESSEL_ASSIGN_OR_RETURN(int s, state->LoopSRef(loop));
+  const ForNode* f = state->index().loop(s);
   Attrs attrs = f->annotations;
-  if (absl::Status ok = edit(&attrs, f, DescribeLoop(f)); !ok.ok()) return ok;
+  TESSEL_RETURN_IF_ERROR(edit(&attrs, f, DescribeLoop(f)));
   auto n = MakeNode<ForNode>(*f);
   n->annotations = std::move(attrs);
   state->Replace(ReplaceStmts(state->func(), {{f, Stmt(std::move(n))}}));
@@ -35,13 +35,10 @@ absl::Status EditLoop(ScheduleState* state, const Var& loop, Edit edit) {
 
 template <typename Edit>
 absl::Status EditBlock(ScheduleState* state, const std::string& block, Edit edit) {
-  absl::StatusOr<int> s = state->BlockSRef(block);
-  if (!s.ok()) return s.status();
-  const BlockRealizeNode* r = state->index().realize(*s);
+  TESSEL_ASSIGN_OR_RETURN(int s, state->BlockSRef(block));
+  const BlockRealizeNode* r = state->index().realize(s);
   Attrs attrs = r->block->annotations;
-  if (absl::Status ok = edit(&attrs, r->block.get(), DescribeBlock(r->block.get())); !ok.ok()) {
-    return ok;
-  }
+  TESSEL_RETURN_IF_ERROR(edit(&attrs, r->block.get(), DescribeBlock(r->block.get())));
   auto b = MakeNode<BlockNode>(*r->block);
   b->annotations = std::move(attrs);
   Stmt realize(MakeNode<BlockRealizeNode>(r->iter_values, r->predicate, Block(std::move(b))));

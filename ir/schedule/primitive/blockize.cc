@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/arith/linear_form.h"
 #include "ir/arith/region.h"
 #include "ir/printer.h"
@@ -12,6 +13,7 @@
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
@@ -58,7 +60,7 @@ std::string Divide(const Expr& binding, const std::vector<const ForNode*>& inner
   arith::LinearSum in{sum->dtype, {}, 0};
   int64_t dense = 1;
   for (const auto& [loop, scale] : terms) {
-    std::optional<int64_t> lo = ConstInt(loop->min), n = ConstInt(loop->extent);
+    std::optional<int64_t> lo = arith::AsConstInt(loop->min), n = arith::AsConstInt(loop->extent);
     if (!lo || !n || *n <= 0) {
       return absl::StrCat("inner loop ", loop->loop_var->name, " has no constant positive extent");
     }
@@ -97,14 +99,14 @@ void Conjuncts(const Expr& e, std::vector<Expr>* out) {
     const auto* b = static_cast<const BinaryNode*>(e.get());
     Conjuncts(b->a, out);
     Conjuncts(b->b, out);
-  } else if (!IsConstTrue(e)) {
+  } else if (!arith::IsConstTrue(e)) {
     out->push_back(e);
   }
 }
 
 Expr AllOf(const std::vector<Expr>& conds) {
   Expr all = Bool(true);
-  for (const Expr& c : conds) all = AndE(all, c);
+  for (const Expr& c : conds) all = arith::AndE(all, c);
   return all;
 }
 
@@ -117,10 +119,9 @@ std::string UniqueBlockName(const StmtIndex& index, const std::string& base) {
 }  // namespace
 
 absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) {
-  absl::StatusOr<int> sref = state->LoopSRef(loop_var);
-  if (!sref.ok()) return sref.status();
+  TESSEL_ASSIGN_OR_RETURN(int sref, state->LoopSRef(loop_var));
   const StmtIndex& index = state->index();
-  const ForNode* top = index.loop(*sref);
+  const ForNode* top = index.loop(sref);
 
   // The chain of inner loops down to the one block.
   std::vector<const ForNode*> inner;
@@ -142,8 +143,8 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
 
   // Variables of the enclosing scope that the new block cannot see.
   VarSet outer_vars;
-  for (int l : index.LoopsAbove(*sref)) outer_vars[index.loop(l)->loop_var.get()] = 0;
-  if (int scope = index.ScopeBlock(*sref); scope >= 0) {
+  for (int l : index.LoopsAbove(sref)) outer_vars[index.loop(l)->loop_var.get()] = 0;
+  if (int scope = index.ScopeBlock(sref); scope >= 0) {
     for (const IterVar& iv : index.block(scope)->iter_vars) outer_vars[iv.var.get()] = 0;
   }
   for (const ForNode* f : inner) {
@@ -185,7 +186,7 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
 
   // The loops above, to tell whether an outer binding stays in its domain.
   arith::Analyzer around;
-  for (int l : index.LoopsAbove(*sref)) {
+  for (int l : index.LoopsAbove(sref)) {
     around.Bind(index.loop(l)->loop_var, Range{index.loop(l)->min, index.loop(l)->extent});
   }
   std::vector<Expr> domain_conds;  // `outer < hi` where the loops may pass hi.
@@ -199,16 +200,17 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
     const IterVar& iv = block->iter_vars[k];
     const Division& d = divs[k];
     DataType t = realize->iter_values[k]->dtype;
-    Expr e = ConstOf(t, d.extent);
+    Expr e = IntImm(t, d.extent);
     if (!d.has_outer) {
-      inner_values.push_back(AddE(MulE(d.outer, e), d.inner));
+      inner_values.push_back(arith::AddE(arith::MulE(d.outer, e), d.inner));
       continue;
     }
     Var vo = MakeVar(absl::StrCat(iv.var->name, "_o"), iv.var->dtype);
-    Expr lo = FloorDivE(iv.dom.min, ConstOf(iv.dom.min->dtype, d.extent));
-    Expr hi = FloorDivE(AddE(AddE(iv.dom.min, iv.dom.extent), ConstOf(iv.dom.min->dtype, d.extent - 1)),
-                        ConstOf(iv.dom.min->dtype, d.extent));
-    Expr ext = AddE(hi, MulE(lo, ConstOf(lo->dtype, -1)));
+    Expr lo = arith::FloorDivE(iv.dom.min, IntImm(iv.dom.min->dtype, d.extent));
+    Expr hi = arith::FloorDivE(arith::AddE(arith::AddE(iv.dom.min, iv.dom.extent),
+                                           IntImm(iv.dom.min->dtype, d.extent - 1)),
+                               IntImm(iv.dom.min->dtype, d.extent));
+    Expr ext = arith::AddE(hi, arith::MulE(lo, IntImm(lo->dtype, -1)));
     outer_ivs.push_back(IterVar{vo, Range{lo, ext}, iv.kind});
     outer_values.push_back(d.outer);
     // An over-split loop (a split whose factors multiply past the extent) runs
@@ -217,7 +219,7 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
     if (!around.CanProve(LT(d.outer, around.Simplify(hi)))) {
       domain_conds.push_back(LT(d.outer, around.Simplify(hi)));
     }
-    inner_values.push_back(AddE(MulE(vo, e), d.inner));
+    inner_values.push_back(arith::AddE(arith::MulE(vo, e), d.inner));
     if (const auto* v = dyn_cast<VarNode>(d.outer)) outer_loop_to_iv[v] = vo;
     outer_reduces |= iv.kind == IterKind::kReduce;
   }
@@ -283,7 +285,7 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
     {
       VarMap zero;  // Copy-on-write: the init is the same object iff it uses no reduce var.
       for (const IterVar& iv : block->iter_vars) {
-        if (iv.kind != IterKind::kSpatial) zero[iv.var.get()] = ConstOf(iv.var->dtype, 0);
+        if (iv.kind != IterKind::kSpatial) zero[iv.var.get()] = IntImm(iv.var->dtype, 0);
       }
       if (!Substitute(block->init, zero).same_as(block->init)) {
         return state->Error(block, absl::StrCat("the init of ", DescribeBlock(block),
@@ -291,55 +293,49 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
                                                 "the outer block"));
       }
     }
-    absl::StatusOr<Block> init_block =
-        MakeBlock(UniqueBlockName(index, absl::StrCat(block->name, "_init")), init_ivs, {}, {},
-                  init_body);
-    if (!init_block.ok()) return init_block.status();
+    TESSEL_ASSIGN_OR_RETURN(Block init_block,
+                            MakeBlock(UniqueBlockName(index, absl::StrCat(block->name, "_init")),
+                                      init_ivs, {}, {}, init_body));
     arith::Analyzer ana;
-    absl::StatusOr<arith::AccessRegions> acc = arith::InferBlockAccess(*init_block, &ana);
-    if (!acc.ok()) return acc.status();
-    auto ib = MakeNode<BlockNode>(**init_block);
-    for (const arith::AccessRegion& r : acc->reads) ib->reads.push_back(r.region);
-    for (const arith::AccessRegion& r : acc->writes) ib->writes.push_back(r.region);
+    TESSEL_ASSIGN_OR_RETURN(arith::AccessRegions acc, arith::InferBlockAccess(init_block, &ana));
+    auto ib = MakeNode<BlockNode>(*init_block);
+    for (const arith::AccessRegion& r : acc.reads) ib->reads.push_back(r.region);
+    for (const arith::AccessRegion& r : acc.writes) ib->writes.push_back(r.region);
     std::vector<Expr> init_conds;
     for (const Expr& c : inner_conds) init_conds.push_back(Substitute(c, fresh));
-    absl::StatusOr<Stmt> nest = MakeBlockRealize(init_values, AllOf(init_conds), Block(std::move(ib)));
-    if (!nest.ok()) return nest.status();
+    TESSEL_ASSIGN_OR_RETURN(Stmt nest,
+                            MakeBlockRealize(init_values, AllOf(init_conds), Block(std::move(ib))));
     for (size_t k = inner.size(); k-- > 0;) {
       auto it = fresh_loops.find(inner[k]->loop_var.get());
       if (it == fresh_loops.end()) continue;
-      nest = MakeFor(it->second, inner[k]->min,
-                     inner[k]->extent, ForKind::kSerial, *nest);
-      if (!nest.ok()) return nest.status();
+      TESSEL_ASSIGN_OR_RETURN(
+          nest, MakeFor(it->second, inner[k]->min, inner[k]->extent, ForKind::kSerial, nest));
     }
-    outer_init = *nest;
+    outer_init = nest;
     inner_block->init = nullptr;
   }
 
   // The inner nest: the same loops around the block with its new bindings.
-  absl::StatusOr<Stmt> body =
-      MakeBlockRealize(inner_values, AllOf(inner_conds), Block(std::move(inner_block)));
-  if (!body.ok()) return body.status();
+  TESSEL_ASSIGN_OR_RETURN(
+      Stmt body, MakeBlockRealize(inner_values, AllOf(inner_conds), Block(std::move(inner_block))));
   for (size_t k = inner.size(); k-- > 0;) {
     auto n = MakeNode<ForNode>(*inner[k]);
-    n->body = *body;
+    n->body = body;
     body = Stmt(std::move(n));
   }
 
   // The outer block's regions: the inner ones relaxed over the inner loops.
   arith::Analyzer ana;
   for (const IterVar& iv : outer_ivs) ana.Bind(iv.var, iv.dom);
-  absl::StatusOr<arith::AccessRegions> acc = arith::InferSubtreeAccess(*body, &ana);
-  if (!acc.ok()) return acc.status();
+  TESSEL_ASSIGN_OR_RETURN(arith::AccessRegions acc, arith::InferSubtreeAccess(body, &ana));
   std::vector<BufferRegion> reads, writes;
-  for (const arith::AccessRegion& r : acc->reads) reads.push_back(ClipToShape(r.region, &ana));
-  for (const arith::AccessRegion& r : acc->writes) writes.push_back(ClipToShape(r.region, &ana));
+  for (const arith::AccessRegion& r : acc.reads) reads.push_back(ClipToShape(r.region, &ana));
+  for (const arith::AccessRegion& r : acc.writes) writes.push_back(ClipToShape(r.region, &ana));
   const std::string name = UniqueBlockName(index, absl::StrCat(block->name, "_o"));
-  absl::StatusOr<Block> outer = MakeBlock(name, outer_ivs, reads, writes, *body, outer_init);
-  if (!outer.ok()) return outer.status();
-  absl::StatusOr<Stmt> outer_realize = MakeBlockRealize(outer_values, AllOf(outer_conds), *outer);
-  if (!outer_realize.ok()) return outer_realize.status();
-  Stmt placed = SimplifyNest(index, index.at(*sref).parent, *outer_realize);
+  TESSEL_ASSIGN_OR_RETURN(Block outer, MakeBlock(name, outer_ivs, reads, writes, body, outer_init));
+  TESSEL_ASSIGN_OR_RETURN(Stmt outer_realize,
+                          MakeBlockRealize(outer_values, AllOf(outer_conds), outer));
+  Stmt placed = SimplifyNest(index, index.at(sref).parent, outer_realize);
   state->Replace(ReplaceStmts(state->func(), {{top, placed}}));
   return name;
 }

@@ -34,7 +34,7 @@ std::vector<CopyDim> Dims(const Buffer& buffer, const std::vector<Range>& region
   std::vector<CopyDim> dims;
   for (size_t d = 0; d < region.size(); ++d) {
     dims.push_back({region[d].min, region[d].extent,
-                    Range{ConstOf(buffer->shape[d]->dtype, 0), buffer->shape[d]}});
+                    Range{IntImm(buffer->shape[d]->dtype, 0), buffer->shape[d]}});
   }
   return dims;
 }
@@ -65,10 +65,10 @@ Expr WrittenPredicate(const StmtIndex& index, int sref, arith::Analyzer* ana) {
     if (r && !s) reduce_only_at_min[f->loop_var.get()] = f->min;
   }
   Expr kept = Bool(true);
-  for (const Expr& t : SplitConjuncts(realize->predicate)) {
+  for (const Expr& t : arith::SplitConjuncts(realize->predicate)) {
     bool drop =
         !UsesAnyVar(t, spatial_loops) && ana->CanProve(Substitute(t, reduce_only_at_min));
-    if (!drop) kept = AndE(kept, t);
+    if (!drop) kept = arith::AndE(kept, t);
   }
   return kept;
 }
@@ -234,7 +234,7 @@ absl::StatusOr<std::string> CacheRead(ScheduleState* state, const std::string& b
     }
   }
   if (region.empty()) {
-    for (const Expr& e : buffer->shape) region.push_back(Range{ConstOf(e->dtype, 0), e});
+    for (const Expr& e : buffer->shape) region.push_back(Range{IntImm(e->dtype, 0), e});
   }
   std::string name = CacheName(index, buffer, storage_scope);
   Buffer cache = CacheBuffer(buffer, name, storage_scope);

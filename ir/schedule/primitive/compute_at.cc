@@ -17,6 +17,7 @@
 #include "ir/schedule/loop_independence.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
@@ -42,7 +43,7 @@ std::optional<IterIndex> MatchIterIndex(const Expr& e, const BlockNode* b) {
   if (bin == nullptr || (bin->kind() != NodeKind::kAdd && bin->kind() != NodeKind::kSub)) {
     return std::nullopt;
   }
-  std::optional<int64_t> c = ConstInt(bin->b);
+  std::optional<int64_t> c = arith::AsConstInt(bin->b);
   int k = var_of(bin->a);
   if (!c || k < 0) return std::nullopt;
   return IterIndex{k, bin->kind() == NodeKind::kAdd ? *c : -*c};
@@ -63,9 +64,9 @@ std::string Narrow(const BlockNode* b, const BufferRegion& declared, const Buffe
   for (size_t d = 0; d < declared.region.size(); ++d) {
     const Range& r = declared.region[d];
     std::optional<IterIndex> m = MatchIterIndex(r.min, b);
-    if (!m || !ana->CanProveEqual(r.extent, ConstOf(r.extent->dtype, 1))) {
+    if (!m || !ana->CanProveEqual(r.extent, IntImm(r.extent->dtype, 1))) {
       std::string idx = PrintExpr(r.min);
-      if (!ConstInt(r.extent) || *ConstInt(r.extent) != 1) idx += " +: " + PrintExpr(r.extent);
+      if (!arith::IsConstInt(r.extent, 1)) idx += " +: " + PrintExpr(r.extent);
       return absl::StrCat(DescribeBlock(b), " accesses ", declared.buffer->name, " at ", idx,
                           " in dimension ", d,
                           "; the region maps back to its iter vars only through an index that "
@@ -79,8 +80,8 @@ std::string Narrow(const BlockNode* b, const BufferRegion& declared, const Buffe
                           b->iter_vars[m->k].var->name, " of ", DescribeBlock(b), " is ",
                           t.ToString());
     }
-    Expr lo = ana->Simplify(Sub(n.min, ConstOf(t, m->offset)));
-    Expr hi = ana->Simplify(Sub(Add(n.min, n.extent), ConstOf(t, m->offset + 1)));
+    Expr lo = ana->Simplify(Sub(n.min, IntImm(t, m->offset)));
+    Expr hi = ana->Simplify(Sub(Add(n.min, n.extent), IntImm(t, m->offset + 1)));
     std::optional<IterRange>& cur = (*out)[m->k];
     if (!cur) {
       cur = IterRange{lo, hi};
@@ -115,9 +116,9 @@ class ExpandTileProducts : public IRMutator {
     const auto* mul = dyn_cast<BinaryNode>(e);
     if (mul == nullptr || mul->kind() != NodeKind::kMul) return e;
     const auto* div = dyn_cast<BinaryNode>(mul->a);
-    std::optional<int64_t> c = ConstInt(mul->b);
+    std::optional<int64_t> c = arith::AsConstInt(mul->b);
     if (div == nullptr || div->kind() != NodeKind::kFloorDiv || !c || *c <= 0 ||
-        ConstInt(div->b) != c) {
+        arith::AsConstInt(div->b) != c) {
       return e;
     }
     return Sub(div->a, FloorMod(div->a, div->b));
@@ -150,7 +151,7 @@ std::string CheckProducedCovers(const StmtIndex& index, int loop, const BlockNod
     if (!m) continue;  // Narrow refused it already.
     const IterVar& iv = b->iter_vars[m->k];
     DataType t = iv.var->dtype;
-    Expr need_lo = ana->Simplify(Add(iv.dom.min, ConstOf(t, m->offset)));
+    Expr need_lo = ana->Simplify(Add(iv.dom.min, IntImm(t, m->offset)));
     Expr need_hi = ana->Simplify(Add(need_lo, iv.dom.extent));
     const Range& got = all.region.region[d];
     Expr got_hi = ana->Simplify(Add(got.min, got.extent));
@@ -179,7 +180,7 @@ int64_t ExtentUpperBound(const Expr& lo, const Expr& hi, arith::Analyzer* ana) {
   if (const auto* m = dyn_cast<BinaryNode>(lo); m != nullptr && m->kind() == NodeKind::kMax) {
     return std::min(ExtentUpperBound(m->a, hi, ana), ExtentUpperBound(m->b, hi, ana));
   }
-  Expr e = ana->Simplify(Add(Sub(hi, lo), ConstOf(lo->dtype, 1)));
+  Expr e = ana->Simplify(Add(Sub(hi, lo), IntImm(lo->dtype, 1)));
   return ana->GetConstIntBound(e).max_value;
 }
 
@@ -207,14 +208,14 @@ absl::StatusOr<Stmt> BuildNest(const ScheduleState& state, int loop, const Block
   for (size_t k = 0; k < b->iter_vars.size(); ++k) {
     const IterVar& iv = b->iter_vars[k];
     DataType t = iv.var->dtype;
-    Expr dom_hi = ana->Simplify(Sub(Add(iv.dom.min, iv.dom.extent), ConstOf(t, 1)));
+    Expr dom_hi = ana->Simplify(Sub(Add(iv.dom.min, iv.dom.extent), IntImm(t, 1)));
     Expr lo = iv.dom.min, hi = dom_hi;
     if (ranges[k]) {
       lo = ana->Simplify(Max(ranges[k]->lo, iv.dom.min));
       hi = ana->Simplify(Min(ranges[k]->hi, dom_hi));
     }
-    Expr extent = ana->Simplify(Add(Sub(hi, lo), ConstOf(t, 1)));
-    std::optional<int64_t> c = ConstInt(extent);
+    Expr extent = ana->Simplify(Add(Sub(hi, lo), IntImm(t, 1)));
+    std::optional<int64_t> c = arith::AsConstInt(extent);
     bool guard = false;
     if (!c && UsesLoopsAround(state.index(), loop, extent)) {
       int64_t bound = ExtentUpperBound(lo, hi, ana);
@@ -235,31 +236,29 @@ absl::StatusOr<Stmt> BuildNest(const ScheduleState& state, int loop, const Block
       continue;
     }
     Var ax = MakeVar(absl::StrCat("ax", loops.size()), t);
-    loops.emplace_back(ax, c ? ConstOf(t, *c) : extent);
-    Expr value = AddE(lo, ax);
+    loops.emplace_back(ax, c ? IntImm(t, *c) : extent);
+    Expr value = arith::AddE(lo, ax);
     bindings.push_back(value);
     if (!guard) continue;
     // Only the arms of `hi` the loop's range does not already imply.
     arith::Analyzer::Scope scope(ana);
-    ana->Bind(ax, Range{ConstOf(t, 0), ConstOf(t, *c)});
+    ana->Bind(ax, Range{IntImm(t, 0), IntImm(t, *c)});
     std::vector<Expr> arms;
     MinArms(hi, &arms);
     for (const Expr& arm : arms) {
-      Expr cond = LT(value, ana->Simplify(Add(arm, ConstOf(t, 1))));
-      if (!ana->CanProve(cond)) predicate = AndE(predicate, cond);
+      Expr cond = LT(value, ana->Simplify(Add(arm, IntImm(t, 1))));
+      if (!ana->CanProve(cond)) predicate = arith::AndE(predicate, cond);
     }
   }
   VarMap at_new;  // the original predicate's terms, over the new bindings.
   for (size_t k = 0; k < b->iter_vars.size(); ++k) at_new[b->iter_vars[k].var.get()] = bindings[k];
-  for (const Expr& t : kept_predicate) predicate = AndE(predicate, Substitute(t, at_new));
-  absl::StatusOr<Stmt> nest = MakeBlockRealize(bindings, predicate, r->block);
-  if (!nest.ok()) return nest.status();
+  for (const Expr& t : kept_predicate) predicate = arith::AndE(predicate, Substitute(t, at_new));
+  TESSEL_ASSIGN_OR_RETURN(Stmt nest, MakeBlockRealize(bindings, predicate, r->block));
   for (size_t k = loops.size(); k-- > 0;) {
-    nest = MakeFor(loops[k].first, ConstOf(loops[k].first->dtype, 0), loops[k].second,
-                   ForKind::kSerial, *nest);
-    if (!nest.ok()) return nest.status();
+    TESSEL_ASSIGN_OR_RETURN(nest, MakeFor(loops[k].first, IntImm(loops[k].first->dtype, 0),
+                                          loops[k].second, ForKind::kSerial, nest));
   }
-  return SimplifyNest(state.index(), loop, *nest);
+  return SimplifyNest(state.index(), loop, nest);
 }
 
 // `func` with `nest` inserted as statement `pos` of loop `loop`'s body.
@@ -293,12 +292,10 @@ struct Move {
 
 absl::StatusOr<Move> ResolveMove(const ScheduleState& state, const std::string& block,
                                  const Var& loop, const std::string& primitive) {
-  absl::StatusOr<int> sref = state.BlockSRef(block);
-  if (!sref.ok()) return sref.status();
-  absl::StatusOr<int> lsref = state.LoopSRef(loop);
-  if (!lsref.ok()) return lsref.status();
+  TESSEL_ASSIGN_OR_RETURN(int sref, state.BlockSRef(block));
+  TESSEL_ASSIGN_OR_RETURN(int lsref, state.LoopSRef(loop));
   const StmtIndex& index = state.index();
-  Move m{*sref, *lsref, index.realize(*sref), index.block(*sref), index.loop(*lsref), ""};
+  Move m{sref, lsref, index.realize(sref), index.block(sref), index.loop(lsref), ""};
   m.what = DescribeBlock(m.b);
   if (index.ScopeBlock(m.sref) != index.ScopeBlock(m.lsref)) {
     return state.Error(m.l, absl::StrCat(primitive, ": ", DescribeLoop(m.l),
@@ -326,11 +323,9 @@ absl::Status Place(ScheduleState* state, const Move& m,
                    const std::vector<std::optional<IterRange>>& ranges, size_t pos,
                    bool preserve_unit_loops, const std::string& primitive,
                    arith::Analyzer* ana) {
-  absl::StatusOr<std::vector<Expr>> kept = KeptPredicate(*state, m.sref, primitive);
-  if (!kept.ok()) return kept.status();
-  absl::StatusOr<Stmt> nest =
-      BuildNest(*state, m.lsref, m.r, ranges, *kept, preserve_unit_loops, primitive, ana);
-  if (!nest.ok()) return nest.status();
+  TESSEL_ASSIGN_OR_RETURN(std::vector<Expr> kept, KeptPredicate(*state, m.sref, primitive));
+  TESSEL_ASSIGN_OR_RETURN(Stmt nest, BuildNest(*state, m.lsref, m.r, ranges, kept,
+                                               preserve_unit_loops, primitive, ana));
   absl::StatusOr<PrimFunc> without =
       RemoveStmt(state->func(), BlockNestRoot(state->index(), m.sref));
   if (!without.ok()) {
@@ -344,7 +339,7 @@ absl::Status Place(ScheduleState* state, const Move& m,
   const std::string doing =
       absl::StrCat(primitive, ": moving ", m.what, " under ", DescribeLoop(m.l));
   PrimFunc before = state->func();
-  state->Replace(InsertIntoLoop(*without, m.l, pos, *nest));
+  state->Replace(InsertIntoLoop(*without, m.l, pos, nest));
   return KeepLoopKindsOrUndo(state, before, kinds, doing);
 }
 
@@ -384,10 +379,9 @@ bool ReadsAnyOf(const StmtIndex& index, int s, const std::vector<BufferRegion>& 
 absl::Status ComputeAt(ScheduleState* state, const std::string& block, const Var& loop,
                        bool preserve_unit_loops) {
   const std::string primitive = "compute_at";
-  absl::StatusOr<Move> m = ResolveMove(*state, block, loop, primitive);
-  if (!m.ok()) return m.status();
+  TESSEL_ASSIGN_OR_RETURN(Move m, ResolveMove(*state, block, loop, primitive));
   const StmtIndex& index = state->index();
-  const auto& [sref, lsref, r, b, l, what] = *m;
+  const auto& [sref, lsref, r, b, l, what] = m;
   auto fail = [&](const Node* at, const std::string& why) {
     return state->Error(at, absl::StrCat(primitive, ": ", why));
   };
@@ -400,7 +394,7 @@ absl::Status ComputeAt(ScheduleState* state, const std::string& block, const Var
   if (std::string why = CheckCoversDomain(index, sref); !why.empty()) {
     return fail(r, absl::StrCat(what, " does not run every point of its domain once: ", why));
   }
-  if (absl::Status ok = CheckSoleWriter(*state, sref, primitive); !ok.ok()) return ok;
+  TESSEL_RETURN_IF_ERROR(CheckSoleWriter(*state, sref, primitive));
   for (const BufferRegion& w : b->writes) {
     if (IsParam(state->func(), w.buffer.get())) {
       return fail(r, absl::StrCat(what, " writes ", w.buffer->name,
@@ -459,16 +453,15 @@ absl::Status ComputeAt(ScheduleState* state, const std::string& block, const Var
       return fail(r, why);
     }
   }
-  return Place(state, *m, ranges, pos, preserve_unit_loops, primitive, &ana);
+  return Place(state, m, ranges, pos, preserve_unit_loops, primitive, &ana);
 }
 
 absl::Status ReverseComputeAt(ScheduleState* state, const std::string& block, const Var& loop,
                               bool preserve_unit_loops) {
   const std::string primitive = "reverse_compute_at";
-  absl::StatusOr<Move> m = ResolveMove(*state, block, loop, primitive);
-  if (!m.ok()) return m.status();
+  TESSEL_ASSIGN_OR_RETURN(Move m, ResolveMove(*state, block, loop, primitive));
   const StmtIndex& index = state->index();
-  const auto& [sref, lsref, r, b, l, what] = *m;
+  const auto& [sref, lsref, r, b, l, what] = m;
   auto fail = [&](const Node* at, const std::string& why) {
     return state->Error(at, absl::StrCat(primitive, ": ", why));
   };
@@ -487,7 +480,7 @@ absl::Status ReverseComputeAt(ScheduleState* state, const std::string& block, co
   if (std::string why = CheckCoversDomain(index, sref); !why.empty()) {
     return fail(r, absl::StrCat(what, " does not run every point of its domain once: ", why));
   }
-  if (absl::Status ok = CheckSoleWriter(*state, sref, primitive); !ok.ok()) return ok;
+  TESSEL_RETURN_IF_ERROR(CheckSoleWriter(*state, sref, primitive));
 
   // Producers under the loop; nobody else in the way touches C's buffers.
   std::vector<int> producers;
@@ -556,7 +549,7 @@ absl::Status ReverseComputeAt(ScheduleState* state, const std::string& block, co
       return fail(r, why);
     }
   }
-  return Place(state, *m, ranges, pos, preserve_unit_loops, primitive, &ana);
+  return Place(state, m, ranges, pos, preserve_unit_loops, primitive, &ana);
 }
 
 namespace {

@@ -7,12 +7,14 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
+#include "ir/fallible_mutator.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive/storage_align.h"
 #include "ir/schedule/primitive_registration.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 
@@ -96,7 +98,7 @@ absl::Status CheckPrivateAndSoleWriter(const ScheduleState& state, const Spatial
 
 // Replaces every load of the inlined buffer by the stored value, and updates
 // the declared reads of the blocks that held those loads.
-class LoadInliner : public IRMutator {
+class LoadInliner : public FallibleMutator<> {
  public:
   explicit LoadInliner(const SpatialStore& s) : s_(s), buf_(s.store->buffer.get()) {
     changed_ = LoadedBuffers(s.store->value);
@@ -122,10 +124,7 @@ class LoadInliner : public IRMutator {
       for (const IterVar& iv : b->iter_vars) ana.Bind(iv.var, iv.dom);
     }
     absl::StatusOr<arith::AccessRegions> access = arith::InferBlockAccess(GetRef(b), &ana);
-    if (!access.ok()) {
-      if (status.ok()) status = access.status();
-      return s;
-    }
+    if (!access.ok()) return Fail(access.status(), s);
     if (outer) {
       for (arith::AccessRegion& r : access->reads) r.region = ClipToShape(r.region, &ana);
     }
@@ -133,7 +132,6 @@ class LoadInliner : public IRMutator {
     n->reads = MergeReads(b->reads, access->reads, changed_, buf_);
     return Stmt(std::move(n));
   }
-  absl::Status status;
 
  private:
   const SpatialStore& s_;
@@ -154,26 +152,25 @@ std::vector<int> BlocksBetween(const StmtIndex& index, int a, int b) {
 
 absl::Status ComputeInline(ScheduleState* state, const std::string& block) {
   const std::string primitive = "compute_inline";
-  absl::StatusOr<int> sref = state->BlockSRef(block);
-  if (!sref.ok()) return sref.status();
-  absl::StatusOr<SpatialStore> s = CheckSpatialStore(*state, *sref, primitive);
-  if (!s.ok()) return s.status();
-  if (absl::Status ok = CheckPrivateAndSoleWriter(*state, *s, primitive); !ok.ok()) return ok;
-  const BufferNode* buf = s->store->buffer.get();
+  TESSEL_ASSIGN_OR_RETURN(int sref, state->BlockSRef(block));
+  TESSEL_ASSIGN_OR_RETURN(SpatialStore s, CheckSpatialStore(*state, sref, primitive));
+  TESSEL_RETURN_IF_ERROR(CheckPrivateAndSoleWriter(*state, s, primitive));
+  const BufferNode* buf = s.store->buffer.get();
 
-  const StmtNode* root = BlockNestRoot(state->index(), *sref);
+  const StmtNode* root = BlockNestRoot(state->index(), sref);
   absl::StatusOr<PrimFunc> without = RemoveStmt(state->func(), root);
   if (!without.ok()) {
-    return state->Error(s->realize,
-                        absl::StrCat(primitive, ": cannot remove ", DescribeBlock(s->realize->block.get()),
-                                     ": ", without.status().message()));
+    return state->Error(s.realize, absl::StrCat(primitive, ": cannot remove ",
+                                                DescribeBlock(s.realize->block.get()), ": ",
+                                                without.status().message()));
   }
-  LoadInliner inliner(*s);
+  LoadInliner inliner(s);
   PrimFunc g = inliner.VisitPrimFunc(*without);
-  if (!inliner.status.ok()) {
-    return state->Error(s->realize, absl::StrCat(primitive, ": cannot infer the reads of a reader "
-                                                 "after inlining: ",
-                                                 inliner.status.message()));
+  if (!inliner.ok()) {
+    return state->Error(s.realize, absl::StrCat(primitive,
+                                                ": cannot infer the reads of a reader "
+                                                "after inlining: ",
+                                                inliner.status().message()));
   }
   // The block's annotations, storage_align's among them, go with it: its
   // buffer is gone, so there is nothing left to lay out.
@@ -183,12 +180,10 @@ absl::Status ComputeInline(ScheduleState* state, const std::string& block) {
 
 absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block) {
   const std::string primitive = "reverse_compute_inline";
-  absl::StatusOr<int> sref = state->BlockSRef(block);
-  if (!sref.ok()) return sref.status();
+  TESSEL_ASSIGN_OR_RETURN(int sref, state->BlockSRef(block));
   const StmtIndex& index = state->index();
-  absl::StatusOr<SpatialStore> c = CheckSpatialStore(*state, *sref, primitive);
-  if (!c.ok()) return c.status();
-  const BlockRealizeNode* cr = c->realize;
+  TESSEL_ASSIGN_OR_RETURN(SpatialStore c, CheckSpatialStore(*state, sref, primitive));
+  const BlockRealizeNode* cr = c.realize;
   const BlockNode* cb = cr->block.get();
   const std::string what = DescribeBlock(cb);
   auto fail = [&](const Node* at, const std::string& why) {
@@ -197,8 +192,8 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
 
   // The one producer and the buffer it hands over.
   std::vector<int> producers;
-  for (int o : index.ChildBlocks(index.ScopeBlock(*sref))) {
-    if (o >= *sref) break;
+  for (int o : index.ChildBlocks(index.ScopeBlock(sref))) {
+    if (o >= sref) break;
     for (const BufferRegion& w : index.block(o)->writes) {
       if (Touches(cb->reads, w.buffer.get())) {
         producers.push_back(o);
@@ -211,10 +206,9 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
                                  " producer blocks; it is inlined into exactly one"));
   }
   int psref = producers[0];
-  absl::StatusOr<SpatialStore> p = CheckSpatialStore(*state, psref, primitive);
-  if (!p.ok()) return p.status();
-  if (absl::Status ok = CheckPrivateAndSoleWriter(*state, *p, primitive); !ok.ok()) return ok;
-  const Buffer& buf = p->store->buffer;
+  TESSEL_ASSIGN_OR_RETURN(SpatialStore p, CheckSpatialStore(*state, psref, primitive));
+  TESSEL_RETURN_IF_ERROR(CheckPrivateAndSoleWriter(*state, p, primitive));
+  const Buffer& buf = p.store->buffer;
   if (ReadersOf(index, buf.get()).size() != 1 ||
       CountLoads(state->func()->body, buf.get()) != CountLoads(cb->body, buf.get())) {
     return fail(cr, absl::StrCat(what, " is not the only reader of ", buf->name));
@@ -235,7 +229,7 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
     const BufferNode* b_;
     std::vector<const BufferLoadNode*>* out_;
   } finder(buf.get(), &loads);
-  finder.VisitExpr(c->store->value);
+  finder.VisitExpr(c.store->value);
   absl::flat_hash_map<const VarNode*, const IterVar*> civ;
   for (const IterVar& iv : cb->iter_vars) civ.emplace(iv.var.get(), &iv);
   std::vector<Var> load_vars;
@@ -266,7 +260,7 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
     for (size_t k = 0; k < vars.size(); ++k) {
       for (const IterVar& iv : b->iter_vars) {
         if (iv.var.get() != vars[k].get()) continue;
-        if (!ana.CanProveEqual(iv.dom.min, ConstOf(iv.dom.min->dtype, 0)) ||
+        if (!ana.CanProveEqual(iv.dom.min, IntImm(iv.dom.min->dtype, 0)) ||
             !ana.CanProveEqual(iv.dom.extent, buf->shape[k])) {
           return false;
         }
@@ -274,22 +268,22 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
     }
     return true;
   };
-  if (!spans(cb, load_vars) || !spans(p->realize->block.get(), p->index_vars)) {
+  if (!spans(cb, load_vars) || !spans(p.realize->block.get(), p.index_vars)) {
     return fail(cr, absl::StrCat("the domains of ", what, " and its producer do not both span ",
                                  buf->name, "'s shape, so the inlined block would compute a "
                                             "different set of elements"));
   }
-  if (!IsConstTrue(cr->predicate)) {
+  if (!arith::IsConstTrue(cr->predicate)) {
     return fail(cr, absl::StrCat(what, " has the predicate ", PrintExpr(cr->predicate),
                                  "; only unconditional blocks are inlined into their producer"));
   }
-  if (std::string why = CheckCoversDomain(index, *sref); !why.empty()) {
+  if (std::string why = CheckCoversDomain(index, sref); !why.empty()) {
     return fail(cr, absl::StrCat(what, " does not run every point of its domain once: ", why));
   }
-  for (int o : BlocksBetween(index, psref, *sref)) {
+  for (int o : BlocksBetween(index, psref, sref)) {
     const BlockNode* ob = index.block(o);
-    bool clash = Touches(ob->reads, c->store->buffer.get()) ||
-                 Touches(ob->writes, c->store->buffer.get());
+    bool clash =
+        Touches(ob->reads, c.store->buffer.get()) || Touches(ob->writes, c.store->buffer.get());
     for (const BufferRegion& r : cb->reads) clash |= Touches(ob->writes, r.buffer.get());
     if (clash) {
       return fail(index.realize(o),
@@ -300,7 +294,7 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
 
   // C's store, in P's iter vars, with the loads of the buffer replaced by P's value.
   VarMap to_p;
-  for (size_t k = 0; k < load_vars.size(); ++k) to_p.emplace(load_vars[k].get(), p->index_vars[k]);
+  for (size_t k = 0; k < load_vars.size(); ++k) to_p.emplace(load_vars[k].get(), p.index_vars[k]);
   class Replace : public IRMutator {
    public:
     Replace(const BufferNode* b, Expr v) : b_(b), v_(std::move(v)) {}
@@ -311,9 +305,9 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
    private:
     const BufferNode* b_;
     Expr v_;
-  } replace(buf.get(), p->store->value);
-  Stmt store = replace.VisitStmt(Substitute(GetRef(c->store), to_p));
-  const BlockNode* pb = p->realize->block.get();
+  } replace(buf.get(), p.store->value);
+  Stmt store = replace.VisitStmt(Substitute(GetRef(c.store), to_p));
+  const BlockNode* pb = p.realize->block.get();
   auto nb = MakeNode<BlockNode>(*pb);
   nb->body = store;
   nb->writes.clear();
@@ -344,7 +338,7 @@ absl::Status ReverseComputeInline(ScheduleState* state, const std::string& block
   auto merged = MakeNode<BlockNode>(*written);
   merged->reads = MergeReads(pb->reads, access->reads, changed, buf.get());
 
-  const StmtNode* root = BlockNestRoot(index, *sref);
+  const StmtNode* root = BlockNestRoot(index, sref);
   absl::StatusOr<PrimFunc> without = RemoveStmt(state->func(), root);
   if (!without.ok()) {
     return fail(cr, absl::StrCat("cannot remove ", what, ": ", without.status().message()));

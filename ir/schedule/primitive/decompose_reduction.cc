@@ -76,7 +76,7 @@ absl::StatusOr<std::string> DecomposeReduction(ScheduleState* state, const std::
   // init block before `at` would start only the first.
   for (size_t k = first; k < loops.size(); ++k) {
     const ForNode* f = index.loop(loops[k]);
-    std::optional<int64_t> extent = ConstInt(f->extent);
+    std::optional<int64_t> extent = arith::AsConstInt(f->extent);
     if (spatial_loops.contains(k) || reduce_loops.contains(k) || (extent && *extent == 1)) continue;
     return state->Error(
         f, absl::StrCat(DescribeLoop(f), " is bound to no iter var of ", DescribeBlock(blk),
@@ -131,10 +131,10 @@ absl::StatusOr<std::string> DecomposeReduction(ScheduleState* state, const std::
     }
   }
   Expr init_pred = Bool(true);
-  for (const Expr& t : SplitConjuncts(realize->predicate)) {
+  for (const Expr& t : arith::SplitConjuncts(realize->predicate)) {
     Expr at_first = ana.Simplify(Substitute(t, at_min));
     if (ana.CanProve(at_first)) continue;
-    init_pred = AndE(init_pred, Substitute(at_first, loop_map));
+    init_pred = arith::AndE(init_pred, Substitute(at_first, loop_map));
   }
   // The init block: the spatial iter vars, fresh, bound as before.
   VarMap iter_map;

@@ -3,9 +3,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/arith/expr_util.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
@@ -16,9 +18,8 @@ absl::StatusOr<Var> Fuse(ScheduleState* state, const std::vector<Var>& loops) {
   std::vector<const ForNode*> nest;
   absl::flat_hash_map<const VarNode*, int> vars;
   for (const Var& v : loops) {
-    absl::StatusOr<int> s = state->LoopSRef(v);
-    if (!s.ok()) return s.status();
-    const ForNode* f = index.loop(*s);
+    TESSEL_ASSIGN_OR_RETURN(int s, state->LoopSRef(v));
+    const ForNode* f = index.loop(s);
     if (vars.contains(v.get())) {
       return state->ArgError(f, absl::StrCat(DescribeLoop(f), " is given twice"));
     }
@@ -60,27 +61,26 @@ absl::StatusOr<Var> Fuse(ScheduleState* state, const std::vector<Var>& loops) {
   const DataType t = nest[0]->loop_var->dtype;
   Var fused = MakeVar(absl::StrCat(absl::StrJoin(names, "_"), "_fused"), t);
   VarMap map;
-  Expr stride = ConstOf(t, 1);
+  Expr stride = IntImm(t, 1);
   for (size_t k = nest.size(); k-- > 0;) {
     const ForNode* f = nest[k];
-    Expr digit = FloorDivE(fused, stride);
-    if (k > 0) digit = FloorModE(digit, f->extent);
-    map[f->loop_var.get()] = AddE(f->min, digit);
-    stride = MulE(stride, f->extent);
+    Expr digit = arith::FloorDivE(fused, stride);
+    if (k > 0) digit = arith::FloorModE(digit, f->extent);
+    map[f->loop_var.get()] = arith::AddE(f->min, digit);
+    stride = arith::MulE(stride, f->extent);
   }
-  if (std::optional<int64_t> total = ConstInt(stride); !total) {
+  if (std::optional<int64_t> total = arith::AsConstInt(stride); !total) {
     // A product of constants that did not fold overflowed the loop type.
     bool all_const = true;
-    for (const ForNode* f : nest) all_const &= ConstInt(f->extent).has_value();
+    for (const ForNode* f : nest) all_const &= arith::AsConstInt(f->extent).has_value();
     if (all_const) {
       return state->ArgError(nest[0], absl::StrCat("the fused extent does not fit the type ",
                                                    t.ToString(), " of the loops"));
     }
   }
   Stmt body = Substitute(nest.back()->body, map);
-  absl::StatusOr<Stmt> loop = MakeFor(fused, ConstOf(t, 0), stride, ForKind::kSerial, body);
-  if (!loop.ok()) return loop.status();
-  Stmt simplified = SimplifyNest(index, index.at(index.FindStmt(nest[0])).parent, *loop);
+  TESSEL_ASSIGN_OR_RETURN(Stmt loop, MakeFor(fused, IntImm(t, 0), stride, ForKind::kSerial, body));
+  Stmt simplified = SimplifyNest(index, index.at(index.FindStmt(nest[0])).parent, loop);
   state->Replace(ReplaceStmts(state->func(), {{nest[0], simplified}}));
   return fused;
 }

@@ -7,6 +7,7 @@
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/loop_independence.h"
 #include "ir/schedule/primitive_registration.h"
+#include "ir/status_macros.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::schedule {
@@ -15,9 +16,8 @@ namespace {
 
 absl::StatusOr<const ForNode*> SerialLoop(const ScheduleState& state, const Var& loop,
                                           const std::string& kind) {
-  absl::StatusOr<int> s = state.LoopSRef(loop);
-  if (!s.ok()) return s.status();
-  const ForNode* f = state.index().loop(*s);
+  TESSEL_ASSIGN_OR_RETURN(int s, state.LoopSRef(loop));
+  const ForNode* f = state.index().loop(s);
   if (f->for_kind != ForKind::kSerial) {
     return state.Error(f, absl::StrCat(DescribeLoop(f), " is already ", LoopKindWord(f),
                                        "; only a serial loop can be made ", kind));
@@ -35,12 +35,11 @@ absl::Status SetKind(ScheduleState* state, const ForNode* f, ForKind kind, std::
 
 absl::Status ParallelLike(ScheduleState* state, const Var& loop, ForKind kind,
                           const std::string& word, const std::string& tag) {
-  absl::StatusOr<const ForNode*> f = SerialLoop(*state, loop, word);
-  if (!f.ok()) return f.status();
+  TESSEL_ASSIGN_OR_RETURN(const ForNode* f, SerialLoop(*state, loop, word));
   std::optional<LoopDependence> dep =
-      FindLoopDependence(state->index(), state->index().FindStmt(*f), kind, word);
+      FindLoopDependence(state->index(), state->index().FindStmt(f), kind, word);
   if (dep) return state->Error(dep->at, dep->why);
-  return SetKind(state, *f, kind, tag);
+  return SetKind(state, f, kind, tag);
 }
 
 class FindThreadLoop : public IRVisitor {
@@ -75,9 +74,8 @@ absl::Status Parallel(ScheduleState* state, const Var& loop) {
 absl::Status Vectorize(ScheduleState* state, const Var& loop) {
   // Vector lanes are fixed when the code is compiled (the verifier's rule):
   // a tail-clipped extent such as min(4 * v + 3, 5) - 4 * v + 1 has none.
-  absl::StatusOr<int> s = state->LoopSRef(loop);
-  if (!s.ok()) return s.status();
-  const ForNode* f = state->index().loop(*s);
+  TESSEL_ASSIGN_OR_RETURN(int s, state->LoopSRef(loop));
+  const ForNode* f = state->index().loop(s);
   if (!arith::AsConstInt(f->extent)) {
     return state->Error(f, absl::StrCat(DescribeLoop(f), " has extent ", PrintExpr(f->extent),
                                         ", which is not a constant; a vectorized loop's lanes "
@@ -87,21 +85,19 @@ absl::Status Vectorize(ScheduleState* state, const Var& loop) {
 }
 
 absl::Status Unroll(ScheduleState* state, const Var& loop) {
-  absl::StatusOr<const ForNode*> f = SerialLoop(*state, loop, "unrolled");
-  if (!f.ok()) return f.status();
-  return SetKind(state, *f, ForKind::kUnrolled, "");
+  TESSEL_ASSIGN_OR_RETURN(const ForNode* f, SerialLoop(*state, loop, "unrolled"));
+  return SetKind(state, f, ForKind::kUnrolled, "");
 }
 
 absl::Status Bind(ScheduleState* state, const Var& loop, const std::string& thread_axis) {
-  absl::StatusOr<int> s = state->LoopSRef(loop);
-  if (!s.ok()) return s.status();
-  const ForNode* f = state->index().loop(*s);
+  TESSEL_ASSIGN_OR_RETURN(int s, state->LoopSRef(loop));
+  const ForNode* f = state->index().loop(s);
   if (!IsThreadAxis(thread_axis)) {
     return state->ArgError(f, absl::StrCat("unknown thread axis '", thread_axis,
                                            "'; use blockIdx.x/y/z, threadIdx.x/y/z or vthread"));
   }
   const std::string word = absl::StrCat("bound to ", thread_axis);
-  for (int p = state->index().at(*s).parent; p >= 0; p = state->index().at(p).parent) {
+  for (int p = state->index().at(s).parent; p >= 0; p = state->index().at(p).parent) {
     const ForNode* outer = state->index().loop(p);
     if (outer != nullptr && outer->for_kind == ForKind::kThreadBinding &&
         outer->thread_tag == thread_axis) {

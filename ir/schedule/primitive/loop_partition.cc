@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "ir/arith/expr_util.h"
 #include "ir/fresh_copy.h"
 #include "ir/schedule/cache_stage.h"
 #include "ir/schedule/ir_util.h"
@@ -46,7 +47,7 @@ absl::StatusOr<std::vector<Var>> LoopPartition(ScheduleState* state, const Var& 
     return state->ArgError(
         f, absl::StrCat("loop_partition needs at least two factors, got ", factors.size()));
   }
-  std::optional<int64_t> extent = ConstInt(f->extent);
+  std::optional<int64_t> extent = arith::AsConstInt(f->extent);
   if (!extent) {
     return state->Error(f, absl::StrCat(what,
                                         " has no constant extent; partition a loop whose "
@@ -103,9 +104,10 @@ absl::StatusOr<std::vector<Var>> LoopPartition(ScheduleState* state, const Var& 
       taken.insert(fresh);
       return fresh;
     };
-    Expr at = AddE(AddE(f->min, v), ConstOf(t, offset));  // AddE drops a 0 and folds constants.
+    // AddE drops a 0 and folds constants.
+    Expr at = arith::AddE(arith::AddE(f->min, v), IntImm(t, offset));
     TESSEL_ASSIGN_OR_RETURN(Stmt body, FreshCopy(f->body, {{f->loop_var.get(), at}}, rename));
-    TESSEL_ASSIGN_OR_RETURN(Stmt piece, MakeFor(v, ConstOf(t, 0), ConstOf(t, extents[k]),
+    TESSEL_ASSIGN_OR_RETURN(Stmt piece, MakeFor(v, IntImm(t, 0), IntImm(t, extents[k]),
                                                 ForKind::kSerial, body, "", f->annotations));
     vars.push_back(v);
     pieces.push_back(piece);

@@ -6,10 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
 #include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 
@@ -104,16 +106,13 @@ absl::StatusOr<Stmt> CopyNest(const std::string& name, const std::vector<int64_t
     ivs.push_back(IterVar{vars.back(), Range{IntImm32(0), IntImm32(extents[d])}, IterKind::kSpatial});
     values.push_back(loops.back());
   }
-  absl::StatusOr<Stmt> inner = body(vars);
-  if (!inner.ok()) return inner.status();
-  absl::StatusOr<Block> b = MakeBlock(name, ivs, {}, {}, *inner);
-  if (!b.ok()) return b.status();
+  TESSEL_ASSIGN_OR_RETURN(Stmt inner, body(vars));
+  TESSEL_ASSIGN_OR_RETURN(Block b, MakeBlock(name, ivs, {}, {}, inner));
   arith::Analyzer ana;
-  absl::StatusOr<arith::AccessRegions> acc = arith::InferBlockAccess(*b, &ana);
-  if (!acc.ok()) return acc.status();
-  auto n = MakeNode<BlockNode>(**b);
-  for (const arith::AccessRegion& r : acc->reads) n->reads.push_back(r.region);
-  for (const arith::AccessRegion& r : acc->writes) n->writes.push_back(r.region);
+  TESSEL_ASSIGN_OR_RETURN(arith::AccessRegions acc, arith::InferBlockAccess(b, &ana));
+  auto n = MakeNode<BlockNode>(*b);
+  for (const arith::AccessRegion& r : acc.reads) n->reads.push_back(r.region);
+  for (const arith::AccessRegion& r : acc.writes) n->writes.push_back(r.region);
   absl::StatusOr<Stmt> nest = MakeBlockRealize(values, Bool(true), Block(std::move(n)));
   for (size_t d = extents.size(); nest.ok() && d-- > 0;) {
     nest = MakeFor(loops[d], IntImm32(0), IntImm32(extents[d]), ForKind::kSerial, *nest);
@@ -125,10 +124,9 @@ absl::StatusOr<Stmt> CopyNest(const std::string& name, const std::vector<int64_t
 
 absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
                        const std::vector<int64_t>& padding) {
-  absl::StatusOr<int> sref = state->BlockSRef(block_name);
-  if (!sref.ok()) return sref.status();
+  TESSEL_ASSIGN_OR_RETURN(int sref, state->BlockSRef(block_name));
   const StmtIndex& index = state->index();
-  const BlockRealizeNode* realize = index.realize(*sref);
+  const BlockRealizeNode* realize = index.realize(sref);
   const BlockNode* block = realize->block.get();
   const size_t n = block->iter_vars.size();
   if (padding.size() != n) {
@@ -148,13 +146,12 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
   std::vector<int> loop_srefs;
   for (size_t k = 0; k < n; ++k) {
     const IterVar& iv = block->iter_vars[k];
-    std::optional<int64_t> lo = ConstInt(iv.dom.min), e = ConstInt(iv.dom.extent);
+    std::optional<int64_t> lo = arith::AsConstInt(iv.dom.min), e = arith::AsConstInt(iv.dom.extent);
     const auto* v = dyn_cast<VarNode>(realize->iter_values[k]);
     int l = v ? index.FindLoop(v) : -1;
     const ForNode* f = l >= 0 ? index.loop(l) : nullptr;
     if (!lo || *lo != 0 || !e || iv.kind == IterKind::kOpaque || f == nullptr ||
-        !ConstInt(f->min) || *ConstInt(f->min) != 0 || !ConstInt(f->extent) ||
-        *ConstInt(f->extent) != *e) {
+        !arith::IsConstInt(f->min, 0) || !arith::IsConstInt(f->extent, *e)) {
       return state->Error(block, absl::StrCat("iter var ", iv.var->name, " of ",
                                               DescribeBlock(block),
                                               " must be spatial or reduce over [0, n) with a "
@@ -169,11 +166,11 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
     return state->Error(block, absl::StrCat(DescribeBlock(block), " allocates buffers; pad_einsum "
                                             "pads blocks over buffers allocated outside them"));
   }
-  if (!IsConstTrue(realize->predicate)) {
+  if (!arith::IsConstTrue(realize->predicate)) {
     return state->Error(block, absl::StrCat(DescribeBlock(block), " has a predicate; pad_einsum "
                                             "pads a whole iteration domain"));
   }
-  std::vector<int> chain = index.LoopsAbove(*sref);
+  std::vector<int> chain = index.LoopsAbove(sref);
   std::vector<int> sorted = loop_srefs;
   std::sort(sorted.begin(), sorted.end());
   if (chain != sorted || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
@@ -212,7 +209,7 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
   for (const Buffer& b : scan.buffers) {
     const std::vector<int>& d = scan.dims.at(b.get());
     for (size_t k = 0; k < d.size(); ++k) {
-      std::optional<int64_t> s = ConstInt(b->shape[k]);
+      std::optional<int64_t> s = arith::AsConstInt(b->shape[k]);
       if (!s || *s != ext[d[k]]) {
         return state->Error(block, absl::StrCat("dimension ", k, " of buffer ", b->name,
                                                 " is not the extent ", ext[d[k]], " of iter var ",
@@ -282,34 +279,31 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
     swap[b.get()] = *p;
     allocs.push_back(*p);
     if (b.same_as(out)) {
-      absl::StatusOr<Stmt> crop = CopyNest(
-          UniqueBlockName(index, absl::StrCat(b->name, "_crop")), orig,
-          [&](const std::vector<Var>& v) {
-            std::vector<Expr> idx(v.begin(), v.end());
-            return MakeBufferStore(b, Load(*p, idx), idx);
-          });
-      if (!crop.ok()) return crop.status();
-      after.push_back(*crop);
+      TESSEL_ASSIGN_OR_RETURN(Stmt crop,
+                              CopyNest(UniqueBlockName(index, absl::StrCat(b->name, "_crop")), orig,
+                                       [&](const std::vector<Var>& v) {
+                                         std::vector<Expr> idx(v.begin(), v.end());
+                                         return MakeBufferStore(b, Load(*p, idx), idx);
+                                       }));
+      after.push_back(crop);
       continue;
     }
-    absl::StatusOr<Stmt> copy = CopyNest(
+    TESSEL_ASSIGN_OR_RETURN(Stmt copy, CopyNest(
         UniqueBlockName(index, absl::StrCat(b->name, "_pad")), shape,
         [&](const std::vector<Var>& v) -> absl::StatusOr<Stmt> {
           std::vector<Expr> idx(v.begin(), v.end());
           Expr inside = Bool(true);
           for (size_t k = 0; k < v.size(); ++k) {
-            if (shape[k] != orig[k]) inside = AndE(inside, LT(v[k], IntImm32(orig[k])));
+            if (shape[k] != orig[k]) inside = arith::AndE(inside, LT(v[k], IntImm32(orig[k])));
           }
           absl::StatusOr<Stmt> in = MakeBufferStore(*p, Load(b, idx), idx);
-          absl::StatusOr<Expr> z = ZeroOf(b->dtype);
-          if (!z.ok()) return z.status();
-          absl::StatusOr<Stmt> zero = MakeBufferStore(*p, *z, idx);
+          TESSEL_ASSIGN_OR_RETURN(Expr z, arith::ZeroOf(b->dtype));
+          absl::StatusOr<Stmt> zero = MakeBufferStore(*p, z, idx);
           if (!in.ok()) return in;
           if (!zero.ok()) return zero;
           return MakeIfThenElse(inside, *in, *zero);
-        });
-    if (!copy.ok()) return copy.status();
-    before.push_back(*copy);
+        }));
+    before.push_back(copy);
   }
 
   // The block over the padded domain, on the padded buffers.
@@ -328,13 +322,12 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
   std::vector<Stmt> seq = before;
   seq.push_back(nest);
   seq.insert(seq.end(), after.begin(), after.end());
-  absl::StatusOr<Stmt> all = MakeSeqStmt(seq);
-  if (!all.ok()) return all.status();
+  TESSEL_ASSIGN_OR_RETURN(Stmt all, MakeSeqStmt(seq));
   const StmtNode* top = chain.empty() ? static_cast<const StmtNode*>(realize) : index.loop(chain.front());
-  PrimFunc g = ReplaceStmts(state->func(), {{top, *all}});
+  PrimFunc g = ReplaceStmts(state->func(), {{top, all}});
 
   // Allocate the padded buffers in the enclosing block, or a new root block.
-  int scope = index.ScopeBlock(*sref);
+  int scope = index.ScopeBlock(sref);
   if (scope >= 0) {
     StmtIndex gi(g);
     const BlockRealizeNode* sr = gi.realize(gi.FindBlock(index.block(scope)->name));
@@ -343,13 +336,11 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
     Stmt r(MakeNode<BlockRealizeNode>(sr->iter_values, sr->predicate, Block(std::move(sb))));
     g = ReplaceStmts(g, {{sr, r}});
   } else {
-    absl::StatusOr<Block> root = MakeBlock(UniqueBlockName(index, "root"), {}, {}, {}, g->body,
-                                           nullptr, allocs);
-    if (!root.ok()) return root.status();
-    absl::StatusOr<Stmt> rr = MakeBlockRealize({}, Bool(true), *root);
-    if (!rr.ok()) return rr.status();
+    TESSEL_ASSIGN_OR_RETURN(Block root, MakeBlock(UniqueBlockName(index, "root"), {}, {}, {},
+                                                  g->body, nullptr, allocs));
+    TESSEL_ASSIGN_OR_RETURN(Stmt rr, MakeBlockRealize({}, Bool(true), root));
     auto fn = MakeNode<PrimFuncNode>(*g);
-    fn->body = *rr;
+    fn->body = rr;
     g = PrimFunc(std::move(fn));
   }
   state->Replace(g);

@@ -1,10 +1,13 @@
 // Schedule queries (see queries.h).
 #include "ir/schedule/primitive/queries.h"
 
-#include "absl/container/flat_hash_set.h"
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/primitive_registration.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::schedule {
 
@@ -16,35 +19,26 @@ std::vector<std::string> Names(const StmtIndex& index, const std::vector<int>& s
   return names;
 }
 
-absl::flat_hash_set<const BufferNode*> Buffers(const std::vector<BufferRegion>& regions) {
-  absl::flat_hash_set<const BufferNode*> set;
-  for (const BufferRegion& r : regions) set.insert(r.buffer.get());
-  return set;
-}
-
-bool Touches(const std::vector<BufferRegion>& regions,
-             const absl::flat_hash_set<const BufferNode*>& buffers) {
-  for (const BufferRegion& r : regions) {
-    if (buffers.contains(r.buffer.get())) return true;
-  }
-  return false;
+// True when a region of `regions` is on a buffer of `of`.
+bool TouchesAny(const std::vector<BufferRegion>& regions, const std::vector<BufferRegion>& of) {
+  return std::any_of(of.begin(), of.end(),
+                     [&](const BufferRegion& r) { return Touches(regions, r.buffer.get()); });
 }
 
 // Siblings of `block` in its scope that come before (producers) or after
 // (consumers) it and are linked by a buffer.
 absl::StatusOr<std::vector<std::string>> Neighbours(const ScheduleState& state,
                                                     const std::string& block, bool producers) {
-  absl::StatusOr<int> s = state.BlockSRef(block);
-  if (!s.ok()) return s.status();
+  TESSEL_ASSIGN_OR_RETURN(int s, state.BlockSRef(block));
   const StmtIndex& index = state.index();
-  const BlockNode* me = index.block(*s);
-  std::vector<int> siblings = index.ChildBlocks(index.ScopeBlock(*s));
+  const BlockNode* me = index.block(s);
+  std::vector<int> siblings = index.ChildBlocks(index.ScopeBlock(s));
   std::vector<int> out;
   for (int o : siblings) {
-    if (o == *s || (producers ? o > *s : o < *s)) continue;
+    if (o == s || (producers ? o > s : o < s)) continue;
     const BlockNode* other = index.block(o);
-    bool linked = producers ? Touches(other->writes, Buffers(me->reads))
-                            : Touches(other->reads, Buffers(me->writes));
+    bool linked =
+        producers ? TouchesAny(other->writes, me->reads) : TouchesAny(other->reads, me->writes);
     if (linked) out.push_back(o);
   }
   return Names(index, out);
@@ -62,25 +56,22 @@ absl::StatusOr<std::string> GetBlock(const ScheduleState& state, const std::stri
 }
 
 absl::StatusOr<std::vector<Var>> GetLoops(const ScheduleState& state, const std::string& block) {
-  absl::StatusOr<int> s = state.BlockSRef(block);
-  if (!s.ok()) return s.status();
+  TESSEL_ASSIGN_OR_RETURN(int s, state.BlockSRef(block));
   std::vector<Var> loops;
-  for (int l : state.index().LoopsAbove(*s)) loops.push_back(state.index().loop(l)->loop_var);
+  for (int l : state.index().LoopsAbove(s)) loops.push_back(state.index().loop(l)->loop_var);
   return loops;
 }
 
 absl::StatusOr<std::vector<std::string>> GetChildBlocks(const ScheduleState& state,
                                                         const std::string& block) {
-  absl::StatusOr<int> s = state.BlockSRef(block);
-  if (!s.ok()) return s.status();
-  return Names(state.index(), state.index().ChildBlocks(*s));
+  TESSEL_ASSIGN_OR_RETURN(int s, state.BlockSRef(block));
+  return Names(state.index(), state.index().ChildBlocks(s));
 }
 
 absl::StatusOr<std::vector<std::string>> GetChildBlocks(const ScheduleState& state,
                                                         const Var& loop) {
-  absl::StatusOr<int> s = state.LoopSRef(loop);
-  if (!s.ok()) return s.status();
-  return Names(state.index(), state.index().ChildBlocks(*s));
+  TESSEL_ASSIGN_OR_RETURN(int s, state.LoopSRef(loop));
+  return Names(state.index(), state.index().ChildBlocks(s));
 }
 
 absl::StatusOr<std::vector<std::string>> GetProducers(const ScheduleState& state,

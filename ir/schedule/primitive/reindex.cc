@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
-#include "ir/mutator.h"
+#include "ir/fallible_mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/cache_stage.h"
@@ -43,13 +43,12 @@ class AccessIndices : public IRVisitor {
   const BufferNode* buffer_;
 };
 
-// Every access of `from` becomes an access of `to` at `indices`; `error` holds
+// Every access of `from` becomes an access of `to` at `indices`; status() holds
 // the first access that cannot (a vector access of a scalar position).
-class Redirect : public IRMutator {
+class Redirect : public FallibleMutator<> {
  public:
   Redirect(const BufferNode* from, Buffer to, std::vector<Expr> indices)
       : from_(from), to_(std::move(to)), indices_(std::move(indices)) {}
-  absl::Status error;
   Expr VisitBufferLoad(const BufferLoadNode* op) override {
     if (op->buffer.get() != from_) return IRMutator::VisitBufferLoad(op);
     return Keep(MakeBufferLoad(to_, indices_), Expr(GetRef(op)));
@@ -63,8 +62,7 @@ class Redirect : public IRMutator {
   template <typename T>
   T Keep(absl::StatusOr<T> made, T old) {
     if (made.ok()) return *std::move(made);
-    if (error.ok()) error = made.status();
-    return old;
+    return Fail(made.status(), std::move(old));
   }
   const BufferNode* from_;
   Buffer to_;
@@ -152,7 +150,7 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
       return state->Error(blk, absl::StrCat("reindex: ", why));
     }
   }
-  if (is_write && !IsConstTrue(realize->predicate)) {
+  if (is_write && !arith::IsConstTrue(realize->predicate)) {
     return state->Error(blk, absl::StrCat(what,
                                           " has a predicate; reindex a written buffer "
                                           "before splitting its loops unevenly (the copy "
@@ -219,25 +217,25 @@ absl::StatusOr<std::string> Reindex(ScheduleState* state, const std::string& blo
     }
     return out;
   };
-  absl::StatusOr<Stmt> copy =
+  TESSEL_ASSIGN_OR_RETURN(
+      Stmt copy,
       is_write ? MakeCopyNest(name, dims, buffer, at_original, reindexed, at_reindexed, &ana)
-               : MakeCopyNest(name, dims, reindexed, at_reindexed, buffer, at_original, &ana);
-  if (!copy.ok()) return copy.status();
+               : MakeCopyNest(name, dims, reindexed, at_reindexed, buffer, at_original, &ana));
   // The block, redirected.
   Redirect redirect(buffer.get(), reindexed, new_indices);
   auto b = MakeNode<BlockNode>(*blk);
   b->body = redirect.VisitStmt(blk->body);
   if (blk->init) b->init = redirect.VisitStmt(blk->init);
-  if (!redirect.error.ok()) {
+  if (!redirect.ok()) {
     return state->Error(blk, absl::StrCat("the accesses of ", buffer->name, " in ", what,
-                                          " cannot be redirected: ", redirect.error.message()));
+                                          " cannot be redirected: ", redirect.status().message()));
   }
   BufferRegion point = PointRegion(reindexed, new_indices);
   b->reads = Redirected(blk->reads, buffer.get(), point);
   b->writes = Redirected(blk->writes, buffer.get(), point);
   Stmt new_realize(
       MakeNode<BlockRealizeNode>(realize->iter_values, realize->predicate, Block(std::move(b))));
-  PrimFunc f = InsertNextTo(state->func(), index.at(child).stmt, *copy, /*before=*/!is_write);
+  PrimFunc f = InsertNextTo(state->func(), index.at(child).stmt, copy, /*before=*/!is_write);
   f = ReplaceStmts(f, {{realize, new_realize}});
   f = AllocateInScope(f, StmtIndex(f), scope < 0 ? "" : index.block(scope)->name, {reindexed});
   state->Replace(f);

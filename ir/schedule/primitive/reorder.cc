@@ -7,6 +7,7 @@
 #include "ir/schedule/binding_analysis.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir::schedule {
 
@@ -14,13 +15,12 @@ absl::Status Reorder(ScheduleState* state, const std::vector<Var>& order) {
   const StmtIndex& index = state->index();
   std::vector<int> srefs;
   for (const Var& v : order) {
-    absl::StatusOr<int> s = state->LoopSRef(v);
-    if (!s.ok()) return s.status();
-    if (std::find(srefs.begin(), srefs.end(), *s) != srefs.end()) {
-      return state->ArgError(index.loop(*s),
-                             absl::StrCat(DescribeLoop(index.loop(*s)), " is given twice"));
+    TESSEL_ASSIGN_OR_RETURN(int s, state->LoopSRef(v));
+    if (std::find(srefs.begin(), srefs.end(), s) != srefs.end()) {
+      return state->ArgError(index.loop(s),
+                             absl::StrCat(DescribeLoop(index.loop(s)), " is given twice"));
     }
-    srefs.push_back(*s);
+    srefs.push_back(s);
   }
   if (srefs.empty()) return absl::OkStatus();
 

@@ -280,7 +280,7 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
   // A predicate term over the loops the write-back does not run over holds for
   // some iteration of them iff it holds at their minimum, when its left side is
   // smallest there (a tail split: k_0 * 4 + k_1 < 23 holds for some k_0 iff k_1 < 23).
-  std::vector<Expr> terms = SplitConjuncts(realize->predicate);
+  std::vector<Expr> terms = arith::SplitConjuncts(realize->predicate);
   Expr wb_pred = Bool(true);
   {
     arith::Analyzer::Scope scope(&ana);
@@ -294,7 +294,7 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
     }
     for (const Expr& t : terms) {
       if (!UsesAnyVar(t, uncopied)) {
-        wb_pred = AndE(wb_pred, Substitute(t, wb_loops));
+        wb_pred = arith::AndE(wb_pred, Substitute(t, wb_loops));
         continue;
       }
       const auto* cmp = dyn_cast<BinaryNode>(t.get());
@@ -307,7 +307,7 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
                                               "not run over that is not a tail bound `a < b`"));
       }
       Expr bound = ana.Simplify(ValueOrDie(MakeBinary(t->kind(), lo, cmp->b)));
-      if (!ana.CanProve(bound)) wb_pred = AndE(wb_pred, Substitute(bound, wb_loops));
+      if (!ana.CanProve(bound)) wb_pred = arith::AndE(wb_pred, Substitute(bound, wb_loops));
     }
   }
   VarMap wb_iter;

@@ -1,7 +1,7 @@
 #include "ir/schedule/primitive/sample_perfect_tile.h"
 
 #include "absl/strings/str_cat.h"
-#include "ir/schedule/ir_util.h"
+#include "ir/arith/expr_util.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/schedule/sampling.h"
 
@@ -21,7 +21,7 @@ absl::StatusOr<std::vector<int64_t>> primitive::SamplePerfectTile::Apply(
   TESSEL_ASSIGN_OR_RETURN(int sref, state.LoopSRef(loop));
   const ForNode* f = state.index().loop(sref);
   if (n < 1 || n > 64) return state.ArgError(f, absl::StrCat("n must be in [1, 64], not ", n));
-  std::optional<int64_t> extent = ConstInt(f->extent);
+  std::optional<int64_t> extent = arith::AsConstInt(f->extent);
   if (!extent || *extent < 1 || *extent > kMaxTileExtent) {
     return state.Error(f, absl::StrCat(DescribeLoop(f),
                                        " needs a constant extent in [1, 2^40] to be tiled "

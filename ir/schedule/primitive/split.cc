@@ -2,28 +2,20 @@
 #include "ir/schedule/primitive/split.h"
 
 #include "absl/strings/str_cat.h"
+#include "ir/arith/expr_util.h"
 #include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/schedule/simplify_nest.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 
 namespace tessel::ir::schedule {
 
-namespace {
-
-bool FitsType(DataType t, int64_t v) {
-  if (t.bits() >= 64) return true;
-  return v >= -(int64_t{1} << (t.bits() - 1)) && v < (int64_t{1} << (t.bits() - 1));
-}
-
-}  // namespace
-
 absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
                                        const std::vector<std::optional<int64_t>>& factors) {
-  absl::StatusOr<int> sref = state->LoopSRef(loop);
-  if (!sref.ok()) return sref.status();
-  const ForNode* f = state->index().loop(*sref);
+  TESSEL_ASSIGN_OR_RETURN(int sref, state->LoopSRef(loop));
+  const ForNode* f = state->index().loop(sref);
   const std::string what = DescribeLoop(f);
   if (factors.size() < 2) {
     return state->ArgError(f,
@@ -44,8 +36,8 @@ absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
       return state->ArgError(
           f, absl::StrCat("factor ", k, " is ", *factors[k], "; factors must be positive"));
     }
-    if (!FitsType(t, *factors[k]) || __builtin_mul_overflow(product, *factors[k], &product) ||
-        !FitsType(t, product)) {
+    if (!arith::FitsInt(t, *factors[k]) || __builtin_mul_overflow(product, *factors[k], &product) ||
+        !arith::FitsInt(t, product)) {
       return state->ArgError(f, absl::StrCat("the factors' product does not fit the type ",
                                              t.ToString(), " of ", what));
     }
@@ -57,17 +49,18 @@ absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
   }
 
   // The extents of the new loops, and whether the product can exceed the extent.
-  std::optional<int64_t> extent = ConstInt(f->extent);
+  std::optional<int64_t> extent = arith::AsConstInt(f->extent);
   std::vector<Expr> extents;
-  for (const std::optional<int64_t>& k : factors) extents.push_back(k ? ConstOf(t, *k) : nullptr);
+  for (const std::optional<int64_t>& k : factors) extents.push_back(k ? IntImm(t, *k) : nullptr);
   bool guard = false;
   if (inferred >= 0) {
     if (extent) {
       int64_t n = *extent <= 0 ? 0 : (*extent - 1) / product + 1;
-      extents[inferred] = ConstOf(t, n);
+      extents[inferred] = IntImm(t, n);
       guard = n * product != std::max<int64_t>(*extent, 0);
     } else {
-      extents[inferred] = FloorDivE(AddE(f->extent, ConstOf(t, product - 1)), ConstOf(t, product));
+      extents[inferred] =
+          arith::FloorDivE(arith::AddE(f->extent, IntImm(t, product - 1)), IntImm(t, product));
       guard = product != 1;
     }
   } else if (!extent) {
@@ -87,26 +80,24 @@ absl::StatusOr<std::vector<Var>> Split(ScheduleState* state, const Var& loop,
   Expr fused;
   for (size_t k = 0; k < factors.size(); ++k) {
     vars.push_back(MakeVar(absl::StrCat(f->loop_var->name, "_", k), t));
-    fused = k == 0 ? Expr(vars[0]) : AddE(MulE(fused, extents[k]), vars[k]);
+    fused = k == 0 ? Expr(vars[0]) : arith::AddE(arith::MulE(fused, extents[k]), vars[k]);
   }
-  Stmt body = Substitute(f->body, {{f->loop_var.get(), AddE(f->min, fused)}});
+  Stmt body = Substitute(f->body, {{f->loop_var.get(), arith::AddE(f->min, fused)}});
   if (guard) {
     Expr cond = LT(fused, f->extent);
     if (HasStmtOutsideBlocks(body)) {
-      absl::StatusOr<Stmt> guarded = MakeIfThenElse(cond, body);
-      if (!guarded.ok()) return guarded.status();
-      body = *guarded;
+      TESSEL_ASSIGN_OR_RETURN(Stmt guarded, MakeIfThenElse(cond, body));
+      body = guarded;
     } else {
       body = AddPredicateToBlocks(body, cond);
     }
   }
   for (size_t k = factors.size(); k-- > 0;) {
-    absl::StatusOr<Stmt> next = MakeFor(vars[k], ConstOf(t, 0), extents[k], ForKind::kSerial, body,
-                                        "", k == 0 ? f->annotations : Attrs{});
-    if (!next.ok()) return next.status();
-    body = *next;
+    TESSEL_ASSIGN_OR_RETURN(Stmt next, MakeFor(vars[k], IntImm(t, 0), extents[k], ForKind::kSerial,
+                                               body, "", k == 0 ? f->annotations : Attrs{}));
+    body = next;
   }
-  body = SimplifyNest(state->index(), state->index().at(*sref).parent, body);
+  body = SimplifyNest(state->index(), state->index().at(sref).parent, body);
   state->Replace(ReplaceStmts(state->func(), {{f, body}}));
   return vars;
 }

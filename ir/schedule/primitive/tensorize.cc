@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
+#include "ir/binding_map.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/ir_util.h"
@@ -123,13 +124,13 @@ class Instantiate : public IRMutator {
       DataType t = idx[k]->dtype.with_lanes(1);
       const Expr m = min[k]->dtype == t ? min[k] : Cast(t, min[k]);
       if (const auto* r = dyn_cast<RampNode>(idx[k])) {
-        out.push_back(ValueOrDie(MakeRamp(AddE(m, r->base), r->stride, r->lanes)));
+        out.push_back(ValueOrDie(MakeRamp(arith::AddE(m, r->base), r->stride, r->lanes)));
       } else if (const auto* b = dyn_cast<BroadcastNode>(idx[k])) {
-        out.push_back(ValueOrDie(MakeBroadcast(AddE(m, b->value), b->lanes)));
+        out.push_back(ValueOrDie(MakeBroadcast(arith::AddE(m, b->value), b->lanes)));
       } else if (idx[k]->dtype.lanes() > 1) {
         out.push_back(Add(Broadcast(m, idx[k]->dtype.lanes()), idx[k]));
       } else {
-        out.push_back(AddE(m, idx[k]));
+        out.push_back(arith::AddE(m, idx[k]));
       }
     }
     return out;
@@ -156,21 +157,19 @@ std::string InlineNest(const Stmt& body, Stmt* out) {
     return absl::StrCat("block ", inner->name, " below still has an init; blockize at a loop "
                         "inside the reduction so the init moves to the outer block");
   }
-  if (!IsConstTrue(realize->predicate)) {
+  if (!arith::IsConstTrue(realize->predicate)) {
     return absl::StrCat("block ", inner->name, " below has the predicate ",
                         PrintExpr(realize->predicate),
                         "; intrinsics cover whole tiles (pad the computation with pad_einsum)");
   }
   if (!inner->alloc_buffers.empty()) return absl::StrCat("block ", inner->name, " allocates");
-  VarMap bind;
-  for (size_t k = 0; k < inner->iter_vars.size(); ++k) {
-    bind[inner->iter_vars[k].var.get()] = realize->iter_values[k];
-  }
+  VarMap bind = BindingMap(realize);
   // A loop of one iteration is its minimum (a split by 1 leaves such loops,
   // whose variable the simplifier already dropped from the bindings).
   VarMap unit;
   for (const ForNode* f : loops) {
-    if (std::optional<int64_t> e = ConstInt(f->extent); e && *e == 1) unit[f->loop_var.get()] = f->min;
+    if (std::optional<int64_t> e = arith::AsConstInt(f->extent); e && *e == 1)
+      unit[f->loop_var.get()] = f->min;
   }
   for (auto& [v, e] : bind) e = Substitute(e, unit);
   Stmt nest = Substitute(inner->body, bind);
@@ -187,9 +186,8 @@ std::string InlineNest(const Stmt& body, Stmt* out) {
 
 absl::Status Tensorize(ScheduleState* state, const std::string& block_name,
                        const std::string& intrin_name) {
-  absl::StatusOr<int> sref = state->BlockSRef(block_name);
-  if (!sref.ok()) return sref.status();
-  const BlockNode* block = state->index().block(*sref);
+  TESSEL_ASSIGN_OR_RETURN(int sref, state->BlockSRef(block_name));
+  const BlockNode* block = state->index().block(sref);
   absl::StatusOr<TensorIntrin> intrin = GetTensorIntrin(intrin_name);
   if (!intrin.ok()) return state->ArgError(block, std::string(intrin.status().message()));
   const std::string what =
@@ -290,7 +288,7 @@ absl::Status Tensorize(ScheduleState* state, const std::string& block_name,
   auto n = MakeNode<BlockNode>(*block);
   n->body = inst.VisitStmt(intrin->impl->body);
   n->annotations["tensorized"] = AttrValue(intrin_name);
-  const BlockRealizeNode* r = state->index().realize(*sref);
+  const BlockRealizeNode* r = state->index().realize(sref);
   Stmt realize(MakeNode<BlockRealizeNode>(r->iter_values, r->predicate, Block(std::move(n))));
   state->Replace(ReplaceStmts(state->func(), {{r, realize}}));
   return absl::OkStatus();

@@ -6,7 +6,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/iter_map.h"
 #include "ir/arith/region.h"
-#include "ir/mutator.h"
+#include "ir/fallible_mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/status_macros.h"
@@ -37,12 +37,12 @@ class DefinitionFinder : public IRVisitor {
   const DeclBufferNode* view = nullptr;
 };
 
-class LayoutRewriter : public IRMutator {
+class LayoutRewriter : public FallibleMutator<> {
  public:
   LayoutRewriter(const Buffer& from, const Buffer& to, const IndexMap& map)
       : from_(from), to_(to), map_(map) {}
 
-  absl::Status status;
+  // The store that held the first error, when it was a store (else null).
   const Node* failed_at = nullptr;
 
   Expr VisitBufferLoad(const BufferLoadNode* op) override {
@@ -91,17 +91,17 @@ class LayoutRewriter : public IRMutator {
  private:
   std::optional<std::vector<Expr>> Map(const std::vector<Expr>& indices, const Node* at) {
     for (const Expr& i : indices) {
-      if (i->dtype.lanes() != 1 && status.ok()) {
-        status = absl::FailedPreconditionError(
+      if (i->dtype.lanes() != 1 && ok()) {
+        Fail(absl::FailedPreconditionError(
             absl::StrCat("the access ", from_->name, "[", PrintExpr(i),
-                         ", ...] is vectorized; transform the layout before vectorizing"));
+                         ", ...] is vectorized; transform the layout before vectorizing")));
         failed_at = at;
       }
     }
-    if (!status.ok()) return std::nullopt;
+    if (!ok()) return std::nullopt;
     absl::StatusOr<std::vector<Expr>> out = map_.Apply(indices);
     if (!out.ok()) {
-      status = out.status();
+      Fail(out.status());
       failed_at = at;
       return std::nullopt;
     }
@@ -129,10 +129,7 @@ class LayoutRewriter : public IRMutator {
       mins.push_back(v);
     }
     absl::StatusOr<std::vector<Expr>> out = map_.Apply(mins);
-    if (!out.ok()) {
-      if (status.ok()) status = out.status();
-      return r;
-    }
+    if (!out.ok()) return Fail(out.status(), r);
     BufferRegion mapped{to_, {}};
     for (const Expr& e : *out) {
       mapped.region.push_back(Range{ana_.Simplify(e), IntImm(e->dtype, 1)});
@@ -150,9 +147,8 @@ class LayoutRewriter : public IRMutator {
 
 absl::Status TransformLayout(ScheduleState* state, const std::string& block_name,
                              const BufferRef& ref, const IndexMap& map) {
-  absl::StatusOr<int> sref = state->BlockSRef(block_name);
-  if (!sref.ok()) return sref.status();
-  const BlockNode* block = state->index().block(*sref);
+  TESSEL_ASSIGN_OR_RETURN(int sref, state->BlockSRef(block_name));
+  const BlockNode* block = state->index().block(sref);
 
   // The block's buffers, reads then writes, each once.
   std::vector<Buffer> buffers;
@@ -260,9 +256,9 @@ absl::Status TransformLayout(ScheduleState* state, const std::string& block_name
 
   LayoutRewriter rewrite(buf, *to, map);
   PrimFunc g = rewrite.VisitPrimFunc(state->func());
-  if (!rewrite.status.ok()) {
+  if (!rewrite.ok()) {
     return state->Error(rewrite.failed_at ? rewrite.failed_at : block,
-                        std::string(rewrite.status.message()));
+                        std::string(rewrite.status().message()));
   }
   state->Replace(g);
   return absl::OkStatus();
