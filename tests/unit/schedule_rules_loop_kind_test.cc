@@ -56,8 +56,8 @@ func @f(A: f32[8], T: f32[8, 8], C: f32[8, 8]) {
 // carries a dependence, and run in another order the result differs.
 TEST(ScheduleRulesLoopKind, BlockReadsWhatAnotherIterationOfItWrites) {
   Schedule sch = MustSchedule(FuncText("f(A: f32[8])",
-                                       {BlockNestText({.loops = {"i in range(1, 8)"},
-                                                       .block = "B(vi: spatial[1, 8] = i)",
+                                       {BlockNestText({.loops = {"i in range(1, 7)"},
+                                                       .block = "B(vi: spatial[1, 7] = i)",
                                                        .reads = "A[vi - 1]",
                                                        .writes = "A[vi]",
                                                        .body = "A[vi] = A[vi - 1] + 1.0f32"})}));
@@ -78,8 +78,8 @@ TEST(ScheduleRulesLoopKind, BlockReadsWhatAnotherIterationOfItWrites) {
 // (ReadsOf), should an unverified function reach it.
 TEST(ScheduleRulesLoopKind, UndeclaredLoadsAreRefusedByTheVerifier) {
   IRModule self = ParseOrDie(FuncText("f(A: f32[8])",
-                                      {BlockNestText({.loops = {"i in range(1, 8)"},
-                                                      .block = "B(vi: spatial[1, 8] = i)",
+                                      {BlockNestText({.loops = {"i in range(1, 7)"},
+                                                      .block = "B(vi: spatial[1, 7] = i)",
                                                       .writes = "A[vi]",
                                                       .body = "A[vi] = A[vi - 1] + 1.0f32"})}));
   EXPECT_THAT(std::string(VerifyModule(self).message()),
@@ -87,13 +87,13 @@ TEST(ScheduleRulesLoopKind, UndeclaredLoadsAreRefusedByTheVerifier) {
                                    "the block declares no read region"));
   IRModule other = ParseOrDie(R"(
 func @f(A: f32[8], T: f32[8], C: f32[8]) {
-  for i in range(1, 8) {
-    block W(vi: spatial[1, 8] = i) {
+  for i in range(1, 7) {
+    block W(vi: spatial[1, 7] = i) {
       reads(A[vi])
       writes(T[vi])
       T[vi] = A[vi]
     }
-    block R(vj: spatial[1, 8] = i) {
+    block R(vj: spatial[1, 7] = i) {
       writes(C[vj])
       C[vj] = T[vj - 1]
     }
