@@ -9,7 +9,8 @@ namespace {
 const std::string kMatmul = MatmulText(16, 16, 16);
 
 // What decomposing kMatmul leaves: block C_init zeroing C[vi, vj] with vi and
-// vj bound to `i` and `j`, and the update without its init under loop k.
+// vj bound to `i` and `j`, and the update without its init under loop k, which
+// declares the accumulator it loads (C[vi_1, vj_1]) in its reads.
 std::string InitBlock(const std::string& i, const std::string& j) {
   return BlockNestText(
       {.block = absl::StrCat("C_init(vi: spatial[0, 16] = ", i, ", vj: spatial[0, 16] = ", j, ")"),
@@ -19,7 +20,7 @@ std::string InitBlock(const std::string& i, const std::string& j) {
 const std::string kUpdateUnderK = BlockNestText(
     {.loops = {"k in range(0, 16)"},
      .block = "C(vi_1: spatial[0, 16] = i, vj_1: spatial[0, 16] = j, vk: reduce[0, 16] = k)",
-     .reads = "A[vi_1, vk], B[vk, vj_1]",
+     .reads = "C[vi_1, vj_1], A[vi_1, vk], B[vk, vj_1]",
      .writes = "C[vi_1, vj_1]",
      .body = "C[vi_1, vj_1] = C[vi_1, vj_1] + A[vi_1, vk] * B[vk, vj_1]"});
 const std::string kSignature = "mm(A: f32[16, 16], B: f32[16, 16], C: f32[16, 16])";
