@@ -116,6 +116,17 @@ bool Touches(const std::vector<BufferRegion>& regions, const BufferNode* buffer)
   return false;
 }
 
+std::vector<BufferRegion> AccumulatorReads(const BlockNode& block) {
+  std::vector<BufferRegion> out;
+  for (const BufferRegion& w : block.writes) {
+    if (CountLoads(block.body, w.buffer.get()) > 0 && !Touches(block.reads, w.buffer.get()) &&
+        !Touches(out, w.buffer.get())) {
+      out.push_back(w);
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> WritersOf(const StmtIndex& index, const BufferNode* buffer) {
   return BlocksDeclaring(index, buffer, /*writes=*/true);
 }

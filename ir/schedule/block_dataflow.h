@@ -39,6 +39,12 @@ bool IsParam(const PrimFunc& func, const BufferNode* buffer);
 // The block names inside `s`, at any depth.
 absl::flat_hash_set<std::string> BlocksIn(const Stmt& s);
 bool Touches(const std::vector<BufferRegion>& regions, const BufferNode* buffer);
+// The write regions of `block` whose buffer its body loads and its reads do not
+// name: the accumulator of a reduction. A block with an init may leave that read
+// implicit (its update reads what its own init wrote); whatever takes the init
+// away (decompose_reduction, blockize, lower-init-block) adds these to the
+// reads, since every load of a block without an init lies in a read region.
+std::vector<BufferRegion> AccumulatorReads(const BlockNode& block);
 
 // "" when the block at sref `block` runs every point of its iter var domains
 // (its bindings are an affine bijection of its loops under its predicate, and

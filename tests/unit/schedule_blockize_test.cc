@@ -139,7 +139,14 @@ TEST(ScheduleBlockize, ReductionSplitMovesTheInitToTheOuterBlock) {
   ASSERT_EQ(o->iter_vars.size(), 3u);
   EXPECT_EQ(o->iter_vars[2].kind, IterKind::kReduce);
   ASSERT_TRUE(o->init);  // The init runs once per outer reduction, over the tile.
-  EXPECT_FALSE(Must(sch.Get(cb))->init);
+  Block inner = Must(sch.Get(cb));
+  EXPECT_FALSE(inner->init);
+  // Without its init the inner block declares the accumulator it loads; the
+  // outer block, which has the init, leaves it implicit.
+  ASSERT_FALSE(inner->reads.empty());
+  EXPECT_EQ(inner->reads[0].buffer->name, "C");
+  for (const BufferRegion& r : o->reads) EXPECT_NE(r.buffer->name, "C");
+  Must(VerifyFunction(sch.func(), sch.func_name()));
   ExpectSameResults(original, sch);
 }
 

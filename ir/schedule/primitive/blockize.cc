@@ -246,6 +246,7 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
   // The init moves up when the outer block reduces.
   Stmt outer_init;
   auto inner_block = MakeNode<BlockNode>(*block);
+  std::vector<BufferRegion> accumulators;  // Read by the inner block once its init is gone.
   if (block->init && outer_reduces) {
     VarMap fresh;  // Spatial iter vars and their inner loops -> fresh copies.
     std::vector<IterVar> init_ivs;
@@ -313,6 +314,10 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
     }
     outer_init = nest;
     inner_block->init = nullptr;
+    // Without its init the inner block reads the accumulator the outer init
+    // wrote, so it declares it.
+    accumulators = AccumulatorReads(*block);
+    inner_block->reads.insert(inner_block->reads.begin(), accumulators.begin(), accumulators.end());
   }
 
   // The inner nest: the same loops around the block with its new bindings.
@@ -329,7 +334,12 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
   for (const IterVar& iv : outer_ivs) ana.Bind(iv.var, iv.dom);
   TESSEL_ASSIGN_OR_RETURN(arith::AccessRegions acc, arith::InferSubtreeAccess(body, &ana));
   std::vector<BufferRegion> reads, writes;
-  for (const arith::AccessRegion& r : acc.reads) reads.push_back(ClipToShape(r.region, &ana));
+  for (const arith::AccessRegion& r : acc.reads) {
+    // The outer block has the init: like the block it came from, it leaves the
+    // accumulator its update reads implicit.
+    if (Touches(accumulators, r.region.buffer.get())) continue;
+    reads.push_back(ClipToShape(r.region, &ana));
+  }
   for (const arith::AccessRegion& r : acc.writes) writes.push_back(ClipToShape(r.region, &ana));
   const std::string name = UniqueBlockName(index, absl::StrCat(block->name, "_o"));
   TESSEL_ASSIGN_OR_RETURN(Block outer, MakeBlock(name, outer_ivs, reads, writes, body, outer_init));

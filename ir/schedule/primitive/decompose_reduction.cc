@@ -170,12 +170,7 @@ absl::StatusOr<std::string> DecomposeReduction(ScheduleState* state, const std::
   // is declared in its reads, as TVM's update declares it.
   auto update = MakeNode<BlockNode>(*blk);
   update->init = nullptr;
-  std::vector<BufferRegion> accumulators;
-  for (const BufferRegion& w : blk->writes) {
-    if (CountLoads(blk->body, w.buffer.get()) > 0 && !Touches(blk->reads, w.buffer.get())) {
-      accumulators.push_back(w);
-    }
-  }
+  std::vector<BufferRegion> accumulators = AccumulatorReads(*blk);
   update->reads.insert(update->reads.begin(), accumulators.begin(), accumulators.end());
   Stmt new_realize(MakeNode<BlockRealizeNode>(realize->iter_values, realize->predicate,
                                               Block(std::move(update))));
