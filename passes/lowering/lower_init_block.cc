@@ -2,21 +2,28 @@
 // run when every reduce iter var is at the minimum of its domain (the meaning
 // the interpreter gives `init`, ir/interpreter.h).
 //
-//   block C(vi: spatial[0, 8] = i, vk: reduce[0, 4] = k) {    block C(vi: spatial[0, 8] = i, vk: reduce[0, 4] = k) {
-//     reads(A[vi, vk])  writes(C[vi])                            reads(A[vi, vk])  writes(C[vi])
-//     init {                                             ->      if vk == 0 {
-//       C[vi] = 0.0f32                                             C[vi] = 0.0f32
-//     }                                                          }
-//     C[vi] = C[vi] + A[vi, vk]                                  C[vi] = C[vi] + A[vi, vk]
-//   }                                                          }
+//   block C(vi: spatial[0, 8] = i, vk: reduce[0, 4] = k) {
+//     reads(A[vi, vk])  writes(C[vi])
+//     init { C[vi] = 0.0f32 }
+//     C[vi] = C[vi] + A[vi, vk]
+//   }
+//   ->
+//   block C(vi: spatial[0, 8] = i, vk: reduce[0, 4] = k) {
+//     reads(C[vi], A[vi, vk])  writes(C[vi])
+//     if vk == 0 { C[vi] = 0.0f32 }
+//     C[vi] = C[vi] + A[vi, vk]
+//   }
 //
 // A block with init but no reduce iter var runs its init every time, so the init
 // is put before the body unguarded. The block stays (remove-blocks drops it).
+// Without its init the block declares the accumulator it loads (C[vi] above) in
+// its reads: only a block with an init may leave that read implicit.
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ir/fallible_mutator.h"
+#include "ir/schedule/block_dataflow.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
@@ -51,6 +58,8 @@ class InitLowerer : public ir::FallibleMutator<> {
     auto n = ir::MakeNode<ir::BlockNode>(*b);
     n->init = nullptr;
     n->body = *body;
+    std::vector<ir::BufferRegion> accumulators = ir::schedule::AccumulatorReads(*n);
+    n->reads.insert(n->reads.begin(), accumulators.begin(), accumulators.end());
     ++lowered;
     return ir::Stmt(std::move(n));
   }
