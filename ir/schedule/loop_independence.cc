@@ -222,14 +222,21 @@ class IterationRegions {
   arith::Analyzer ana_;
 };
 
-// What block sref `block` below loop sref `loop` writes of `buffer` in one
-// iteration of the loop: its declared region relaxed over the loops between,
-// trimmed by its predicate, with the loop and those around it symbolic; nullopt
-// unless region inference calls it exact (a region with holes, or one the
-// predicate may skip a part of, claims elements that are not written).
-std::optional<BufferRegion> WrittenInOneIteration(const StmtIndex& index, int loop, int block,
-                                                  const BufferNode* buffer, arith::Analyzer* ana) {
-  Stmt nest = GetRef(index.at(block).stmt);
+// What block sref `block` below loop sref `loop` reads (as ReadsOf counts a
+// block's reads) or writes of `buffer` in one iteration of the loop: its
+// regions relaxed over the loops between, trimmed by its predicate, with the
+// loop and those around it symbolic; nullopt when it touches none of `buffer`
+// that way. Region inference calls the result exact only when every element it
+// names is touched (no holes, no part a predicate may skip).
+std::optional<arith::AccessRegion> InOneIteration(const StmtIndex& index, int loop, int block,
+                                                  const BufferNode* buffer, bool write,
+                                                  arith::Analyzer* ana) {
+  const BlockRealizeNode* r = index.realize(block);
+  auto probe = MakeNode<BlockNode>(*r->block);
+  probe->reads = ReadsOf(r->block.get());
+  auto realize = MakeNode<BlockRealizeNode>(*r);
+  realize->block = Block(std::move(probe));
+  Stmt nest(std::move(realize));
   for (int p = index.at(block).parent; p != loop; p = index.at(p).parent) {
     const ForNode* l = index.loop(p);
     if (l == nullptr) return std::nullopt;
@@ -240,10 +247,8 @@ std::optional<BufferRegion> WrittenInOneIteration(const StmtIndex& index, int lo
   }
   absl::StatusOr<arith::AccessRegions> access = arith::InferSubtreeAccess(nest, ana);
   if (!access.ok()) return std::nullopt;
-  for (const arith::AccessRegion& w : access->writes) {
-    if (w.region.buffer.get() == buffer) {
-      return w.exact ? std::optional<BufferRegion>(w.region) : std::nullopt;
-    }
+  for (const arith::AccessRegion& a : write ? access->writes : access->reads) {
+    if (a.region.buffer.get() == buffer) return a;
   }
   return std::nullopt;
 }
@@ -274,23 +279,27 @@ bool RegionInside(const BufferRegion& inner, const BufferRegion& outer, arith::A
 bool CoveredPerIteration(const StmtIndex& index, int loop, const BufferNode* buffer) {
   arith::Analyzer ana;
   BindLoopsAround(index, loop, &ana);
-  IterationRegions per_iteration(index, loop);
-  std::vector<std::pair<int, BufferRegion>> written;  // Block, what it writes per iteration.
+  std::vector<BufferRegion> written;  // What the blocks so far write per iteration, exactly.
   for (int b : index.ChildBlocks(loop)) {
-    const BlockRealizeNode* r = index.realize(b);
-    const BlockNode* block = r->block.get();
+    const BlockNode* block = index.block(b);
     const bool writes = Touches(block->writes, buffer);
-    for (const BufferRegion& rd : InLoopTerms(r, ReadsOf(block))) {
-      if (rd.buffer.get() != buffer || (writes && block->init)) continue;
-      std::optional<BufferRegion> read = per_iteration.Of(b, rd);
-      if (!read) return false;
-      bool covered = false;
-      for (const auto& [w, region] : written) covered = covered || RegionInside(*read, region, &ana);
-      if (!covered) return false;
+    // The read is covered, not exact: trimmed by the reader's predicate like
+    // the writes (a tail split's reader and writer both stop at the extent).
+    if (!writes || !block->init) {
+      std::optional<arith::AccessRegion> read =
+          InOneIteration(index, loop, b, buffer, /*write=*/false, &ana);
+      if (read) {
+        bool covered = false;
+        for (const BufferRegion& w : written) {
+          covered = covered || RegionInside(read->region, w, &ana);
+        }
+        if (!covered) return false;
+      }
     }
     if (!writes) continue;
-    std::optional<BufferRegion> w = WrittenInOneIteration(index, loop, b, buffer, &ana);
-    if (w) written.emplace_back(b, *std::move(w));
+    std::optional<arith::AccessRegion> w =
+        InOneIteration(index, loop, b, buffer, /*write=*/true, &ana);
+    if (w && w->exact) written.push_back(std::move(w->region));
   }
   return true;
 }

@@ -34,8 +34,9 @@
 // no loop between that block and f is vectorized, and in each iteration every
 // block below f reads of it only what a block before it wrote in the same
 // iteration (the reader's region relaxed over the loops below f inside the
-// writer's, exactly inferred: a writer guarded on loops its bindings do not
-// use may skip an iteration, whose reader would find its copy empty):
+// writer's, both trimmed by their blocks' predicates, the writer's exactly
+// inferred: a writer guarded on loops its bindings do not use may skip an
+// iteration, whose reader would find its copy empty):
 // remove-blocks then
 // allocates it inside f's body (passes/lowering/allocation_place.h), which
 // relies, as lowering does, on each iteration writing what it reads of it.

@@ -332,9 +332,7 @@ func @f(A: f32[2, 18], B: f32[2, 16]) {
 // a per-iteration copy would then hold nothing for the reader there, where the
 // shared buffer still held an earlier iteration's value (property-test race
 // seed 20 case 426: rms_norm's reduction recomputed under its consumer's
-// tail-split loop). Such a buffer is not private, and the loop is refused. A
-// tail guard on the writer's own iter vars (conv2d's cache_write under a split
-// ow, docs/schedule.md's worked example) keeps the buffer private.
+// tail-split loop). Such a buffer is not private, and the loop is refused.
 TEST(ScheduleParallelRule, WriterSkippingIterationsMakesNoPrivateBuffer) {
   Fixture t(R"(
 func @f(A: f32[9], B: f32[10]) {
@@ -359,6 +357,43 @@ func @f(A: f32[9], B: f32[10]) {
   LoopRV i_1 = t.Loops("Q")[1];
   ExpectFailsUnchanged(t.sch, [&] { return t.sch.Parallel(i_1); },
                        {"block P", "loop i_1", "cannot be parallel"});
+}
+
+// A tail guard on the writer's own iter vars (conv2d's cache_write under a
+// split ow, docs/schedule.md's worked example) skips no iteration, and the
+// reader, under the same guard, reads only what the writer wrote: T, one row
+// that every iteration of i rewrites, is private to it. The reader's region is
+// trimmed by its guard as the writer's is: untrimmed (T[0 +: 16]) it would
+// pass the row the writer covers (T[0 +: 15]).
+TEST(ScheduleParallelRule, ReaderUnderTheWritersTailGuardKeepsTheBufferPrivate) {
+  Fixture t(R"(
+func @f(A: f32[4, 15], B: f32[4, 15]) {
+  block root() {
+    alloc_buffer T: f32[15]
+    for i in range(0, 4) {
+      for j_0 in range(0, 2) {
+        for j_1 in range(0, 8) {
+          block W(vi: spatial[0, 4] = i, vj: spatial[0, 15] = j_0 * 8 + j_1) where j_0 * 8 + j_1 < 15 {
+            reads(A[vi, vj])
+            writes(T[vj])
+            T[vj] = A[vi, vj] * 2.0f32
+          }
+        }
+        for ax in range(0, 8) {
+          block R(vi: spatial[0, 4] = i, vj: spatial[0, 15] = j_0 * 8 + ax) where j_0 * 8 + ax < 15 {
+            reads(T[vj])
+            writes(B[vi, vj])
+            B[vi, vj] = T[vj] + 1.0f32
+          }
+        }
+      }
+    }
+  }
+})");
+  LoopRV i = t.Loops("R")[0];
+  Must(t.sch.Parallel(i));
+  EXPECT_EQ(Must(t.sch.Get(i))->for_kind, ForKind::kParallel);
+  ExpectSameResults(t.original, t.sch);
 }
 
 }  // namespace
