@@ -67,6 +67,13 @@ void ClearStash() {
   Py_CLEAR(stash.trace);
 }
 
+void StashException(py::error_already_set& e) {
+  ClearStash();
+  stash.type = e.type().inc_ref().ptr();
+  stash.value = e.value().inc_ref().ptr();
+  stash.trace = e.trace() ? e.trace().inc_ref().ptr() : nullptr;
+}
+
 }  // namespace
 
 void RaisePythonError(const Error& e) {
@@ -104,11 +111,16 @@ absl::Status PythonErrorStatus(py::error_already_set& e, const std::string& cont
     text = e.what();  // Formatting failed; pybind11's own summary still names the error.
   }
   while (!text.empty() && text.back() == '\n') text.pop_back();
-  ClearStash();
-  stash.type = e.type().inc_ref().ptr();
-  stash.value = e.value().inc_ref().ptr();
-  stash.trace = e.trace() ? e.trace().inc_ref().ptr() : nullptr;
+  StashException(e);
   return absl::InternalError(context + ":\n" + text);
+}
+
+bool PythonInterrupted() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() == 0) return false;
+  py::error_already_set e;  // Takes the exception a handler raised (KeyboardInterrupt).
+  StashException(e);
+  return true;
 }
 
 void ClearStashedPythonError() { ClearStash(); }
