@@ -77,6 +77,13 @@ void StashException(py::error_already_set& e) {
 }  // namespace
 
 void RaisePythonError(const Error& e) {
+  // KeyboardInterrupt and SystemExit raised inside a callback (a Python pass, an
+  // instrument) are not failures of the callback: they propagate as themselves.
+  if (stash.value != nullptr && PyObject_IsInstance(stash.value, PyExc_Exception) == 0) {
+    PyErr_Restore(stash.type, stash.value, stash.trace);  // Steals all three.
+    stash = Stash{};
+    return;
+  }
   try {
     py::object errors = py::module_::import("tessel.errors");
     py::object cls = errors.attr(ErrorClassName(e.kind));

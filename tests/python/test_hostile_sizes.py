@@ -48,3 +48,12 @@ def test_a_buffer_larger_than_i64_can_count_is_refused(shape):
 
 def test_the_largest_countable_buffer_is_still_accepted():
     tessel.verify(tessel.parse("func @f(A: u8[9223372036854775807i64]) {\n  A[0i64] = A[1i64]\n}\n"))
+
+
+def test_the_interpreters_allocation_limit_counts_elements_and_bytes_apart():
+    f = tessel.parse('func @f(B: f32[4]) {\n  allocate T: f32[1099511627776i64] scope "global"\n'
+                     '  T[0i64] = 1.0f32\n  B[0] = T[0i64]\n}\n')
+    with pytest.raises(tessel.RuntimeError,
+                       match=r"allocation of 'T' needs 1099511627776 elements of 4 bytes, more than "
+                             r"the interpreter's limit of \d+ such elements \(\d+ bytes\)"):
+        tessel.interpret(f, __import__("numpy").zeros(4, "float32"))
