@@ -130,10 +130,8 @@ absl::StatusOr<Attrs> Parser::ParseAttrDict() {
 }
 
 // A number (7, -2, 1.5, inf, nan), true/false, a string, a list [..] or expr(e).
-absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
+absl::StatusOr<AttrValue> Parser::ParseAttrValue(int nesting) {
   const Token& t = Peek();
-  DepthGuard guard(this);
-  if (guard.too_deep()) return TooDeep(t);
   if (t.kind == TokKind::kString) {
     Next();
     return AttrValue(t.value);
@@ -143,11 +141,14 @@ absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
     return AttrValue(t.Is("true"));
   }
   if (t.Is("[")) {
+    if (nesting >= kMaxAttrNesting) {
+      return ErrorAt(t, absl::StrCat("attribute lists nest at most ", kMaxAttrNesting, " deep"));
+    }
     Next();
     AttrValue::List list;
     if (Accept("]")) return AttrValue(std::move(list));
     while (true) {
-      TESSEL_ASSIGN_OR_RETURN(AttrValue v, ParseAttrValue());
+      TESSEL_ASSIGN_OR_RETURN(AttrValue v, ParseAttrValue(nesting + 1));
       list.push_back(std::move(v));
       if (Accept("]")) return AttrValue(std::move(list));
       if (!Peek().Is(",")) {

@@ -89,7 +89,8 @@ class Parser {
 
   absl::StatusOr<DataType> ParseDType();
   absl::StatusOr<Attrs> ParseAttrDict();
-  absl::StatusOr<AttrValue> ParseAttrValue();
+  // `nesting`: the lists around this value, at most kMaxAttrNesting.
+  absl::StatusOr<AttrValue> ParseAttrValue(int nesting = 0);
   // `name: f32[shape] strides [...] offset e scope "s" align n`.
   absl::StatusOr<Buffer> ParseBufferDef();
   // An identifier or a quoted string (block and function names, extern symbols).

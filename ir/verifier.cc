@@ -179,6 +179,16 @@ absl::Status FunctionVerifier::CheckBufferShape(const Buffer& buffer) {
   return check(buffer->elem_offset, "element offset");
 }
 
+absl::Status FunctionVerifier::CheckAttrs(const Attrs& attrs, const std::string& owner) {
+  for (const auto& [key, value] : attrs) {
+    if (AttrNesting(value) > kMaxAttrNesting) {
+      return Fail(absl::StrCat(owner, " attribute '", key, "' nests lists more than ",
+                               kMaxAttrNesting, " deep, deeper than .tsl text reads back"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status FunctionVerifier::CheckBufferUse(const Buffer& buffer, const std::string& what,
                                               const ExprNode* at) {
   if (visible_buffers_.contains(buffer.get())) return absl::OkStatus();
@@ -347,6 +357,7 @@ absl::Status FunctionVerifier::Verify(const PrimFunc& func) {
   if (absl::Status s = MakePrimFuncChecked(func->params, func->body, func->attrs).status(); !s.ok()) {
     return Fail(std::string(s.message()));
   }
+  if (absl::Status s = CheckAttrs(func->attrs, "the function's"); !s.ok()) return s;
   // Scalar parameters first: a buffer's shape may name them.
   for (const Param& p : func->params) {
     if (p.is_buffer()) continue;

@@ -180,7 +180,8 @@ py::object NumpyDtype(ir::DataType t);
 ir::Expr ExprFromPy(py::handle h, ir::DataType hint = ir::DataType::Void());
 
 // Attribute values (ir/attrs.h) to and from int, float, bool, str, Expr, list.
-ir::AttrValue AttrFromPy(py::handle h);
+// `nesting`: the lists around `h` (at most ir::kMaxAttrNesting).
+ir::AttrValue AttrFromPy(py::handle h, int nesting = 0);
 py::object AttrToPy(const ir::AttrValue& v);
 ir::Attrs AttrsFromPy(py::handle dict);
 py::dict AttrsToPy(const ir::Attrs& attrs);

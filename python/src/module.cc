@@ -288,15 +288,19 @@ ir::Expr ExprFromPy(py::handle h, ir::DataType hint) {
                                            py::repr(h).cast<std::string>()));
 }
 
-ir::AttrValue AttrFromPy(py::handle h) {
+ir::AttrValue AttrFromPy(py::handle h, int nesting) {
   if (py::isinstance<py::bool_>(h)) return ir::AttrValue(h.cast<bool>());
   if (py::isinstance<py::int_>(h)) return ir::AttrValue(h.cast<int64_t>());
   if (py::isinstance<py::float_>(h)) return ir::AttrValue(h.cast<double>());
   if (py::isinstance<py::str>(h)) return ir::AttrValue(h.cast<std::string>());
   if (py::isinstance<ir::ExprNode>(h)) return ir::AttrValue(h.cast<ir::Expr>());
   if (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h)) {
+    if (nesting >= ir::kMaxAttrNesting) {  // A list holding itself ends here too.
+      Throw(ErrorKind::kArgument, absl::StrCat("attribute lists nest at most ",
+                                               ir::kMaxAttrNesting, " deep"));
+    }
     ir::AttrValue::List items;
-    for (py::handle item : h) items.push_back(AttrFromPy(item));
+    for (py::handle item : h) items.push_back(AttrFromPy(item, nesting + 1));
     return ir::AttrValue(std::move(items));
   }
   Throw(ErrorKind::kArgument,

@@ -57,3 +57,25 @@ def test_the_interpreters_allocation_limit_counts_elements_and_bytes_apart():
                        match=r"allocation of 'T' needs 1099511627776 elements of 4 bytes, more than "
                              r"the interpreter's limit of \d+ such elements \(\d+ bytes\)"):
         tessel.interpret(f, __import__("numpy").zeros(4, "float32"))
+
+
+def _nested(depth):
+    v = 1
+    for _ in range(depth):
+        v = [v]
+    return v
+
+
+def test_attribute_nesting_is_bounded_so_that_printed_text_parses_back():
+    f = tessel.parse("func @f(A: f32[1]) {\n  A[0] = 1.0f32\n}\n")["f"]
+    deepest = f.with_attr("deep", _nested(32))
+    text = str(tessel.IRModule({"f": deepest}))
+    assert tessel.structural_equal(tessel.parse(text)["f"], deepest)
+    with pytest.raises(tessel.ArgumentError, match="attribute lists nest at most 32 deep"):
+        f.with_attr("deep", _nested(33))
+    itself = []
+    itself.append(itself)  # a list holding itself: refused, not a stack overflow
+    with pytest.raises(tessel.ArgumentError, match="nest at most 32 deep"):
+        f.with_attr("loop", itself)
+    with pytest.raises(tessel.ParseError, match="attribute lists nest at most 32 deep"):
+        tessel.parse(text.replace("deep = ", "deep = [").replace("]}", "]]}", 1))
