@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "passes/pass_context.h"
 #include "passes/pass_manager.h"
 
@@ -36,8 +37,19 @@ absl::StatusOr<runtime::Module> Build(const ir::IRModule& mod, const Target& tar
       JitCompile(lowered, target, WithRuntimeSymbols(options.jit));
   if (!jit.ok()) return jit.status();
   std::shared_ptr<JitModule> owner = *jit;
+  // Compiling for another CPU is fine (the object can be exported); running its code
+  // here is not, where it uses what this CPU lacks.
+  std::string cannot_run;
+  if (std::vector<std::string> missing = target.FeaturesMissingOnHost(); !missing.empty()) {
+    cannot_run = absl::StrCat(
+        "compiled for '", target.ToString(), "', which uses CPU features this machine lacks (",
+        absl::StrJoin(missing, ", "),
+        "), so it cannot run here; build for 'llvm' to run here, or export the library and run "
+        "it on such a CPU");
+  }
   return runtime::Module::FromCompiled(
-      lowered, [&](const std::string& name) { return owner->Lookup(name); }, owner);
+      lowered, [&](const std::string& name) { return owner->Lookup(name); }, owner,
+      target.num_threads, cannot_run);
 }
 
 }  // namespace tessel::codegen

@@ -1,13 +1,18 @@
 // The JIT: an optimised llvm::Module (llvm_backend.cc) handed to ORC's LLJIT with
 // the target's CPU and features; every packed function is looked up (so compiled)
 // at once, so that compile errors and unresolved symbols surface here and later
-// lookups are free. A process-wide cache keyed by structural hash + target.
+// lookups are free. A process-wide cache keyed by structural hash + target, bounded
+// (see JitCache).
 #include "codegen/jit.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <list>
 #include <map>
 #include <mutex>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -128,14 +133,56 @@ absl::StatusOr<std::shared_ptr<JitModule>> Compile(const ir::IRModule& mod, cons
   return std::shared_ptr<JitModule>(std::move(out));
 }
 
+// The cache: every compiled module still alive anywhere can be found again (a weak
+// reference per module), and the most recently used `limit` are kept alive by the
+// cache itself; the rest are freed once their last user lets go. Without the bound a
+// tuning run kept every candidate's code, ~0.6 MB each, for the life of the process.
 struct CacheEntry {
   ir::IRModule mod;
-  std::shared_ptr<JitModule> jit;
+  std::weak_ptr<JitModule> jit;
 };
 
-std::mutex cache_mutex;
-std::map<std::string, std::vector<CacheEntry>>& Cache() {
-  static auto* cache = new std::map<std::string, std::vector<CacheEntry>>();
+struct JitCache {
+  std::mutex mu;
+  std::map<std::string, std::vector<CacheEntry>> index;  // By CacheKey.
+  std::list<std::shared_ptr<JitModule>> recent;          // Most recently used first.
+  int64_t limit = DefaultLimit();
+  size_t entries = 0;  // Over every key of `index`.
+
+  static int64_t DefaultLimit() {
+    if (const char* env = std::getenv("TESSEL_JIT_CACHE_SIZE")) {
+      int64_t n = 0;
+      if (absl::SimpleAtoi(env, &n) && n >= 0) return n;
+    }
+    return kDefaultJitCacheLimit;
+  }
+
+  // Holding mu: `jit` becomes the most recent; the oldest beyond the limit are let go.
+  void Touch(const std::shared_ptr<JitModule>& jit) {
+    recent.remove(jit);
+    if (limit > 0) recent.push_front(jit);
+    Trim();
+  }
+  void Trim() {
+    while (static_cast<int64_t>(recent.size()) > limit) recent.pop_back();
+  }
+  // Holding mu: forgets the entries whose module is gone, once they outnumber the
+  // live ones well (amortised: each sweep at least halves them).
+  void SweepIfStale() {
+    if (entries < 2 * recent.size() + 64) return;
+    entries = 0;
+    for (auto it = index.begin(); it != index.end();) {
+      std::vector<CacheEntry>& v = it->second;
+      v.erase(std::remove_if(v.begin(), v.end(), [](const CacheEntry& e) { return e.jit.expired(); }),
+              v.end());
+      entries += v.size();
+      it = v.empty() ? index.erase(it) : std::next(it);
+    }
+  }
+};
+
+JitCache& Cache() {
+  static auto* cache = new JitCache();
   return *cache;
 }
 std::atomic<int64_t> compile_count{0};
@@ -158,24 +205,58 @@ absl::StatusOr<std::shared_ptr<JitModule>> JitCompile(const ir::IRModule& mod, c
     return Compile(mod, target, options);
   }
   std::string key = CacheKey(mod, target, options);
+  JitCache& cache = Cache();
   {
-    std::lock_guard<std::mutex> lock(cache_mutex);
-    for (const CacheEntry& e : Cache()[key]) {
-      if (ir::StructuralEqual(e.mod, mod)) return e.jit;
+    std::lock_guard<std::mutex> lock(cache.mu);
+    auto it = cache.index.find(key);
+    if (it != cache.index.end()) {
+      for (const CacheEntry& e : it->second) {
+        std::shared_ptr<JitModule> jit = e.jit.lock();
+        if (jit && ir::StructuralEqual(e.mod, mod)) {
+          cache.Touch(jit);
+          return jit;
+        }
+      }
     }
   }
   ++compile_count;
   TESSEL_ASSIGN_OR_RETURN(std::shared_ptr<JitModule> jit, Compile(mod, target, options));
-  std::lock_guard<std::mutex> lock(cache_mutex);
-  Cache()[key].push_back(CacheEntry{mod, jit});
+  std::lock_guard<std::mutex> lock(cache.mu);
+  cache.index[key].push_back(CacheEntry{mod, jit});
+  ++cache.entries;
+  cache.Touch(jit);
+  cache.SweepIfStale();
   return jit;
 }
 
 int64_t JitCompileCount() { return compile_count.load(); }
 
 void ClearJitCache() {
-  std::lock_guard<std::mutex> lock(cache_mutex);
-  Cache().clear();
+  JitCache& cache = Cache();
+  std::list<std::shared_ptr<JitModule>> dropped;  // Freed outside the lock.
+  std::lock_guard<std::mutex> lock(cache.mu);
+  dropped.swap(cache.recent);
+  cache.index.clear();
+  cache.entries = 0;
+}
+
+void SetJitCacheLimit(int64_t limit) {
+  JitCache& cache = Cache();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  cache.limit = std::max<int64_t>(limit, 0);
+  cache.Trim();
+}
+
+int64_t JitCacheLimit() {
+  JitCache& cache = Cache();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  return cache.limit;
+}
+
+int64_t JitCacheSize() {
+  JitCache& cache = Cache();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  return static_cast<int64_t>(cache.recent.size());
 }
 
 }  // namespace tessel::codegen

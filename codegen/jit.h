@@ -7,7 +7,7 @@
 //
 // Compiled modules are cached by structural hash of the IRModule plus the target
 // string (and the JIT options): compiling an unchanged module again returns the
-// same JitModule without recompiling. Calls to extern C symbols are resolved, at
+// same JitModule without recompiling, within the cache's bound (below). Calls to extern C symbols are resolved, at
 // compile time, from `JitOptions::symbols`, then the shared libraries in
 // `JitOptions::shared_libraries`, then the process (which must provide
 // tessel_parallel_for when the module has parallel loops: libtessel_runtime).
@@ -51,7 +51,19 @@ absl::StatusOr<std::shared_ptr<JitModule>> JitCompile(const ir::IRModule& mod, c
 
 // Number of compilations done by JitCompile (cache hits excluded), for tests.
 int64_t JitCompileCount();
+
+// The cache: a module still held anywhere (a Module built from it, a Python object)
+// is found again while it lives; besides, the cache itself keeps the `limit` most
+// recently used alive (default kDefaultJitCacheLimit, or TESSEL_JIT_CACHE_SIZE).
+// Compiled code held by nobody and not among those is freed.
+inline constexpr int64_t kDefaultJitCacheLimit = 64;
+// Lets go of every module the cache keeps alive and forgets the others.
 void ClearJitCache();
+// How many modules the cache keeps alive (0: none; negative counts as 0).
+void SetJitCacheLimit(int64_t limit);
+int64_t JitCacheLimit();
+// How many it keeps alive now.
+int64_t JitCacheSize();
 
 }  // namespace tessel::codegen
 

@@ -6,12 +6,17 @@
 //   A[broadcast(j, 16)]        memref.load %A[%j] + vector.broadcast   (one address)
 //   A[ramp(b, 4, 16)]          vector.gather %A[%c0] [%idx]            (anything else)
 //   allocate(T: f32[64], local)  memref.alloca() {alignment = 64} in the entry block
+//   allocate(T: f32[n], global)  checked aligned_alloc: a negative or oversized
+//                                size, or no memory, sets the status word and
+//                                skips the body (the call returns the error)
 //
 // The element address is elem_offset + index * stride of the buffer (strides of a
 // 1-D view), counted from the start of its storage (a DeclBuffer shares its
 // source's storage). Bool buffers hold one byte per element.
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/mlir_translator.h"
+#include "ir/printer.h"
 #include "ir/status_macros.h"
 
 namespace tessel::codegen::detail {
@@ -20,6 +25,9 @@ namespace {
 // Local allocations up to this size live on the stack (and get promoted to
 // registers by LLVM when small); larger ones are heap-allocated.
 constexpr int64_t kMaxStackBytes = 256 * 1024;
+// The largest heap allocation a kernel asks for: far beyond any memory, and small
+// enough that rounding it up to the alignment cannot overflow.
+constexpr int64_t kMaxHeapBytes = int64_t{1} << 62;
 
 bool IsIntImm(const ir::Expr& e, int64_t v) {
   const auto* imm = ir::dyn_cast<ir::IntImmNode>(e);
@@ -190,42 +198,138 @@ absl::Status FuncTranslator::StoreBuffer(const ir::BufferStoreNode* op) {
   return absl::OkStatus();
 }
 
+void FuncTranslator::InitStatus() {
+  mlir::OpBuilder::InsertionGuard guard(b_);
+  b_.setInsertionPointToStart(entry_);
+  mlir::Type i32 = b_.getI32Type();
+  mlir::Value one = b_.create<mlir::LLVM::ConstantOp>(loc_, b_.getI64Type(), b_.getI64IntegerAttr(1));
+  status_ = b_.create<mlir::LLVM::AllocaOp>(
+      loc_, mlir::LLVM::LLVMPointerType::get(b_.getContext()), i32, one, 4);
+  b_.create<mlir::LLVM::StoreOp>(loc_, IntConst(i32, 0), status_);
+}
+
+mlir::Value FuncTranslator::LoadStatus() {
+  return b_.create<mlir::LLVM::LoadOp>(loc_, b_.getI32Type(), status_);
+}
+
+mlir::func::FuncOp FuncTranslator::DeclareExternal(const std::string& name,
+                                                   mlir::FunctionType type) {
+  if (auto f = module_.lookupSymbol<mlir::func::FuncOp>(name)) return f;
+  mlir::OpBuilder mb(module_.getBodyRegion());
+  auto f = mb.create<mlir::func::FuncOp>(loc_, name, type);
+  f.setPrivate();
+  return f;
+}
+
+void FuncTranslator::Fail(const std::string& message) {
+  mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(b_.getContext());
+  mlir::Type i32 = b_.getI32Type();
+  std::string global = absl::StrCat("tessel_message_", symbol_, "_", message_count_++);
+  mlir::Value text = mlir::LLVM::createGlobalString(loc_, b_, global, std::string(message) + '\0',
+                                                    mlir::LLVM::Linkage::Internal);
+  mlir::func::FuncOp set_error =
+      DeclareExternal("tessel_set_last_error", b_.getFunctionType({ptr}, {i32}));
+  b_.create<mlir::func::CallOp>(loc_, set_error, mlir::ValueRange{text});
+  b_.create<mlir::LLVM::StoreOp>(loc_, IntConst(i32, 1), status_);
+}
+
 absl::Status FuncTranslator::Allocate(const ir::AllocateNode* op) {
   const ir::Buffer& buf = op->buffer;
   mlir::MemRefType type = MemRefTypeOf(buf);
-  mlir::IntegerAttr align = b_.getI64IntegerAttr(std::max(buf->alignment, ir::kDefaultBufferAlignment));
-  mlir::Value m;
-  bool heap = true;
+  const int64_t alignment = std::max(buf->alignment, ir::kDefaultBufferAlignment);
+  const int64_t elem_bytes = (type.getElementTypeBitWidth() + 7) / 8;
   if (type.hasStaticShape() && buf->strides.empty()) {
-    int64_t bytes = type.getDimSize(0) * ((type.getElementTypeBitWidth() + 7) / 8);
-    if (bytes <= kMaxStackBytes) {
+    int64_t bytes = 0;
+    if (!__builtin_mul_overflow(type.getDimSize(0), elem_bytes, &bytes) &&
+        bytes <= kMaxStackBytes) {
       // In the entry block, so that a loop around the Allocate does not grow the
       // stack and LLVM can promote small buffers to registers.
-      mlir::OpBuilder::InsertionGuard guard(b_);
-      b_.setInsertionPointToStart(entry_);
-      m = b_.create<mlir::memref::AllocaOp>(loc_, type, align);
-      heap = false;
-    }
-  }
-  if (heap) {
-    // Size: the product of the shape (or the extent reached through strides).
-    mlir::Value n = b_.create<mlir::arith::ConstantIndexOp>(loc_, 1);
-    for (int d = 0; d < buf->ndim(); ++d) {
-      TESSEL_ASSIGN_OR_RETURN(mlir::Value e, Expr(buf->shape[d]));
-      mlir::Value ext = IndexValue(e);
-      if (!buf->strides.empty()) {
-        TESSEL_ASSIGN_OR_RETURN(mlir::Value s, Expr(buf->strides[d]));
-        ext = b_.create<mlir::arith::MulIOp>(loc_, ext, IndexValue(s));
+      mlir::Value m;
+      {
+        mlir::OpBuilder::InsertionGuard guard(b_);
+        b_.setInsertionPointToStart(entry_);
+        m = b_.create<mlir::memref::AllocaOp>(loc_, type, b_.getI64IntegerAttr(alignment));
       }
-      n = b_.create<mlir::arith::MulIOp>(loc_, n, ext);
+      buffers_[buf.get()] = m;
+      absl::Status s = Stmt(op->body);
+      buffers_.erase(buf.get());
+      return s;
     }
-    auto dyn = mlir::MemRefType::get({mlir::ShapedType::kDynamic}, type.getElementType());
-    m = b_.create<mlir::memref::AllocOp>(loc_, dyn, mlir::ValueRange{n}, align);
   }
-  buffers_[buf.get()] = m;
-  absl::Status s = Stmt(op->body);
-  buffers_.erase(buf.get());
-  if (heap) b_.create<mlir::memref::DeallocOp>(loc_, m);
+  // On the heap, checked: the size (the product of the extents, or of the extents
+  // and strides) must be non-negative and below kMaxHeapBytes, the function must not
+  // have failed already, and aligned_alloc must succeed; otherwise the body is
+  // skipped and the call reports which buffer could not be allocated.
+  mlir::Type i1 = b_.getI1Type(), i64 = b_.getI64Type();
+  mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(b_.getContext());
+  auto c64 = [&](int64_t v) { return IntConst(i64, v); };
+  auto to_i64 = [&](mlir::Value v) -> mlir::Value {
+    if (v.getType().isIndex()) return b_.create<mlir::arith::IndexCastOp>(loc_, i64, v);
+    if (v.getType().getIntOrFloatBitWidth() < 64) return b_.create<mlir::arith::ExtSIOp>(loc_, i64, v);
+    return v;
+  };
+  using Pred = mlir::arith::CmpIPredicate;
+  mlir::Value bytes = c64(elem_bytes);
+  mlir::Value ok = IntConst(i1, 1);
+  auto times = [&](mlir::Value factor) {  // bytes *= factor, with ok tracking the range.
+    mlir::Value zero = b_.create<mlir::arith::CmpIOp>(loc_, Pred::eq, factor, c64(0));
+    mlir::Value divisor = b_.create<mlir::arith::SelectOp>(loc_, zero, c64(1), factor);
+    mlir::Value room = b_.create<mlir::arith::DivSIOp>(loc_, c64(kMaxHeapBytes), divisor);
+    mlir::Value fits = b_.create<mlir::arith::OrIOp>(
+        loc_, zero, b_.create<mlir::arith::CmpIOp>(loc_, Pred::sle, bytes, room));
+    mlir::Value non_negative = b_.create<mlir::arith::CmpIOp>(loc_, Pred::sge, factor, c64(0));
+    ok = b_.create<mlir::arith::AndIOp>(
+        loc_, ok, b_.create<mlir::arith::AndIOp>(loc_, fits, non_negative));
+    bytes = b_.create<mlir::arith::MulIOp>(loc_, bytes, factor);
+  };
+  std::vector<std::string> extents;
+  for (int d = 0; d < buf->ndim(); ++d) {
+    TESSEL_ASSIGN_OR_RETURN(mlir::Value e, Expr(buf->shape[d]));
+    times(to_i64(e));
+    extents.push_back(ir::PrintExpr(buf->shape[d]));
+    if (!buf->strides.empty()) {
+      TESSEL_ASSIGN_OR_RETURN(mlir::Value st, Expr(buf->strides[d]));
+      times(to_i64(st));
+    }
+  }
+  ok = b_.create<mlir::arith::AndIOp>(
+      loc_, ok, b_.create<mlir::arith::CmpIOp>(loc_, Pred::eq, LoadStatus(), IntConst(b_.getI32Type(), 0)));
+  // aligned_alloc wants a multiple of the alignment, and may return NULL for 0.
+  mlir::Value rounded = b_.create<mlir::arith::AndIOp>(
+      loc_, b_.create<mlir::arith::AddIOp>(loc_, bytes, c64(alignment - 1)), c64(-alignment));
+  rounded = b_.create<mlir::arith::MaxSIOp>(loc_, rounded, c64(alignment));
+  auto alloc = b_.create<mlir::scf::IfOp>(loc_, mlir::TypeRange{ptr}, ok, /*withElseRegion=*/true);
+  {
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(alloc.thenBlock());
+    mlir::func::FuncOp aligned_alloc =
+        DeclareExternal("aligned_alloc", b_.getFunctionType({i64, i64}, {ptr}));
+    mlir::Value p =
+        b_.create<mlir::func::CallOp>(loc_, aligned_alloc, mlir::ValueRange{c64(alignment), rounded})
+            .getResult(0);
+    b_.create<mlir::scf::YieldOp>(loc_, p);
+    b_.setInsertionPointToStart(alloc.elseBlock());
+    b_.create<mlir::scf::YieldOp>(loc_, mlir::Value(b_.create<mlir::LLVM::ZeroOp>(loc_, ptr)));
+  }
+  mlir::Value p = alloc.getResult(0);
+  mlir::Value got = b_.create<mlir::LLVM::ICmpOp>(loc_, mlir::LLVM::ICmpPredicate::ne, p,
+                                                  b_.create<mlir::LLVM::ZeroOp>(loc_, ptr));
+  auto use = b_.create<mlir::scf::IfOp>(loc_, got, /*withElseRegion=*/true);
+  absl::Status s;
+  {
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPoint(use.thenBlock()->getTerminator());
+    auto dyn = mlir::MemRefType::get({mlir::ShapedType::kDynamic}, type.getElementType());
+    buffers_[buf.get()] = MemRefFromPointer(p, dyn);
+    s = Stmt(op->body);
+    buffers_.erase(buf.get());
+    mlir::func::FuncOp free_fn = DeclareExternal("free", b_.getFunctionType({ptr}, {}));
+    b_.create<mlir::func::CallOp>(loc_, free_fn, mlir::ValueRange{p});
+    b_.setInsertionPoint(use.elseBlock()->getTerminator());
+    Fail(absl::StrCat("function '", func_name_, "': cannot allocate buffer '", buf->name, "' (",
+                      buf->dtype.ToString(), "[", absl::StrJoin(extents, ", "),
+                      "]): out of memory, or a size that is negative or beyond 2^62 bytes"));
+  }
   return s;
 }
 

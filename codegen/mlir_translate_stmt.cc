@@ -5,20 +5,22 @@
 //     for i in parallel(0, 1000) { B[i] = A[i] + 1.0f32 }
 //   }
 // becomes
-//   func.func private @tessel_kernel_add(%A: memref<1000xf32> {llvm.noalias}, %B: ...) {
-//     (closure: alloca [2 x i64] <- aligned pointers of A and B)
-//     func.call @tessel_parallel_for(%c1000_i64, @tessel_kernel_add_parallel0, %closure)
+//   func.func private @tessel_kernel_add(%A: memref<1000xf32> {llvm.noalias}, %B: ...) -> i32 {
+//     (status word: alloca i32 <- 0; closure: alloca [2 x i64] <- aligned pointers of A, B)
+//     %rc = func.call @tessel_parallel_for(%c1000_i64, @tessel_kernel_add_parallel0, %closure)
+//     (status <- rc unless already non-zero; returns status)
 //   }
 //   func.func private @tessel_kernel_add_parallel0(%begin: i64, %end: i64, %closure: !llvm.ptr) -> i32
-//     (unpacks A, B from the closure, calls ..._parallel0_impl(begin, end, A, B), returns 0)
-//   func.func private @tessel_kernel_add_parallel0_impl(%begin, %end, %A, %B) {
-//     scf.for %i = %begin to %end { B[i] = A[i] + 1 }
+//     (unpacks A, B from the closure, returns ..._parallel0_impl(begin, end, A, B))
+//   func.func private @tessel_kernel_add_parallel0_impl(%begin, %end, %A, %B) -> i32 {
+//     scf.for %i = %begin to %end { B[i] = A[i] + 1 }   (returns its own status word)
 //   }
 //   func.func @tessel_packed_add(%args: !llvm.ptr, %num_args: i32) -> i32
-//     (memrefs over args[0], args[1]; calls @tessel_kernel_add; returns 0)
+//     (memrefs over args[0], args[1]; returns @tessel_kernel_add's status)
 //
-// Buffers passed to one function must not overlap (they are marked noalias, like
-// C's restrict): LLVM then keeps loads and stores of different buffers apart.
+// Buffers passed to one function must not overlap where one is written (they are
+// marked noalias, like C's restrict): LLVM then keeps loads and stores of different
+// buffers apart. The runtime refuses calls that break this (CheckWrittenDisjoint).
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/mlir_translator.h"
@@ -151,14 +153,10 @@ mlir::Value LoadElement(FuncTranslator& t, mlir::Value base, int i, mlir::Type t
 }
 
 mlir::func::FuncOp DeclareParallelFor(FuncTranslator& t, mlir::FunctionType body_type) {
-  if (auto f = t.module_.lookupSymbol<mlir::func::FuncOp>(kParallelFor)) return f;
-  mlir::OpBuilder mb(t.module_.getBodyRegion());
   mlir::OpBuilder& b = t.b_;
   mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(b.getContext());
-  auto f = mb.create<mlir::func::FuncOp>(
-      t.loc_, kParallelFor, b.getFunctionType({b.getI64Type(), body_type, ptr}, {b.getI32Type()}));
-  f.setPrivate();
-  return f;
+  return t.DeclareExternal(
+      kParallelFor, b.getFunctionType({b.getI64Type(), body_type, ptr}, {b.getI32Type()}));
 }
 
 // Marks the memref arguments noalias. The func-to-llvm conversion drops
@@ -223,7 +221,7 @@ absl::Status Outline(FuncTranslator& t, const ir::ForNode* op) {
   // The implementation: a serial loop over [begin, end) with captured values as arguments.
   std::vector<mlir::Type> impl_args = {i64, i64};
   for (mlir::Value v : captured) impl_args.push_back(v.getType());
-  auto impl = NewFunction(t, name + "_impl", b.getFunctionType(impl_args, {}), true);
+  auto impl = NewFunction(t, name + "_impl", b.getFunctionType(impl_args, {i32}), true);
   MarkNoAlias(impl);
   auto body_type = b.getFunctionType({i64, i64, ptr}, {i32});
   auto body = NewFunction(t, name, body_type, true);
@@ -232,12 +230,14 @@ absl::Status Outline(FuncTranslator& t, const ir::ForNode* op) {
   auto saved_vars = t.vars_;
   auto saved_buffers = t.buffers_;
   mlir::Block* saved_entry = t.entry_;
+  mlir::Value saved_status = t.status_;
   mlir::OpBuilder::InsertPoint saved_ip = b.saveInsertionPoint();
   absl::Status status;
   {
     mlir::Block* entry = &impl.getBody().front();
     t.entry_ = entry;
     b.setInsertionPointToStart(entry);
+    t.InitStatus();
     auto remap = [&](mlir::Value outer) -> mlir::Value {
       for (size_t i = 0; i < captured.size(); ++i) {
         if (captured[i] == outer) return entry->getArgument(2 + i);
@@ -266,7 +266,7 @@ absl::Status Outline(FuncTranslator& t, const ir::ForNode* op) {
       t.vars_[op->loop_var.get()] = b.create<mlir::arith::AddIOp>(t.loc_, *min, iv);
       status = t.Stmt(op->body);
       b.setInsertionPointToEnd(entry);
-      b.create<mlir::func::ReturnOp>(t.loc_);
+      b.create<mlir::func::ReturnOp>(t.loc_, mlir::ValueRange{t.LoadStatus()});
     }
   }
   // The body: unpack the closure, call the implementation.
@@ -291,12 +291,13 @@ absl::Status Outline(FuncTranslator& t, const ir::ForNode* op) {
       }
       args.push_back(vec);
     }
-    b.create<mlir::func::CallOp>(t.loc_, impl, args);
-    b.create<mlir::func::ReturnOp>(t.loc_, mlir::ValueRange{t.IntConst(i32, 0)});
+    mlir::Value rc = b.create<mlir::func::CallOp>(t.loc_, impl, args).getResult(0);
+    b.create<mlir::func::ReturnOp>(t.loc_, mlir::ValueRange{rc});
   }
   t.vars_ = std::move(saved_vars);
   t.buffers_ = std::move(saved_buffers);
   t.entry_ = saved_entry;
+  t.status_ = saved_status;
   b.restoreInsertionPoint(saved_ip);
   TESSEL_RETURN_IF_ERROR(status);
 
@@ -327,7 +328,14 @@ absl::Status Outline(FuncTranslator& t, const ir::ForNode* op) {
   if (extent.getType() != i64) extent = b.create<mlir::arith::ExtSIOp>(t.loc_, i64, extent);
   mlir::func::FuncOp pfor = DeclareParallelFor(t, body_type);
   mlir::Value fn = b.create<mlir::func::ConstantOp>(t.loc_, body_type, name);
-  b.create<mlir::func::CallOp>(t.loc_, pfor, mlir::ValueRange{extent, fn, closure});
+  mlir::Value rc =
+      b.create<mlir::func::CallOp>(t.loc_, pfor, mlir::ValueRange{extent, fn, closure}).getResult(0);
+  // The first failure wins: a body's status only where none was recorded yet.
+  mlir::Value before = t.LoadStatus();
+  mlir::Value clean = b.create<mlir::arith::CmpIOp>(t.loc_, mlir::arith::CmpIPredicate::eq, before,
+                                                    t.IntConst(i32, 0));
+  b.create<mlir::LLVM::StoreOp>(t.loc_, b.create<mlir::arith::SelectOp>(t.loc_, clean, rc, before),
+                                t.status_);
   return absl::OkStatus();
 }
 
@@ -412,10 +420,12 @@ absl::Status FuncTranslator::TranslateFunction(const ir::PrimFunc& func) {
     types.push_back(p.is_buffer() ? mlir::Type(MemRefTypeOf(p.buffer)) : ValueType(p.var->dtype));
   }
   std::string kernel_name = "tessel_kernel_" + symbol_;
-  auto kernel = NewFunction(*this, kernel_name, b_.getFunctionType(types, {}), true);
+  auto kernel =
+      NewFunction(*this, kernel_name, b_.getFunctionType(types, {b_.getI32Type()}), true);
   MarkNoAlias(kernel);
   entry_ = &kernel.getBody().front();
   b_.setInsertionPointToStart(entry_);
+  InitStatus();
   for (size_t i = 0; i < func->params.size(); ++i) {
     const ir::Param& p = func->params[i];
     mlir::Value arg = entry_->getArgument(i);
@@ -427,7 +437,7 @@ absl::Status FuncTranslator::TranslateFunction(const ir::PrimFunc& func) {
     }
   }
   TESSEL_RETURN_IF_ERROR(Stmt(func->body));
-  b_.create<mlir::func::ReturnOp>(loc_);
+  b_.create<mlir::func::ReturnOp>(loc_, mlir::ValueRange{LoadStatus()});
   vars_.clear();
   buffers_.clear();
 
@@ -460,8 +470,8 @@ absl::Status FuncTranslator::TranslateFunction(const ir::PrimFunc& func) {
     }
     args.push_back(v);
   }
-  b_.create<mlir::func::CallOp>(loc_, kernel, args);
-  b_.create<mlir::func::ReturnOp>(loc_, mlir::ValueRange{IntConst(b_.getI32Type(), 0)});
+  mlir::Value status = b_.create<mlir::func::CallOp>(loc_, kernel, args).getResult(0);
+  b_.create<mlir::func::ReturnOp>(loc_, mlir::ValueRange{status});
   return absl::OkStatus();
 }
 

@@ -71,6 +71,18 @@ class FuncTranslator {
   // A memref of `type` over a raw data pointer (an !llvm.ptr value).
   mlir::Value MemRefFromPointer(mlir::Value ptr, mlir::MemRefType type);
 
+  // ---- The status word (mlir_translate_memory.cc) ----
+  // Compiled functions report a failure (an allocation that cannot be made) in an
+  // i32 of their entry block that they return: the packed function returns its
+  // kernel's, an outlined parallel body its own, and a parallel loop's caller takes
+  // the first non-zero one of its bodies. InitStatus creates it (0) at the start of
+  // entry_; Fail records tessel_set_last_error(message) and status 1.
+  void InitStatus();
+  mlir::Value LoadStatus();
+  void Fail(const std::string& message);
+  // A private declaration of external function `name` (once per module).
+  mlir::func::FuncOp DeclareExternal(const std::string& name, mlir::FunctionType type);
+
   // ---- Statements (mlir_translate_stmt.cc) ----
   absl::Status Stmt(const ir::Stmt& s);
 
@@ -84,6 +96,8 @@ class FuncTranslator {
   std::string symbol_;     // The global symbol.
   mlir::Block* entry_ = nullptr;  // Entry block of the function being built (allocas go here).
   int outlined_count_ = 0;
+  int message_count_ = 0;
+  mlir::Value status_;  // An !llvm.ptr to the status word of the function being built.
   absl::flat_hash_map<const ir::VarNode*, mlir::Value> vars_;
   // The 1-D memref holding each bound buffer's storage (a DeclBuffer view maps to
   // its source's; elem_offset and strides are applied at each access).

@@ -2,6 +2,8 @@
 // the host defaults. See target.h for the accepted forms.
 #include "codegen/target.h"
 
+#include <algorithm>
+
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -192,6 +194,23 @@ bool Target::HasFeature(absl::string_view feature) const {
   std::unique_ptr<llvm::MCSubtargetInfo> sti =
       SubtargetInfo(Triple(), ResolvedCpu(), ResolvedFeatures());
   return sti != nullptr && sti->checkFeatures(absl::StrCat("+", feature));
+}
+
+std::vector<std::string> Target::FeaturesMissingOnHost() const {
+  std::vector<std::string> missing;
+  if (cpu.empty() && features.empty()) return missing;
+  std::unique_ptr<llvm::MCSubtargetInfo> sti =
+      SubtargetInfo(Triple(), ResolvedCpu(), ResolvedFeatures());
+  if (sti == nullptr) return missing;
+  // The host's list names instruction-set features only (what CPUID reports), so
+  // tuning features that differ between CPUs ("slow-3ops-lea") never count.
+  for (const auto& f : llvm::sys::getHostCPUFeatures()) {
+    if (!f.second && sti->checkFeatures(absl::StrCat("+", f.first().str()))) {
+      missing.push_back(f.first().str());
+    }
+  }
+  std::sort(missing.begin(), missing.end());
+  return missing;
 }
 
 }  // namespace tessel::codegen

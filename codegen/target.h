@@ -16,6 +16,7 @@
 #define TESSEL_CODEGEN_TARGET_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -40,6 +41,11 @@ struct Target {
   std::string Triple() const;  // The host's target triple.
   // True when the resolved features include `feature` (e.g. "fma", "avx512f").
   bool HasFeature(absl::string_view feature) const;
+  // The instruction-set features the resolved CPU and features enable that the CPU
+  // this process runs on lacks, sorted ("avx512fp16", "amx-tile" for -mcpu=
+  // sapphirerapids on a Zen 4): code built for them may stop the process with
+  // SIGILL here. Empty for the host target.
+  std::vector<std::string> FeaturesMissingOnHost() const;
 };
 
 // Initialises LLVM's native target, asm printer and parser once per process.

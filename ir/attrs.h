@@ -20,6 +20,11 @@
 
 namespace tessel::ir {
 
+// The deepest nesting of lists an attribute value may have: `[[1]]` nests 2 deep.
+// The parser reads no deeper, and the verifier and the Python bindings refuse
+// deeper values, so that every value that exists prints as text that parses back.
+inline constexpr int kMaxAttrNesting = 32;
+
 class AttrValue {
  public:
   using List = std::vector<AttrValue>;
@@ -59,6 +64,10 @@ class AttrValue {
 };
 
 using Attrs = std::map<std::string, AttrValue>;
+
+// How deep `v` nests lists (0 for a scalar), counting no further than `limit` + 1,
+// so that the walk itself stays shallow.
+int AttrNesting(const AttrValue& v, int limit = kMaxAttrNesting);
 
 }  // namespace tessel::ir
 

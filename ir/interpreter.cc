@@ -35,6 +35,12 @@ bool Ctx::StepLimit(const StmtNode* s) {
   return false;
 }
 
+bool Ctx::Poll(const StmtNode* s) {
+  if (!interrupted()) return true;
+  Fail(absl::StatusCode::kCancelled, s, absl::StrCat("interrupted after ", steps, " statements"));
+  return false;
+}
+
 std::string StmtSummary(const StmtNode* s) {
   std::string text = PrintStmt(GetRef(s));
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
@@ -231,6 +237,7 @@ absl::Status Run(const PrimFunc& func, const std::vector<Arg>& args, RunOptions 
 
   interp::Machine m(comp);
   m.ctx.max_steps = opts.max_steps;
+  m.ctx.interrupted = opts.interrupted;
   // Scalars, then buffer kinds, dtypes and ranks.
   for (size_t i = 0; i < params.size(); ++i) {
     const Param& p = params[i];

@@ -15,6 +15,7 @@
 #define TESSEL_IR_INTERPRETER_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -33,6 +34,9 @@ struct RunOptions {
   // Abort a run after this many executed statements (0 = unlimited): guards the
   // fuzzers and semantic checks against runaway loops.
   int64_t max_steps = 0;
+  // Polled about every million statements; a run it answers true for stops with a
+  // Cancelled error (Python's bindings stop on Ctrl-C this way).
+  std::function<bool()> interrupted;
 };
 
 // Runs `func` on `args` (one per parameter, in order). Buffer arguments are

@@ -137,9 +137,10 @@ bool AllocateStorage(Ctx& c, CBufferDef& def, Storage& storage, const StmtNode* 
   int64_t bytes_per = def.node->dtype.bytes();
   if (elems > kMaxAllocBytes / bytes_per) {
     c.Fail(absl::StatusCode::kResourceExhausted, where,
-           absl::StrCat("allocation of '", def.node->name, "' needs ", elems,
-                        " elements, more than the interpreter's limit of ", kMaxAllocBytes,
-                        " bytes"));
+           absl::StrCat("allocation of '", def.node->name, "' needs ", elems, " elements of ",
+                        bytes_per, " bytes, more than the interpreter's limit of ",
+                        kMaxAllocBytes / bytes_per, " such elements (", kMaxAllocBytes,
+                        " bytes)"));
     return false;
   }
   // Zero-filled as well, so that nothing depends on what the host left there.

@@ -19,6 +19,7 @@
 #define TESSEL_IR_INTERPRETER_INTERNAL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,18 +62,24 @@ struct Ctx {
   absl::Status status;
   int64_t steps = 0;
   int64_t max_steps = 0;
+  std::function<bool()> interrupted;  // RunOptions::interrupted.
   std::string func_name;
 
   // Records the first error: "interpreter: function 'f': <what> in: <statement>".
   void Fail(absl::StatusCode code, const StmtNode* where, const std::string& what);
-  // Counts one executed statement; false (and an error) past max_steps.
+  // Counts one executed statement; false (and an error) past max_steps or once
+  // `interrupted` says so.
   bool Step(const StmtNode* s) {
-    if (max_steps > 0 && ++steps > max_steps) return StepLimit(s);
+    ++steps;
+    if (max_steps > 0 && steps > max_steps) return StepLimit(s);
+    if ((steps & kPollMask) == 0 && interrupted) return Poll(s);
     return true;
   }
 
  private:
+  static constexpr int64_t kPollMask = (int64_t{1} << 20) - 1;
   bool StepLimit(const StmtNode* s);
+  bool Poll(const StmtNode* s);
 };
 
 // The first line of a printed statement (a loop or block prints its header),

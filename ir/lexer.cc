@@ -7,6 +7,7 @@
 // so it ends on any input.
 #include "ir/lexer.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/container/flat_hash_set.h"
@@ -119,7 +120,12 @@ class Lexer {
     if (static_cast<unsigned char>(c) >= 0x21 && static_cast<unsigned char>(c) < 0x7f) {
       return Fail(absl::StrCat("unexpected character '", std::string(1, c), "'"));
     }
-    return Fail(absl::StrFormat("unexpected byte 0x%02x", static_cast<unsigned char>(c)));
+    if (int n = Utf8Length(text_.substr(pos_)); n > 0) {
+      return Fail(absl::StrFormat("unexpected character '%s' (U+%04X)", text_.substr(pos_, n),
+                                  Utf8CodePoint(text_.substr(pos_, n))));
+    }
+    return Fail(absl::StrFormat("unexpected byte 0x%02x (not UTF-8 text)",
+                                static_cast<unsigned char>(c)));
   }
 
   bool LexNumber(Token* t) {
@@ -203,6 +209,24 @@ class Lexer {
 
 LexResult Lex(absl::string_view text) { return Lexer(text).Run(); }
 
+int Utf8Length(absl::string_view s) {
+  if (s.empty()) return 0;
+  const auto b = static_cast<unsigned char>(s[0]);
+  const int n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xe ? 3 : (b >> 3) == 0x1e ? 4 : 0;
+  if (n == 0 || static_cast<int>(s.size()) < n) return 0;
+  for (int i = 1; i < n; ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) return 0;
+  }
+  return n;
+}
+
+uint32_t Utf8CodePoint(absl::string_view s) {
+  const auto b = static_cast<unsigned char>(s[0]);
+  uint32_t cp = s.size() == 1 ? b : b & (0x7f >> s.size());
+  for (size_t i = 1; i < s.size(); ++i) cp = (cp << 6) | (static_cast<unsigned char>(s[i]) & 0x3f);
+  return cp;
+}
+
 std::string FormatSourceError(absl::string_view filename, absl::string_view text, int line, int col,
                               absl::string_view message) {
   // Find the line; a position past the end shows an empty line.
@@ -221,13 +245,19 @@ std::string FormatSourceError(absl::string_view filename, absl::string_view text
     src = text.substr(begin, end == absl::string_view::npos ? absl::string_view::npos : end - begin);
     if (!src.empty() && src.back() == '\r') src.remove_suffix(1);
   }
-  // Keep tabs in the caret line so the caret lines up with the source.
+  // `col` counts bytes; the message counts characters, and the caret takes one
+  // column per character (a UTF-8 sequence is one), keeping tabs so that it lines up.
   std::string caret;
-  for (int i = 0; i + 1 < col; ++i) {
-    caret.push_back(i < static_cast<int>(src.size()) && src[i] == '\t' ? '\t' : ' ');
+  int chars = 1;
+  for (int i = 0; i + 1 < col;) {
+    const bool inside = i < static_cast<int>(src.size());
+    const int n = inside ? std::max(Utf8Length(src.substr(static_cast<size_t>(i))), 1) : 1;
+    caret.push_back(inside && src[i] == '\t' ? '\t' : ' ');
+    i += n;
+    ++chars;
   }
   caret.push_back('^');
-  return absl::StrCat(filename, ":", line, ":", col, ": ", message, "\n  ", src, "\n  ", caret);
+  return absl::StrCat(filename, ":", line, ":", chars, ": ", message, "\n  ", src, "\n  ", caret);
 }
 
 bool IsIdentifier(absl::string_view name) {

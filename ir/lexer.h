@@ -10,6 +10,7 @@
 #ifndef TESSEL_IR_LEXER_H_
 #define TESSEL_IR_LEXER_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,11 @@ struct LexResult {
 };
 
 LexResult Lex(absl::string_view text);
+
+// The length of the UTF-8 sequence `s` starts with (1 to 4), or 0 when it is not one.
+int Utf8Length(absl::string_view s);
+// The code point of one whole UTF-8 sequence (Utf8Length(s) == s.size()).
+uint32_t Utf8CodePoint(absl::string_view s);
 
 // "file:line:col: message" then the source line and a caret under the column,
 // both indented by two spaces.

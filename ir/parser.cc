@@ -15,14 +15,13 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/parser_internal.h"
+#include "ir/read_file.h"
 
 namespace tessel::ir {
 namespace tsl {
@@ -53,10 +52,23 @@ absl::Status Parser::TooDeep(const Token& at) const {
 }
 
 const Parser::Binding* Parser::Lookup(absl::string_view name) const {
-  for (size_t i = scope_.size(); i-- > 0;) {
-    if (scope_[i].name == name) return &scope_[i];
+  auto it = visible_.find(name);
+  if (it == visible_.end() || it->second.empty()) return nullptr;
+  return &scope_[it->second.back()];
+}
+
+void Parser::Push(Binding b) {
+  visible_[b.name].push_back(scope_.size());
+  scope_.push_back(std::move(b));
+}
+
+void Parser::PopScope(size_t mark) {
+  while (scope_.size() > mark) {
+    auto it = visible_.find(scope_.back().name);
+    it->second.pop_back();
+    if (it->second.empty()) visible_.erase(it);
+    scope_.pop_back();
   }
-  return nullptr;
 }
 
 absl::StatusOr<std::string> Parser::BindingName(const char* what) {
@@ -118,10 +130,8 @@ absl::StatusOr<Attrs> Parser::ParseAttrDict() {
 }
 
 // A number (7, -2, 1.5, inf, nan), true/false, a string, a list [..] or expr(e).
-absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
+absl::StatusOr<AttrValue> Parser::ParseAttrValue(int nesting) {
   const Token& t = Peek();
-  DepthGuard guard(this);
-  if (guard.too_deep()) return TooDeep(t);
   if (t.kind == TokKind::kString) {
     Next();
     return AttrValue(t.value);
@@ -131,11 +141,14 @@ absl::StatusOr<AttrValue> Parser::ParseAttrValue() {
     return AttrValue(t.Is("true"));
   }
   if (t.Is("[")) {
+    if (nesting >= kMaxAttrNesting) {
+      return ErrorAt(t, absl::StrCat("attribute lists nest at most ", kMaxAttrNesting, " deep"));
+    }
     Next();
     AttrValue::List list;
     if (Accept("]")) return AttrValue(std::move(list));
     while (true) {
-      TESSEL_ASSIGN_OR_RETURN(AttrValue v, ParseAttrValue());
+      TESSEL_ASSIGN_OR_RETURN(AttrValue v, ParseAttrValue(nesting + 1));
       list.push_back(std::move(v));
       if (Accept("]")) return AttrValue(std::move(list));
       if (!Peek().Is(",")) {
@@ -295,6 +308,8 @@ absl::StatusOr<PrimFunc> Parser::ParseFunction(std::string* name) {
   std::vector<Var> scalars;
   std::vector<std::string> scalar_names;
   TESSEL_RETURN_IF_ERROR(DeclareScalarParams(&scalars, &scalar_names));
+  absl::flat_hash_map<std::string, Var> scalar_by_name;
+  for (size_t i = 0; i < scalars.size(); ++i) scalar_by_name.emplace(scalar_names[i], scalars[i]);
   Next();  // `(`
   std::vector<Param> params;
   absl::flat_hash_set<std::string> param_names;
@@ -310,10 +325,8 @@ absl::StatusOr<PrimFunc> Parser::ParseFunction(std::string* name) {
                                             Describe(Peek())));
       }
       if (!param_names.insert(pname).second) return ErrorAt(pt, absl::StrCat("duplicate parameter '", pname, "'"));
-      Var v;
-      for (size_t i = 0; i < scalars.size(); ++i) {
-        if (scalar_names[i] == pname) v = scalars[i];
-      }
+      auto found = scalar_by_name.find(pname);
+      Var v = found == scalar_by_name.end() ? Var() : found->second;
       if (!v) return ErrorAt(pt, absl::StrCat("parameter '", pname, "' could not be declared"));
       if (v->dtype != dt) return ErrorAt(pt, absl::StrCat("parameter '", pname, "' has two types"));
       params.push_back(Param::OfVar(v));
@@ -386,12 +399,8 @@ absl::StatusOr<IRModule> ParseModule(absl::string_view text, absl::string_view f
 }
 
 absl::StatusOr<IRModule> LoadModule(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read '", path, "'"));
-  return ParseModule(ss.str(), path);
+  TESSEL_ASSIGN_OR_RETURN(std::string text, ReadFileBounded(path, kMaxSourceBytes));
+  return ParseModule(text, path);
 }
 
 std::vector<std::string> SplitInputFile(absl::string_view text) {

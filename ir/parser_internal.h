@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ir/function.h"
@@ -75,17 +76,21 @@ class Parser {
     Var var;
     Buffer buffer;
   };
+  // Constant time: `visible_` maps each name to the positions in scope_ that bind it,
+  // innermost last, so that a function of 100k parameters parses in linear time.
   const Binding* Lookup(absl::string_view name) const;
   size_t ScopeMark() const { return scope_.size(); }
-  void PopScope(size_t mark) { scope_.resize(mark); }
-  void Bind(std::string name, Var v) { scope_.push_back(Binding{std::move(name), std::move(v), nullptr}); }
-  void Bind(std::string name, Buffer b) { scope_.push_back(Binding{std::move(name), nullptr, std::move(b)}); }
+  void PopScope(size_t mark);
+  void Bind(std::string name, Var v) { Push(Binding{std::move(name), std::move(v), nullptr}); }
+  void Bind(std::string name, Buffer b) { Push(Binding{std::move(name), nullptr, std::move(b)}); }
+  void Push(Binding b);
   // A name at a binding position: an identifier that is not a reserved word.
   absl::StatusOr<std::string> BindingName(const char* what);
 
   absl::StatusOr<DataType> ParseDType();
   absl::StatusOr<Attrs> ParseAttrDict();
-  absl::StatusOr<AttrValue> ParseAttrValue();
+  // `nesting`: the lists around this value, at most kMaxAttrNesting.
+  absl::StatusOr<AttrValue> ParseAttrValue(int nesting = 0);
   // `name: f32[shape] strides [...] offset e scope "s" align n`.
   absl::StatusOr<Buffer> ParseBufferDef();
   // An identifier or a quoted string (block and function names, extern symbols).
@@ -128,6 +133,7 @@ class Parser {
   int expr_depth_ = 0;
   int open_flat_scopes_ = 0;  // Flat let/allocate/decl_buffer headers awaiting their body.
   std::vector<Binding> scope_;
+  absl::flat_hash_map<std::string, std::vector<size_t>> visible_;
 };
 
 }  // namespace tessel::ir::tsl

@@ -24,12 +24,17 @@
 // one reported.
 #include "ir/verifier.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/printer.h"
 #include "ir/verify_recheck.h"
 #include "ir/verify_walk.h"
@@ -154,10 +159,34 @@ absl::Status FunctionVerifier::CheckBufferShape(const Buffer& buffer) {
   for (const Expr& e : buffer->shape) {
     if (absl::Status s = check(e, "extent"); !s.ok()) return s;
   }
+  // A size no machine holds would wrap when lowering flattens it (to one element).
+  int64_t bytes = std::max(buffer->dtype.bytes(), 1);
+  for (const Expr& e : buffer->shape) {
+    std::optional<Int> c = ConstInt(e);
+    if (!c) continue;
+    if (*c > std::numeric_limits<int64_t>::max() ||
+        __builtin_mul_overflow(bytes, static_cast<int64_t>(*c), &bytes)) {
+      std::vector<std::string> extents;
+      for (const Expr& x : buffer->shape) extents.push_back(PrintExpr(x));
+      return Fail(absl::StrCat("buffer '", buffer->name, "' (", buffer->dtype.ToString(), "[",
+                               absl::StrJoin(extents, ", "),
+                               "]) holds more bytes than an i64 can count"));
+    }
+  }
   for (const Expr& e : buffer->strides) {
     if (absl::Status s = CheckRootExpr(e); !s.ok()) return s;
   }
   return check(buffer->elem_offset, "element offset");
+}
+
+absl::Status FunctionVerifier::CheckAttrs(const Attrs& attrs, const std::string& owner) {
+  for (const auto& [key, value] : attrs) {
+    if (AttrNesting(value) > kMaxAttrNesting) {
+      return Fail(absl::StrCat(owner, " attribute '", key, "' nests lists more than ",
+                               kMaxAttrNesting, " deep, deeper than .tsl text reads back"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status FunctionVerifier::CheckBufferUse(const Buffer& buffer, const std::string& what,
@@ -328,6 +357,7 @@ absl::Status FunctionVerifier::Verify(const PrimFunc& func) {
   if (absl::Status s = MakePrimFuncChecked(func->params, func->body, func->attrs).status(); !s.ok()) {
     return Fail(std::string(s.message()));
   }
+  if (absl::Status s = CheckAttrs(func->attrs, "the function's"); !s.ok()) return s;
   // Scalar parameters first: a buffer's shape may name them.
   for (const Param& p : func->params) {
     if (p.is_buffer()) continue;

@@ -137,6 +137,10 @@ absl::Status FunctionVerifier::CheckFor(const ForNode* op) {
   if (absl::Status st = CheckRootExpr(op->extent); !st.ok()) return st;
   if (absl::Status st = Recheck(op); !st.ok()) return st;
   const std::string& name = op->loop_var->name;
+  if (absl::Status st = CheckAttrs(op->annotations, absl::StrCat("loop '", name, "'"));
+      !st.ok()) {
+    return st;
+  }
   std::optional<Int> extent = ConstInt(op->extent);
   // A zero-trip loop is legal (it does nothing); a negative extent is a mistake.
   if (extent && *extent < 0) {
@@ -307,6 +311,10 @@ absl::Status FunctionVerifier::CheckBinding(const IterVar& iv, const Expr& value
 absl::Status FunctionVerifier::CheckBlockInside(const BlockNode* block) {
   // A block with iter vars is a closed scope: what it sees of its surroundings
   // comes through its bindings (see CheckVarUse).
+  if (absl::Status st = CheckAttrs(block->annotations, absl::StrCat("block '", block->name, "'"));
+      !st.ok()) {
+    return st;
+  }
   bool scoped = !block->iter_vars.empty();
   if (scoped) scoped_blocks_.push_back(block);
   for (const IterVar& iv : block->iter_vars) {

@@ -58,6 +58,9 @@ class FunctionVerifier {
   absl::Status CheckBufferDef(const Buffer& buffer, const char* binder);
   // The buffer's shape, strides and offset as expressions in the current scope.
   absl::Status CheckBufferShape(const Buffer& buffer);
+  // Values nested deeper than the parser reads (kMaxAttrNesting) would print as
+  // text that does not parse back. `owner`: "function", "loop 'i'", "block 'B'".
+  absl::Status CheckAttrs(const Attrs& attrs, const std::string& owner);
   absl::Status CheckBufferUse(const Buffer& buffer, const std::string& what,
                               const ExprNode* at = nullptr);
   absl::Status CheckConstIndices(const Buffer& buffer, const std::vector<Expr>& indices,

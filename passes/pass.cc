@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
 #include "passes/pass_context.h"
 
 namespace tessel::passes {
@@ -34,16 +35,22 @@ std::string FunctionPass::SkipReason(const ir::PrimFunc& func) const {
     auto sched = func->attrs.find("scheduled");
     if (sched != func->attrs.end()) {
       const bool* b = sched->second.get_if<bool>();
-      if (b != nullptr && *b) return "it is already scheduled";
+      if (b != nullptr && *b) return kSkippedAsScheduled;
     }
   }
   return "";
+}
+
+absl::Status FunctionPass::CheckOutcome(const ir::IRModule&, const FunctionPassOutcome&) const {
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ir::IRModule> FunctionPass::Run(const ir::IRModule& mod, PassContext& ctx) const {
   std::vector<std::pair<std::string, ir::PrimFunc>> functions;
   functions.reserve(mod->functions.size());
   bool changed = false;
+  FunctionPassOutcome outcome;
+  const size_t log_start = ctx.log().entries().size();
   for (const auto& [fname, func] : mod->functions) {
     std::string why = SkipReason(func);
     if (!why.empty()) {
@@ -60,9 +67,19 @@ absl::StatusOr<ir::IRModule> FunctionPass::Run(const ir::IRModule& mod, PassCont
       return absl::InternalError(
           absl::StrCat("function '", fname, "': pass '", name(), "' returned no function"));
     }
-    changed |= !out->same_as(func);
+    if (!out->same_as(func)) {
+      changed = true;
+      outcome.changed.push_back(fname);
+    }
     functions.emplace_back(fname, *std::move(out));
   }
+  const std::vector<PassLogEntry>& log = ctx.log().entries();
+  for (size_t i = log_start; i < log.size(); ++i) {
+    if (log[i].kind == PassLogEntry::Kind::kSkipped && log[i].pass == name()) {
+      outcome.skipped.emplace_back(log[i].function, log[i].detail);
+    }
+  }
+  TESSEL_RETURN_IF_ERROR(CheckOutcome(mod, outcome));
   if (!changed) return mod;
   auto n = ir::MakeNode<ir::IRModuleNode>(*mod);
   n->functions = std::move(functions);

@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -90,6 +91,16 @@ using ModulePass = Pass;
 //   skip_passes = ["simplify", ...]   (or ["*"] for every function pass)
 //   scheduled = true                  (only for passes with `skips_scheduled`)
 // Skips are written to the pass log with their reason.
+// The skip reason of a function a pass with `skips_scheduled` leaves alone.
+inline constexpr char kSkippedAsScheduled[] = "it is already scheduled";
+
+// What one run of a FunctionPass did, for its CheckOutcome.
+struct FunctionPassOutcome {
+  std::vector<std::string> changed;  // Functions RunOnFunction rewrote, in module order.
+  // (function, why) for every function the pass skipped, as its log records them.
+  std::vector<std::pair<std::string, std::string>> skipped;
+};
+
 class FunctionPass : public Pass {
  public:
   using Pass::Pass;
@@ -99,6 +110,13 @@ class FunctionPass : public Pass {
   virtual std::string SkipReason(const ir::PrimFunc& func) const;
 
  protected:
+  // Called once every function ran, with the module the pass was given; an error
+  // fails the pass, leaving the module as it was. The default accepts anything. A
+  // pass whose doing nothing means a mistake (manual-schedule: a trace that fits no
+  // function) refuses here.
+  virtual absl::Status CheckOutcome(const ir::IRModule& mod,
+                                    const FunctionPassOutcome& outcome) const;
+
   // Returns `func` itself when nothing changes. `name` is the function's name in
   // the module, for messages and the log.
   virtual absl::StatusOr<ir::PrimFunc> RunOnFunction(const ir::PrimFunc& func,

@@ -1,6 +1,7 @@
 // Argument checking and packing (see arg_check.h).
 #include "codegen/runtime/arg_check.h"
 
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -45,10 +46,12 @@ class Checker {
       if (std::string e = CheckScalar(i, &packed.scalars[i]); !e.empty()) return e;
       packed.values[i] = &packed.scalars[i];
     }
+    ranges_.assign(sig_.params.size(), ByteRange{});
     for (size_t i = 0; i < sig_.params.size(); ++i) {
       if (!sig_.params[i].is_buffer) continue;
       if (std::string e = CheckBuffer(i, &packed.values[i]); !e.empty()) return e;
     }
+    if (std::string e = CheckWrittenDisjoint(sig_, ranges_); !e.empty()) return e;
     *out = std::move(packed);
     return "";
   }
@@ -160,6 +163,12 @@ class Checker {
       return os.str();
     }
     *value = data;
+    int64_t bytes = 0;
+    if (!__builtin_mul_overflow(numel, DTypeBytes(p.dtype), &bytes)) {
+      ranges_[i] = ByteRange{address, address + static_cast<uintptr_t>(bytes)};
+    } else {
+      ranges_[i] = ByteRange{address, UINTPTR_MAX};
+    }
     return "";
   }
 
@@ -199,6 +208,7 @@ class Checker {
   const FunctionSignature& sig_;
   DLTensor* const* args_;
   std::map<std::string_view, Binding> bindings_;  // Keys point into sig_.
+  std::vector<ByteRange> ranges_;                  // Of the buffers, once checked.
 };
 
 }  // namespace
@@ -235,6 +245,24 @@ std::string DescribeDevice(DLDevice device) {
   }
   std::string s = name ? name : "device_type " + std::to_string(device.device_type);
   return s + ":" + std::to_string(device.device_id);
+}
+
+std::string CheckWrittenDisjoint(const FunctionSignature& sig,
+                                 const std::vector<ByteRange>& ranges) {
+  auto overlap = [](const ByteRange& a, const ByteRange& b) {
+    return a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end;
+  };
+  for (size_t i = 0; i < sig.params.size() && i < ranges.size(); ++i) {
+    if (!sig.params[i].is_buffer || !sig.params[i].written) continue;
+    for (size_t j = 0; j < sig.params.size() && j < ranges.size(); ++j) {
+      if (j == i || !sig.params[j].is_buffer || !overlap(ranges[i], ranges[j])) continue;
+      return DescribeSignature(sig) + ": argument " + std::to_string(i) + " (" +
+             sig.params[i].name + ") shares memory with argument " + std::to_string(j) + " (" +
+             sig.params[j].name + "); the function writes " + sig.params[i].name +
+             ", so it may not overlap another argument (pass a copy)";
+    }
+  }
+  return "";
 }
 
 std::string PackArguments(const FunctionSignature& sig, DLTensor* const* args, int32_t num_args,

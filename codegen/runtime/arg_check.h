@@ -34,13 +34,27 @@ struct PackedArgs {
 
 // Checks count, non-null tensors, device (CPU), dtype, rank, shape (constants and
 // consistent symbolic extents), strides (NULL or compact row-major; the stride of an
-// extent-1 dimension is free), 64-byte alignment of data + byte_offset, and non-null
-// data for non-empty buffers. Returns "" and fills `out` when every argument fits;
+// extent-1 dimension is free), 64-byte alignment of data + byte_offset, non-null
+// data for non-empty buffers, and that no buffer the function writes shares memory
+// with another buffer argument (CheckWrittenDisjoint). Returns "" and fills `out` when every argument fits;
 // otherwise the message names the function, the argument and expected vs given,
 // and `out` is untouched. Reads only the DLTensor fields it documents: pointers in
 // them must be valid (NULL is reported, not followed).
 std::string PackArguments(const FunctionSignature& sig, DLTensor* const* args, int32_t num_args,
                           PackedArgs* out);
+
+// The bytes one argument spans, [begin, end); empty (begin == end) for a scalar or an
+// empty buffer.
+struct ByteRange {
+  uintptr_t begin = 0;
+  uintptr_t end = 0;
+};
+// "" when no buffer the function writes (ParamSignature::written) overlaps another
+// buffer argument; otherwise a message naming both (`mm(A, B, A)`: "argument 2 (C)
+// shares memory with argument 0 (A); ..."). `ranges` holds one entry per parameter.
+// Reading an input that an output overwrites mid-call gives results that depend on
+// the schedule and on alignment, so such calls are refused rather than run.
+std::string CheckWrittenDisjoint(const FunctionSignature& sig, const std::vector<ByteRange>& ranges);
 
 // PackArguments, then `packed` on the packed arguments. The message is the check's,
 // or "<name>: " and the kernel's last error when it returned non-zero.

@@ -91,6 +91,17 @@ absl::StatusOr<fs::path> MakeTempDir() {
   return fs::path(pattern);
 }
 
+// Whether two paths name one file: the same path once normalised, or, for files that
+// exist, the same inode (a hard or symbolic link).
+bool SameFile(const fs::path& a, const fs::path& b) {
+  std::error_code ec1, ec2;
+  fs::path ca = fs::weakly_canonical(fs::absolute(a, ec1), ec1);
+  fs::path cb = fs::weakly_canonical(fs::absolute(b, ec2), ec2);
+  if (!ec1 && !ec2 && ca == cb) return true;
+  std::error_code ec;
+  return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec) && !ec;
+}
+
 absl::Status WriteFile(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -187,6 +198,20 @@ absl::Status ExportLibrary(const std::vector<std::string>& object_files,
                                                 : fs::path(options.header_path);
   std::string prefix = options.header_prefix.empty() ? Identifier(lib.stem().string())
                                                      : Identifier(options.header_prefix);
+  // One output written over another (`header_path=` the library, or a library named
+  // `k.h` whose default header is itself) would leave a header where the library
+  // should be and report success; an object overwritten by the link is lost.
+  if (SameFile(header, lib)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "export_library: the header path '", header.string(), "' is the library path '",
+        library_path, "'; give a header_path of its own"));
+  }
+  for (const std::string& obj : object_files) {
+    if (SameFile(obj, lib) || SameFile(obj, header)) {
+      return absl::InvalidArgumentError(absl::StrCat("export_library: the object file '", obj,
+                                                     "' would be overwritten by the output"));
+    }
+  }
 
   // The metadata source goes next to the library under a unique name, removed after.
   absl::StatusOr<fs::path> dir = MakeTempDir();

@@ -2,12 +2,49 @@
 #include "codegen/runtime/func_signature.h"
 
 #include <map>
+#include <set>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ir/printer.h"
+#include "ir/visitor.h"
 
 namespace tessel::runtime {
+namespace {
+
+// The buffers a function body may store into, each followed back to the buffer it
+// views (`decl_buffer C_1d: f32[16] = C` after flattening stores into C): a store,
+// or a block declaring a write region.
+class WrittenBuffers : public ir::IRVisitor {
+ public:
+  std::set<const ir::BufferNode*> written;
+
+  void VisitDeclBuffer(const ir::DeclBufferNode* op) override {
+    if (op->source.defined()) views_[op->buffer.get()] = op->source.get();
+    ir::IRVisitor::VisitDeclBuffer(op);
+  }
+  void VisitBufferStore(const ir::BufferStoreNode* op) override {
+    Mark(op->buffer.get());
+    ir::IRVisitor::VisitBufferStore(op);
+  }
+  void VisitBlock(const ir::BlockNode* op) override {
+    for (const ir::BufferRegion& r : op->writes) Mark(r.buffer.get());
+    ir::IRVisitor::VisitBlock(op);
+  }
+
+ private:
+  void Mark(const ir::BufferNode* b) {
+    // A view is declared before the statements that store through it.
+    for (int hops = 0; b != nullptr && hops < 64; ++hops) {
+      written.insert(b);
+      auto it = views_.find(b);
+      b = it == views_.end() ? nullptr : it->second;
+    }
+  }
+  std::map<const ir::BufferNode*, const ir::BufferNode*> views_;
+};
+
+}  // namespace
 
 absl::StatusOr<DLDataType> ToDLDataType(ir::DataType dtype) {
   using Code = ir::DataType::Code;
@@ -82,6 +119,8 @@ absl::StatusOr<FunctionSignature> SignatureOf(const std::string& module_name,
   // Extents and scalars match by name in a call; two variables sharing a name would
   // be silently tied together, so refuse them.
   std::map<std::string, const ir::VarNode*> vars;
+  WrittenBuffers writes;
+  if (func->body.defined()) writes.VisitStmt(func->body);
   auto claim = [&](const ir::VarNode* v) { return vars.emplace(v->name, v).first->second == v; };
   for (const ir::Param& p : func->params) {
     if (!p.is_buffer()) {
@@ -123,7 +162,8 @@ absl::StatusOr<FunctionSignature> SignatureOf(const std::string& module_name,
                                            " is neither a constant nor a variable"));
       }
     }
-    sig.params.push_back(ParamSignature::Buffer(b->name, *dl, std::move(shape)));
+    sig.params.push_back(
+        ParamSignature::Buffer(b->name, *dl, std::move(shape), writes.written.count(b) > 0));
   }
   if (std::string why = ValidateSignature(sig); !why.empty()) {
     return absl::InvalidArgumentError(why);

@@ -2,23 +2,133 @@
 #include "codegen/runtime/library_module.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "codegen/runtime/shared_object_check.h"
+
 namespace tessel::runtime {
+namespace {
+
+// Larger than any kernel library; a bound so that a wrong path (a disk image, a
+// device) is refused rather than read into memory.
+constexpr int64_t kMaxLibraryBytes = int64_t{1} << 30;
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+// The whole file at `path`, or "" with `*error` set.
+bool ReadWholeFile(const std::string& path, std::string* out, std::string* error) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = "cannot open: " + ErrnoText();
+    return false;
+  }
+  struct stat st;
+  bool ok = fstat(fd, &st) == 0;
+  if (!ok) {
+    *error = "cannot stat: " + ErrnoText();
+  } else if (!S_ISREG(st.st_mode)) {
+    *error = "not a regular file";
+    ok = false;
+  } else if (st.st_size > kMaxLibraryBytes) {
+    *error = "the file has " + std::to_string(st.st_size) + " bytes, more than a library's " +
+             std::to_string(kMaxLibraryBytes);
+    ok = false;
+  }
+  if (ok) {
+    out->resize(static_cast<size_t>(st.st_size));
+    size_t done = 0;
+    while (ok && done < out->size()) {
+      ssize_t n = read(fd, out->data() + done, out->size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        *error = n == 0 ? "the file shrank while it was read" : "cannot read: " + ErrnoText();
+        ok = false;
+      } else {
+        done += static_cast<size_t>(n);
+      }
+    }
+  }
+  close(fd);
+  return ok;
+}
+
+// Writes `bytes` to a new file of a name no other load in this process uses, which
+// the caller dlopens and then unlinks. dlopen returns an object already loaded from
+// the same path without reading the file again, so loading the file's own path after
+// it was re-exported would run the old code; a private copy always runs what the file
+// holds now, and its bytes are the ones that were checked.
+bool WritePrivateCopy(const std::string& bytes, std::string* copy_path, std::string* error) {
+  static std::atomic<uint64_t> counter{0};
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = tmp && *tmp ? tmp : "/tmp";
+  std::string pattern = dir + "/tessel-lib-" + std::to_string(getpid()) + "-" +
+                        std::to_string(counter.fetch_add(1)) + "-XXXXXX.so";
+  int fd = mkostemps(pattern.data(), 3, O_CLOEXEC);
+  if (fd < 0) {
+    *error = "cannot create a private copy in " + dir + ": " + ErrnoText();
+    return false;
+  }
+  size_t done = 0;
+  bool ok = true;
+  while (ok && done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      *error = "cannot write a private copy in " + dir + ": " + ErrnoText();
+      ok = false;
+    } else {
+      done += static_cast<size_t>(n);
+    }
+  }
+  if (close(fd) != 0 && ok) {
+    *error = "cannot write a private copy in " + dir + ": " + ErrnoText();
+    ok = false;
+  }
+  if (!ok) {
+    unlink(pattern.c_str());
+    return false;
+  }
+  *copy_path = std::move(pattern);
+  return true;
+}
+
+}  // namespace
 
 std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std::string* error) {
   std::unique_ptr<LibraryModule> lib(new LibraryModule());
   lib->path_ = path;
-  // dlopen searches the library path for a bare name; a file of that name here is
-  // what the caller means.
-  std::string open_path = path;
-  if (path.find('/') == std::string::npos && access(path.c_str(), F_OK) == 0)
-    open_path = "./" + path;
+  // A path names a file: a bare name is the file in the current directory, never a
+  // search of the library path.
+  std::string bytes, why;
+  if (!ReadWholeFile(path, &bytes, &why)) {
+    *error = "cannot load " + path + ": " + why;
+    return nullptr;
+  }
+  if (why = CheckSharedObject(bytes); !why.empty()) {
+    *error = "cannot load " + path + ": " + why;
+    return nullptr;
+  }
+  std::string copy;
+  if (!WritePrivateCopy(bytes, &copy, &why)) {
+    *error = "cannot load " + path + ": " + why;
+    return nullptr;
+  }
   dlerror();
-  lib->handle_ = dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  lib->handle_ = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+  unlink(copy.c_str());  // Mapped now (or not at all): the name is no longer needed.
   if (lib->handle_ == nullptr) {
-    const char* why = dlerror();
-    *error = "cannot load " + path + ": " + (why ? why : "dlopen failed");
+    const char* what = dlerror();
+    std::string text = what ? what : "dlopen failed";
+    // dlopen names the private copy; the caller knows the file by its own path.
+    if (size_t at = text.find(copy); at != std::string::npos) text.replace(at, copy.size(), path);
+    *error = "cannot load " + path + ": " + text;
     return nullptr;
   }
   using MetadataFn = const char* (*)();
@@ -29,7 +139,6 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
   }
   const char* text = metadata();
   std::vector<FunctionSignature> sigs;
-  std::string why;
   if (text == nullptr || !ParseSignatures(text, &sigs, &why)) {
     *error = path + ": bad metadata: " + (text ? why : "tessel_module_metadata() returned NULL");
     return nullptr;

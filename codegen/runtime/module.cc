@@ -8,6 +8,7 @@
 #include "codegen/runtime/arg_check.h"
 #include "codegen/runtime/func_signature.h"
 #include "codegen/runtime/library_module.h"
+#include "codegen/runtime/thread_pool.h"
 
 namespace tessel::runtime {
 
@@ -24,7 +25,10 @@ absl::StatusOr<Module> Module::LoadLibrary(const std::string& path) {
   if (!library) return absl::InvalidArgumentError(error);
   auto state = std::make_shared<State>();
   for (const LibraryModule::Function& f : library->functions()) {
-    state->functions.push_back(Function{f.signature, f.packed});
+    Function function;
+    function.signature = f.signature;
+    function.packed = f.packed;
+    state->functions.push_back(std::move(function));
   }
   state->path = path;
   state->library = std::move(library);
@@ -57,14 +61,15 @@ absl::StatusOr<Module> Module::FromFunctions(std::vector<Function> functions,
 }
 
 absl::StatusOr<Module> Module::FromCompiled(const ir::IRModule& mod, const Lookup& lookup,
-                                            std::shared_ptr<const void> owner) {
+                                            std::shared_ptr<const void> owner,
+                                            int32_t num_threads, const std::string& cannot_run) {
   std::vector<Function> functions;
   for (const auto& [name, func] : mod->functions) {
     absl::StatusOr<FunctionSignature> sig = SignatureOf(name, func);
     if (!sig.ok()) return sig.status();
     absl::StatusOr<TesselPackedFunc> packed = lookup(name);
     if (!packed.ok()) return packed.status();
-    functions.push_back(Function{*std::move(sig), *packed});
+    functions.push_back(Function{*std::move(sig), *packed, num_threads, cannot_run});
   }
   return FromFunctions(std::move(functions), std::move(owner));
 }
@@ -100,6 +105,11 @@ const std::string& Module::library_path() const {
 }
 
 absl::Status CallFunction(const Module::Function& function, absl::Span<DLTensor* const> args) {
+  if (!function.cannot_run.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(function.signature.name, ": ", function.cannot_run));
+  }
+  ThreadPool::CallThreads threads(function.num_threads);
   CallOutcome outcome = CheckAndCall(function.signature, function.packed, args.data(),
                                      static_cast<int32_t>(args.size()));
   switch (outcome.kind) {

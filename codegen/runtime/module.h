@@ -34,6 +34,13 @@ class Module {
   struct Function {
     FunctionSignature signature;
     TesselPackedFunc packed = nullptr;
+    // Threads of the function's parallel loops in each call (a target's
+    // -num-threads); 0: the process-wide setting (tessel_set_num_threads).
+    int32_t num_threads = 0;
+    // Non-empty: why this process may not call the function (code built for a CPU
+    // feature the host lacks, which would stop the process with SIGILL). Calls then
+    // fail with FailedPrecondition and this text.
+    std::string cannot_run;
   };
 
   Module() = default;  // Holds no functions.
@@ -49,10 +56,13 @@ class Module {
   // The functions of `mod` compiled in this process: signatures from the PrimFuncs
   // (SignaturesOf), entry points from `lookup`, which gets each function's name in
   // `mod` (e.g. a JIT module's Lookup). Fails when a signature cannot be made or a
-  // lookup fails.
+  // lookup fails. Every call runs its parallel loops on `num_threads` threads (0: the
+  // process-wide setting); a non-empty `cannot_run` refuses every call (see Function).
   using Lookup = std::function<absl::StatusOr<TesselPackedFunc>(const std::string& name)>;
   static absl::StatusOr<Module> FromCompiled(const ir::IRModule& mod, const Lookup& lookup,
-                                             std::shared_ptr<const void> owner);
+                                             std::shared_ptr<const void> owner,
+                                             int32_t num_threads = 0,
+                                             const std::string& cannot_run = "");
 
   // In the order the library or the JIT listed them.
   std::vector<std::string> FunctionNames() const;
@@ -73,7 +83,8 @@ class Module {
   std::shared_ptr<const State> state_;
 };
 
-// Checks and calls one function (what Module::Call does once it found it).
+// Checks and calls one function (what Module::Call does once it found it), with its
+// thread count for this call only.
 absl::Status CallFunction(const Module::Function& function, absl::Span<DLTensor* const> args);
 
 }  // namespace tessel::runtime

@@ -194,7 +194,8 @@ std::string SerializeSignatures(const std::vector<FunctionSignature>& sigs) {
   for (const FunctionSignature& sig : sigs) {
     os << "function " << sig.name << " " << sig.params.size() << "\n";
     for (const ParamSignature& p : sig.params) {
-      os << (p.is_buffer ? "buffer " : "scalar ") << p.name << " " << DTypeToString(p.dtype);
+      os << (!p.is_buffer ? "scalar " : p.written ? "buffer " : "input ") << p.name << " "
+         << DTypeToString(p.dtype);
       if (p.is_buffer) {
         os << " " << p.shape.size();
         for (const Dim& d : p.shape) os << " " << (d.is_var() ? d.var : std::to_string(d.value));
@@ -244,11 +245,12 @@ bool ParseSignatures(std::string_view text, std::vector<FunctionSignature>* out,
       params_left = static_cast<size_t>(n);
       continue;
     }
-    if (w[0] != "buffer" && w[0] != "scalar")
+    if (w[0] != "buffer" && w[0] != "input" && w[0] != "scalar")
       return fail("unknown entry '" + std::string(w[0]) + "'");
     if (!params_left) return fail("a parameter outside a function's list");
     ParamSignature p;
-    p.is_buffer = w[0] == "buffer";
+    p.is_buffer = w[0] != "scalar";
+    p.written = w[0] == "buffer";
     if (w.size() < 3) return fail("expected a name and a dtype");
     p.name = std::string(w[1]);
     if (!ParseDType(w[2], &p.dtype)) return fail("unknown dtype '" + std::string(w[2]) + "'");
@@ -256,7 +258,7 @@ bool ParseSignatures(std::string_view text, std::vector<FunctionSignature>* out,
       int64_t ndim;
       if (w.size() < 4 || !ParseInt(w[3], &ndim) || ndim < 0 ||
           static_cast<size_t>(ndim) != w.size() - 4) {
-        return fail("expected 'buffer <name> <dtype> <ndim> <dims...>'");
+        return fail("expected '" + std::string(w[0]) + " <name> <dtype> <ndim> <dims...>'");
       }
       for (size_t i = 4; i < w.size(); ++i) {
         int64_t v;

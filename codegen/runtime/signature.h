@@ -10,7 +10,10 @@
 //                                      "scalar s f32\n"
 //
 // A buffer's dimension is either a constant or a name: every buffer dimension and
-// scalar parameter with the same name must receive the same value in a call.
+// scalar parameter with the same name must receive the same value in a call. A buffer
+// the function only reads is listed as `input` instead of `buffer` ("input A f32 1 n"):
+// a call refuses a read-only array, or memory another argument shares, only where the
+// function writes.
 #ifndef TESSEL_CODEGEN_RUNTIME_SIGNATURE_H_
 #define TESSEL_CODEGEN_RUNTIME_SIGNATURE_H_
 
@@ -54,12 +57,16 @@ struct ParamSignature {
   bool is_buffer = true;
   DLDataType dtype{kDLFloat, 32, 1};
   std::vector<Dim> shape;  // Buffers only.
+  // Buffers only: whether the function may store into it. True unless known
+  // otherwise, so that what cannot be proved read-only is treated as an output.
+  bool written = true;
 
-  static ParamSignature Buffer(std::string name, DLDataType dtype, std::vector<Dim> shape) {
-    return ParamSignature{std::move(name), true, dtype, std::move(shape)};
+  static ParamSignature Buffer(std::string name, DLDataType dtype, std::vector<Dim> shape,
+                               bool written = true) {
+    return ParamSignature{std::move(name), true, dtype, std::move(shape), written};
   }
   static ParamSignature Scalar(std::string name, DLDataType dtype) {
-    return ParamSignature{std::move(name), false, dtype, {}};
+    return ParamSignature{std::move(name), false, dtype, {}, false};
   }
 };
 

@@ -53,7 +53,9 @@ int32_t tessel_parallel_for(int64_t extent, TesselParallelBody body, void* closu
 int32_t tessel_set_last_error(const char* message);
 
 /* ---- Threads -------------------------------------------------------------------------
- * The default is TESSEL_NUM_THREADS when set, else the number of online cores. */
+ * The process-wide count; the default is TESSEL_NUM_THREADS when set, else the number
+ * of online cores. tessel_get_num_threads says what the calling thread's parallel
+ * loops use now: inside a call of a module built with -num-threads=N, N. */
 void tessel_set_num_threads(int32_t num_threads);
 int32_t tessel_get_num_threads(void);
 

@@ -13,6 +13,8 @@ namespace tessel::runtime {
 namespace {
 
 thread_local bool in_parallel_region = false;
+// The open CallThreads scope's count on this thread; 0 when none.
+thread_local int32_t call_num_threads = 0;
 
 // How long a waiting thread polls before it sleeps: long enough to catch the next
 // loop of a kernel with several parallel loops, short enough not to steal a shared
@@ -86,6 +88,16 @@ int32_t ThreadPool::DefaultNumThreads() {
 }
 
 bool ThreadPool::InParallelRegion() { return in_parallel_region; }
+
+ThreadPool::CallThreads::CallThreads(int32_t num_threads) : saved_(call_num_threads) {
+  if (num_threads > 0) call_num_threads = std::min(num_threads, kMaxThreads);
+}
+
+ThreadPool::CallThreads::~CallThreads() { call_num_threads = saved_; }
+
+int32_t ThreadPool::num_threads() const {
+  return call_num_threads > 0 ? call_num_threads : process_num_threads();
+}
 
 void ThreadPool::SetNumThreads(int32_t n) {
   if (n <= 0) n = DefaultNumThreads();

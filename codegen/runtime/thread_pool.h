@@ -30,6 +30,22 @@ namespace tessel::runtime {
 
 class ThreadPool {
  public:
+  // Sets the thread count of the parallel loops run on this thread while the scope
+  // lives (0: the process-wide setting), restoring the previous one at its end. A
+  // module built for `-num-threads=N` opens one around each call, so that calls from
+  // several threads never see each other's count and the process-wide setting is
+  // never touched.
+  class CallThreads {
+   public:
+    explicit CallThreads(int32_t num_threads);
+    ~CallThreads();
+    CallThreads(const CallThreads&) = delete;
+    CallThreads& operator=(const CallThreads&) = delete;
+
+   private:
+    int32_t saved_;
+  };
+
   // The process-wide pool tessel_parallel_for uses.
   static ThreadPool& Global();
 
@@ -43,9 +59,13 @@ class ThreadPool {
   int32_t ParallelFor(int64_t extent, TesselParallelBody body, void* closure);
 
   // Threads the next parallel loops use, the caller included; <= 0 restores the
-  // default. Clamped to [1, kMaxThreads].
+  // default. Clamped to [1, kMaxThreads]. Process-wide: a call that needs its own
+  // count uses a CallThreads scope instead.
   void SetNumThreads(int32_t num_threads);
-  int32_t num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
+  // The count this thread's parallel loops use: its CallThreads scope's when one is
+  // open, else the process-wide setting.
+  int32_t num_threads() const;
+  int32_t process_num_threads() const { return num_threads_.load(std::memory_order_relaxed); }
   // Worker threads started so far (they are reused, never stopped before exit).
   int32_t num_workers_started();
 

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/runtime/arg_check.h"
+#include "codegen/runtime/thread_pool.h"
 
 namespace tessel::runtime {
 namespace {
@@ -48,11 +49,15 @@ absl::StatusOr<TimeResult> TimeFunction(const Module::Function& function,
                      options.repeat, ") must be at least 1, warmup (", options.warmup,
                      ") and min_repeat_ms (", options.min_repeat_ms, ") non-negative"));
   }
+  if (!function.cannot_run.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(name, ": ", function.cannot_run));
+  }
   PackedArgs packed;
   std::string error =
       PackArguments(function.signature, args.data(), static_cast<int32_t>(args.size()), &packed);
   if (!error.empty()) return absl::InvalidArgumentError(error);
 
+  ThreadPool::CallThreads threads(function.num_threads);
   TimeResult result;
   auto call = [&]() -> absl::Status {
     ++result.total_calls;
@@ -67,6 +72,9 @@ absl::StatusOr<TimeResult> TimeFunction(const Module::Function& function,
   for (int64_t r = 0; r < options.repeat; ++r) {
     double seconds;
     for (;;) {
+      if (options.interrupted && options.interrupted()) {
+        return absl::CancelledError(absl::StrCat("time evaluator for ", name, ": interrupted"));
+      }
       if (options.flush_cache) FlushCaches();
       Clock::time_point start = Clock::now();
       for (int64_t i = 0; i < number; ++i) {

@@ -17,6 +17,7 @@
 #define TESSEL_CODEGEN_RUNTIME_TIME_EVALUATOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -31,6 +32,9 @@ struct TimeOptions {
   double min_repeat_ms = 0;  // Grow `number` until one measurement lasts this long.
   bool flush_cache = false;  // Evict the caches before each measurement.
   int64_t warmup = 1;        // Untimed calls before the first measurement.
+  // Polled before each measurement (never inside one); true stops the timing with a
+  // Cancelled error (Python's bindings stop on Ctrl-C this way).
+  std::function<bool()> interrupted;
 };
 
 struct TimeResult {

@@ -28,22 +28,29 @@
 // scheduled function gets the attr `scheduled = true`, and functions that
 // already have it are skipped (so a later manual-schedule does not schedule
 // twice). `seed` drives sampling instructions that carry no decision.
+//
+// A schedule that does nothing is a mistake, so it is an error: a name in
+// `functions` the module lacks (`functions=[mn]` for mm), or a run that schedules
+// no function while none was scheduled already (a trace whose get_block names a
+// block no function has). `allow-no-match=true` logs those as skips instead, for
+// pipelines run over modules the schedule may not fit.
 #include "passes/transforms/manual_schedule.h"
 
 #include <algorithm>
-#include <fstream>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "ir/read_file.h"
 #include "ir/schedule/schedule.h"
 #include "ir/schedule/schedule_registry.h"
 #include "ir/schedule/stmt_index.h"
 #include "ir/schedule/trace.h"
 #include "ir/schedule/trace_python.h"
 #include "ir/status_macros.h"
+#include "passes/did_you_mean.h"
 #include "passes/pass.h"
 #include "passes/pass_config.h"
 #include "passes/pass_context.h"
@@ -81,18 +88,11 @@ namespace sch = ir::schedule;
 
 // A trace file's text; longer than any schedule is an error, not a long read.
 absl::StatusOr<std::string> ReadTraceFile(const std::string& path, absl::string_view option) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  absl::StatusOr<std::string> text =
+      ir::ReadFileBounded(path, static_cast<int64_t>(sch::kMaxTracePythonBytes));
+  if (!text.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("manual-schedule: option '", option, "': cannot read '", path, "'"));
-  }
-  std::string text(sch::kMaxTracePythonBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > sch::kMaxTracePythonBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("manual-schedule: option '", option, "': '", path, "' is larger than ",
-                     sch::kMaxTracePythonBytes >> 20, " MiB, more than any trace"));
+        absl::StrCat("manual-schedule: option '", option, "': ", text.status().message()));
   }
   return text;
 }
@@ -113,7 +113,10 @@ class ManualSchedulePass : public FunctionPass {
                         StringOption("schedule", "", "Name of a registered schedule function"),
                         ListOption("functions", {},
                                    "Functions to schedule; empty means every function it fits"),
-                        IntOption("seed", 1, "Seed of sampling instructions without a decision")},
+                        IntOption("seed", 1, "Seed of sampling instructions without a decision"),
+                        BoolOption("allow-no-match", false,
+                                   "Skip, instead of failing, when a function in 'functions' "
+                                   "does not exist or the schedule fits no function")},
             .skips_scheduled = true};
   }
 
@@ -214,6 +217,31 @@ class ManualSchedulePass : public FunctionPass {
     out->attrs["scheduled"] = ir::AttrValue(true);
     ctx.log().RecordApplied(this->name(), name, what);
     return ir::PrimFunc(std::move(out));
+  }
+
+ protected:
+  absl::Status CheckOutcome(const ir::IRModule& mod,
+                            const FunctionPassOutcome& outcome) const override {
+    if (options().GetBool("allow-no-match")) return absl::OkStatus();
+    std::vector<std::string> names;
+    for (const auto& [n, f] : mod->functions) names.push_back(n);
+    for (const std::string& listed : options().GetList("functions")) {
+      if (std::find(names.begin(), names.end(), listed) == names.end()) {
+        return absl::NotFoundError(absl::StrCat(
+            "option 'functions' names '", listed, "', which the module lacks (functions: ",
+            names.empty() ? "none" : absl::StrJoin(names, ", "), ")", DidYouMean(listed, names),
+            "; allow-no-match=true skips it"));
+      }
+    }
+    if (!outcome.changed.empty()) return absl::OkStatus();
+    std::vector<std::string> why;
+    for (const auto& [function, reason] : outcome.skipped) {
+      if (reason == kSkippedAsScheduled) return absl::OkStatus();
+      why.push_back(absl::StrCat("'", function, "': ", reason));
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the schedule applied to no function (", why.empty() ? "the module has none" :
+        absl::StrJoin(why, "; "), "); allow-no-match=true accepts that"));
   }
 
  private:

@@ -47,6 +47,27 @@ void BindBuild(py::module_& m) {
       },
       py::arg("target"));
   m.def(
+      "features_missing_on_host",
+      [](const std::string& text) { return ParseTarget(text).FeaturesMissingOnHost(); },
+      py::arg("target"),
+      "The CPU features `target` enables that this machine lacks (calls are refused then).");
+  m.def("clear_jit_cache", [] {
+    py::gil_scoped_release release;  // Freeing code may take a while.
+    codegen::ClearJitCache();
+  });
+  m.def(
+      "set_jit_cache_limit",
+      [](int64_t limit) {
+        if (limit < 0) Throw(ErrorKind::kArgument, "set_jit_cache_limit: the limit is >= 0");
+        py::gil_scoped_release release;
+        codegen::SetJitCacheLimit(limit);
+      },
+      py::arg("limit"));
+  m.def("jit_cache_info", [] {
+    return py::make_tuple(codegen::JitCacheSize(), codegen::JitCacheLimit(),
+                          codegen::JitCompileCount());
+  });
+  m.def(
       "build",
       [](ir::IRModule mod, const std::string& target_text) {
         const codegen::Target target = ParseTarget(target_text);

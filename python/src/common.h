@@ -145,6 +145,11 @@ absl::Status PythonErrorStatus(py::error_already_set& e, const std::string& cont
 void ClearStashedPythonError();
 // Re-raises the stashed exception unchanged if there is one.
 void RethrowStashedPythonError();
+// The poll of long native calls that run without the GIL (interpret,
+// check_same_results, time_evaluator): takes the GIL and runs Python's signal
+// handlers. True when one raised (Ctrl-C: KeyboardInterrupt); the exception is
+// stashed, and the binding re-raises it as itself with RethrowStashedPythonError.
+bool PythonInterrupted();
 
 // Holds a Python object from C++ objects whose lifetime Python does not
 // control (passes inside a pipeline, instruments): copying and destroying take
@@ -175,7 +180,8 @@ py::object NumpyDtype(ir::DataType t);
 ir::Expr ExprFromPy(py::handle h, ir::DataType hint = ir::DataType::Void());
 
 // Attribute values (ir/attrs.h) to and from int, float, bool, str, Expr, list.
-ir::AttrValue AttrFromPy(py::handle h);
+// `nesting`: the lists around `h` (at most ir::kMaxAttrNesting).
+ir::AttrValue AttrFromPy(py::handle h, int nesting = 0);
 py::object AttrToPy(const ir::AttrValue& v);
 ir::Attrs AttrsFromPy(py::handle dict);
 py::dict AttrsToPy(const ir::Attrs& attrs);

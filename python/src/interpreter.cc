@@ -154,6 +154,18 @@ ir::Arg ScalarArg(size_t i, const ir::Param& p, py::handle h) {
                                            py::repr(h).cast<std::string>()));
 }
 
+// A run's failure as a Python error: the KeyboardInterrupt that stopped it as
+// itself, a spent budget with how to raise it.
+void CheckRun(const absl::Status& status) {
+  RethrowStashedPythonError();
+  if (absl::IsResourceExhausted(status)) {
+    Throw(ErrorKind::kRuntime,
+          absl::StrCat(status.message(), " (the work budget: pass max_steps=N to raise it, or "
+                                         "max_steps=0 for no limit)"));
+  }
+  Check(status, ErrorKind::kRuntime);
+}
+
 void Interpret(py::object target, py::list args, py::object name, int64_t max_steps) {
   Resolved r = ResolveFunc(target, name);
   const std::vector<ir::Param>& params = r.func->params;
@@ -176,11 +188,13 @@ void Interpret(py::object target, py::list args, py::object name, int64_t max_st
     }
   }
   absl::Status status;
+  ClearStashedPythonError();
   {
     py::gil_scoped_release release;
-    status = ir::Run(r.func, run_args, {.max_steps = max_steps}, r.name);
+    status = ir::Run(r.func, run_args, {.max_steps = max_steps, .interrupted = PythonInterrupted},
+                     r.name);
   }
-  Check(status, ErrorKind::kRuntime);
+  CheckRun(status);
   for (ArrayArg& a : arrays) {
     const size_t n = static_cast<size_t>(a.contiguous.nbytes());
     if (n == 0 || std::memcmp(a.buffer.data(), a.contiguous.data(), n) == 0) continue;
@@ -207,12 +221,15 @@ void BindInterpreter(py::module_& m) {
       [](const ir::PrimFunc& a, const ir::PrimFunc& b, uint64_t seed, double rtol, double atol,
          int64_t max_steps) {
         if (!a || !b) Throw(ErrorKind::kArgument, "check_same_results compares two PrimFuncs");
+        if (max_steps < 0) Throw(ErrorKind::kArgument, "max_steps must be >= 0 (0: unlimited)");
         absl::Status s;
+        ClearStashedPythonError();
         {
           py::gil_scoped_release release;
-          s = ir::CheckSameResults(a, b, seed, {.rtol = rtol, .atol = atol}, {.max_steps = max_steps});
+          s = ir::CheckSameResults(a, b, seed, {.rtol = rtol, .atol = atol},
+                                   {.max_steps = max_steps, .interrupted = PythonInterrupted});
         }
-        Check(s, ErrorKind::kRuntime);
+        CheckRun(s);
       },
       py::arg("a"), py::arg("b"), py::arg("seed") = 1, py::arg("rtol") = 1e-5,
       py::arg("atol") = 1e-6, py::arg("max_steps") = 0);

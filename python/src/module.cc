@@ -67,9 +67,23 @@ void ClearStash() {
   Py_CLEAR(stash.trace);
 }
 
+void StashException(py::error_already_set& e) {
+  ClearStash();
+  stash.type = e.type().inc_ref().ptr();
+  stash.value = e.value().inc_ref().ptr();
+  stash.trace = e.trace() ? e.trace().inc_ref().ptr() : nullptr;
+}
+
 }  // namespace
 
 void RaisePythonError(const Error& e) {
+  // KeyboardInterrupt and SystemExit raised inside a callback (a Python pass, an
+  // instrument) are not failures of the callback: they propagate as themselves.
+  if (stash.value != nullptr && PyObject_IsInstance(stash.value, PyExc_Exception) == 0) {
+    PyErr_Restore(stash.type, stash.value, stash.trace);  // Steals all three.
+    stash = Stash{};
+    return;
+  }
   try {
     py::object errors = py::module_::import("tessel.errors");
     py::object cls = errors.attr(ErrorClassName(e.kind));
@@ -104,11 +118,16 @@ absl::Status PythonErrorStatus(py::error_already_set& e, const std::string& cont
     text = e.what();  // Formatting failed; pybind11's own summary still names the error.
   }
   while (!text.empty() && text.back() == '\n') text.pop_back();
-  ClearStash();
-  stash.type = e.type().inc_ref().ptr();
-  stash.value = e.value().inc_ref().ptr();
-  stash.trace = e.trace() ? e.trace().inc_ref().ptr() : nullptr;
+  StashException(e);
   return absl::InternalError(context + ":\n" + text);
+}
+
+bool PythonInterrupted() {
+  py::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() == 0) return false;
+  py::error_already_set e;  // Takes the exception a handler raised (KeyboardInterrupt).
+  StashException(e);
+  return true;
 }
 
 void ClearStashedPythonError() { ClearStash(); }
@@ -269,15 +288,19 @@ ir::Expr ExprFromPy(py::handle h, ir::DataType hint) {
                                            py::repr(h).cast<std::string>()));
 }
 
-ir::AttrValue AttrFromPy(py::handle h) {
+ir::AttrValue AttrFromPy(py::handle h, int nesting) {
   if (py::isinstance<py::bool_>(h)) return ir::AttrValue(h.cast<bool>());
   if (py::isinstance<py::int_>(h)) return ir::AttrValue(h.cast<int64_t>());
   if (py::isinstance<py::float_>(h)) return ir::AttrValue(h.cast<double>());
   if (py::isinstance<py::str>(h)) return ir::AttrValue(h.cast<std::string>());
   if (py::isinstance<ir::ExprNode>(h)) return ir::AttrValue(h.cast<ir::Expr>());
   if (py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h)) {
+    if (nesting >= ir::kMaxAttrNesting) {  // A list holding itself ends here too.
+      Throw(ErrorKind::kArgument, absl::StrCat("attribute lists nest at most ",
+                                               ir::kMaxAttrNesting, " deep"));
+    }
     ir::AttrValue::List items;
-    for (py::handle item : h) items.push_back(AttrFromPy(item));
+    for (py::handle item : h) items.push_back(AttrFromPy(item, nesting + 1));
     return ir::AttrValue(std::move(items));
   }
   Throw(ErrorKind::kArgument,

@@ -12,8 +12,12 @@
 //   checks its layout and refuses a strided or misaligned one;
 // - a numpy array that is C-contiguous, 64-byte aligned and writeable is passed
 //   zero-copy; any other numpy array (a slice, a transpose, numpy's usual 16-byte
-//   alignment, a read-only array) is copied into an aligned NDArray, and after the
-//   call copied back into the caller's array when that array is writeable;
+//   alignment, a read-only input) is copied into an aligned NDArray, and after the
+//   call copied back into the caller's array when the function writes it;
+// - a read-only array (np.broadcast_to, a buffer from bytes) for a buffer the
+//   function writes is refused, and so is an array that shares memory with
+//   another argument where one of the two is written (`mm(A, B, A)`): the check
+//   looks at the caller's arrays, before any staging copy hides the overlap;
 // - a number for a scalar parameter, converted to the parameter's dtype (an int
 //   that does not fit, a float for an integer or a non-bool for a bool raises).
 // Every check happens before anything runs; the kernel runs without the GIL.
@@ -65,7 +69,11 @@ class CallArgs {
     }
     tensors_.resize(n);
     scalars_.resize(n);
+    ranges_.resize(n);
     for (size_t i = 0; i < n; ++i) Add(sig, i, args[i]);
+    if (std::string e = runtime::CheckWrittenDisjoint(sig, ranges_); !e.empty()) {
+      Throw(ErrorKind::kArgument, e);
+    }
     for (DLTensor& t : tensors_) pointers_.push_back(&t);
   }
 
@@ -96,7 +104,27 @@ class CallArgs {
 
   void UseNDArray(size_t i, NDArray a) {
     tensors_[i] = *a.dltensor();
+    const DLTensor& t = tensors_[i];
+    if (t.data != nullptr && t.strides == nullptr && t.dtype.lanes == 1) {
+      int64_t bytes = runtime::DTypeBytes(t.dtype);
+      for (int d = 0; d < t.ndim && bytes > 0; ++d) {
+        if (t.shape[d] <= 0 || __builtin_mul_overflow(bytes, t.shape[d], &bytes)) bytes = 0;
+      }
+      const auto begin = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
+      ranges_[i] = runtime::ByteRange{begin, begin + static_cast<uintptr_t>(bytes)};
+    }  // Anything else is refused by the call's own check, which has the ranges too.
     kept_.push_back(std::move(a));
+  }
+
+  // The bytes a numpy array spans, strides of either sign included.
+  static runtime::ByteRange NumpyRange(const py::array& a) {
+    intptr_t low = reinterpret_cast<intptr_t>(a.data()), high = low + a.itemsize();
+    for (py::ssize_t d = 0; d < a.ndim(); ++d) {
+      if (a.shape(d) == 0) return {};
+      const intptr_t step = static_cast<intptr_t>(a.shape(d) - 1) * a.strides(d);
+      (step < 0 ? low : high) += step;
+    }
+    return {static_cast<uintptr_t>(low), static_cast<uintptr_t>(high)};
   }
 
   void AddNumpy(const FunctionSignature& sig, size_t i, py::array a) {
@@ -120,6 +148,12 @@ class CallArgs {
     const bool contiguous = (a.flags() & py::array::c_style) != 0;
     const bool aligned = reinterpret_cast<uintptr_t>(a.data()) % runtime::kArgumentAlignment == 0;
     const bool writeable = a.writeable();
+    if (!writeable && sig.params[i].written) {
+      Throw(ErrorKind::kArgument,
+            absl::StrCat(Where(sig, i), ": the function writes this buffer but the array is "
+                                        "read-only (pass a writeable copy: arr.copy())"));
+    }
+    ranges_[i] = NumpyRange(a);
     if (contiguous && aligned && writeable) {
       shapes_.push_back(shape);
       DLTensor& d = tensors_[i];
@@ -136,8 +170,9 @@ class CallArgs {
     NDArray staged = Unwrap(NDArray::Zeros(shape, dl), ErrorKind::kArgument);
     py::object handle = py::cast(staged);
     NumpyViewOf(handle)[py::ellipsis()] = a;
-    if (writeable) copy_back_.emplace_back(a, handle);
+    if (sig.params[i].written) copy_back_.emplace_back(a, handle);
     UseNDArray(i, std::move(staged));
+    ranges_[i] = NumpyRange(a);  // The caller's memory, not the staging copy's.
   }
 
   void AddScalar(const FunctionSignature& sig, size_t i, py::handle h) {
@@ -214,6 +249,7 @@ class CallArgs {
   std::vector<DLTensor> tensors_;
   std::vector<DLTensor*> pointers_;
   std::vector<uint64_t> scalars_;
+  std::vector<runtime::ByteRange> ranges_;  // Of the caller's arrays, by parameter.
   std::deque<std::vector<int64_t>> shapes_;  // deque: elements never move.
   std::vector<NDArray> kept_;
   std::vector<py::array> arrays_;
@@ -246,13 +282,16 @@ void Call(const Module& m, const std::string& name, py::sequence args) {
 py::tuple Time(const Module& m, const std::string& name, py::sequence args, int64_t number,
                int64_t repeat, double min_repeat_ms, bool flush_cache, int64_t warmup) {
   const Module::Function& f = FindFunction(m, name);
-  runtime::TimeOptions options{number, repeat, min_repeat_ms, flush_cache, warmup};
+  runtime::TimeOptions options{number,      repeat, min_repeat_ms, flush_cache,
+                               warmup,      PythonInterrupted};
   CallArgs call(f.signature, args);
   absl::StatusOr<runtime::TimeResult> r;
+  ClearStashedPythonError();
   {
     py::gil_scoped_release release;
     r = runtime::TimeFunction(f, call.tensors(), options);
   }
+  RethrowStashedPythonError();
   if (!r.ok()) ThrowCallStatus(r.status());
   call.CopyBack();
   return py::make_tuple(r->seconds_per_call, r->number, r->total_calls);

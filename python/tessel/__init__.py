@@ -61,7 +61,7 @@ __all__ = [
     "Node", "Expr", "Var", "IntImm", "FloatImm", "Stmt", "Buffer", "IterVar", "PrimFunc",
     "IRModule",
     "parse", "load", "structural_equal", "assert_structural_equal", "structural_hash", "verify",
-    "interpret", "check_same_results",
+    "interpret", "check_same_results", "DEFAULT_MAX_STEPS",
     # Schedules
     "Schedule", "Trace", "BlockRV", "LoopRV", "ExprRV",
     # Compiled code
@@ -121,8 +121,13 @@ def verify(x: Union[IRModule, PrimFunc], name: str = "main") -> None:
     _core.verify(x, name)
 
 
+# The statements interpret() and check_same_results() run before they stop with
+# RuntimeError, unless given max_steps (0: no limit): a few seconds of work.
+DEFAULT_MAX_STEPS = 100_000_000
+
+
 def interpret(func: Union[PrimFunc, IRModule], *args, name: Optional[str] = None,
-              max_steps: int = 0) -> None:
+              max_steps: int = DEFAULT_MAX_STEPS) -> None:
     """Runs ``func`` in the reference interpreter on ``args``, one per parameter:
     numpy arrays for buffer parameters (written in place where the function
     writes them), Python or numpy numbers for scalar parameters.
@@ -133,7 +138,9 @@ def interpret(func: Union[PrimFunc, IRModule], *args, name: Optional[str] = None
     and its shape; symbolic extents take their values from the arrays.
 
     For an IRModule, ``name`` picks the function (optional when there is one).
-    ``max_steps`` > 0 stops runaway programs after that many statements.
+    ``max_steps`` stops a run after that many statements (default
+    ``DEFAULT_MAX_STEPS``, 10^8: a few seconds; 0: no limit); Ctrl-C stops it
+    too, raising ``KeyboardInterrupt``.
 
     Raises :class:`ArgumentError` for arguments that do not fit the parameters
     and :class:`RuntimeError` for a failure while running.
@@ -142,11 +149,12 @@ def interpret(func: Union[PrimFunc, IRModule], *args, name: Optional[str] = None
 
 
 def check_same_results(a: PrimFunc, b: PrimFunc, seed: int = 1, rtol: float = 1e-5,
-                       atol: float = 1e-6, max_steps: int = 0) -> None:
+                       atol: float = 1e-6, max_steps: int = DEFAULT_MAX_STEPS) -> None:
     """Runs ``a`` and ``b`` in the interpreter on the same seeded random inputs
     and compares every buffer afterwards: the differential test of a transform.
     Raises :class:`RuntimeError` naming the parameter and the first index that
-    differs (or the failure of either run)."""
+    differs (or the failure of either run). ``max_steps`` bounds each run, as
+    for :func:`interpret`."""
     _core.check_same_results(a, b, seed, rtol, atol, max_steps)
 
 

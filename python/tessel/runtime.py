@@ -39,7 +39,6 @@ so other Python threads go on meanwhile.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import statistics
 from typing import Any, Callable, List, Optional, Sequence
@@ -49,7 +48,8 @@ from .errors import ArgumentError, BuildError
 
 __all__ = [
     "build", "Module", "Function", "BenchmarkResult", "load_library", "export_object",
-    "set_num_threads", "get_num_threads",
+    "set_num_threads", "get_num_threads", "clear_jit_cache", "set_jit_cache_limit",
+    "jit_cache_info",
 ]
 
 
@@ -107,12 +107,9 @@ class Function:
         return self._module._core.signature(self.name)
 
     def __call__(self, *args: Any) -> None:
-        module = self._module
-        if not module._num_threads:  # the common case, kept short: calls are microseconds
-            module._core.call(self.name, args)
-            return
-        with module._threads():
-            module._core.call(self.name, args)
+        # A target's -num-threads is the compiled module's own, per call: the
+        # process-wide set_num_threads is never touched.
+        self._module._core.call(self.name, args)
 
     def __repr__(self) -> str:
         return f"<tessel.runtime.Function {self.signature}>"
@@ -129,20 +126,6 @@ class Module:
         self._core = core
         self._ir_module = ir_module
         self._target = target
-        self._num_threads = _core.parse_target(target)[1] if target else 0
-
-    @contextlib.contextmanager
-    def _threads(self):
-        # A target's -num-threads applies to this module's calls only.
-        if not self._num_threads:
-            yield
-            return
-        before = _core.get_num_threads()
-        _core.set_num_threads(self._num_threads)
-        try:
-            yield
-        finally:
-            _core.set_num_threads(before)
 
     @property
     def function_names(self) -> List[str]:
@@ -197,9 +180,8 @@ class Module:
             raise ArgumentError(f"time_evaluator: min_repeat_ms is a number, got {min_repeat_ms!r}")
 
         def evaluate(*args: Any) -> BenchmarkResult:
-            with self._threads():
-                results, calls_per_repeat, total = self._core.time(
-                    name, args, number, repeat, float(min_repeat_ms), bool(flush_cache), warmup)
+            results, calls_per_repeat, total = self._core.time(
+                name, args, number, repeat, float(min_repeat_ms), bool(flush_cache), warmup)
             return BenchmarkResult(results, calls_per_repeat, total)
 
         evaluate.__doc__ = f"Times {name}; returns a BenchmarkResult."
@@ -325,6 +307,29 @@ def export_object(mod: Any, object_code: bytes, path: str,
         raise ArgumentError(f"export_object: object_code is bytes, got {type(object_code).__name__}")
     _core.export_object(mod, bytes(object_code), _path(path, "export_object"),
                         "" if header_path is None else _path(header_path, "export_object"))
+
+
+def clear_jit_cache() -> None:
+    """Lets go of the compiled code :func:`build` caches. Modules still held
+    (by a :class:`Module`) stay valid; building them again compiles anew."""
+    _core.clear_jit_cache()
+
+
+def set_jit_cache_limit(n: int) -> None:
+    """How many compiled modules :func:`build`'s cache keeps alive, most
+    recently used first (default 64, or ``TESSEL_JIT_CACHE_SIZE``; 0: none).
+    A module held elsewhere is found again whatever the limit; code no one
+    holds beyond the limit is freed."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise ArgumentError(f"set_jit_cache_limit takes an int, got {n!r}")
+    _core.set_jit_cache_limit(n)
+
+
+def jit_cache_info() -> dict:
+    """``{"size": modules the cache keeps alive, "limit": its limit,
+    "compiles": compilations so far in this process}``."""
+    size, limit, compiles = _core.jit_cache_info()
+    return {"size": size, "limit": limit, "compiles": compiles}
 
 
 def set_num_threads(n: int) -> None:

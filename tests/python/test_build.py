@@ -401,6 +401,38 @@ def test_num_threads_of_the_target_applies_to_calls_only():
     assert tessel.get_num_threads() == before
 
 
+def test_num_threads_of_the_target_holds_under_concurrent_calls():
+    # Each call runs with the module's own count; the process-wide setting is
+    # never saved and restored around calls, so threads calling at once cannot
+    # leave it changed.
+    import threading
+
+    ex = tessel.build(vector_add_module(), target="llvm -num-threads=1")
+    tessel.set_num_threads(3)
+    try:
+        a = rand(1003)
+        errors = []
+
+        def worker():
+            c = np.zeros(1003, "float32")
+            try:
+                for _ in range(300):
+                    ex["vector_add"](a, a, c)
+                np.testing.assert_allclose(c, 2 * a)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        assert tessel.get_num_threads() == 3
+    finally:
+        tessel.set_num_threads(0)
+
+
 def test_calls_check_their_arguments():
     ex = tessel.build(vector_add_module())
     a = rand(1003)

@@ -15,6 +15,8 @@ import textwrap
 
 import pytest
 
+import tessel
+
 CHILD = textwrap.dedent(
     """
     import sys
@@ -45,3 +47,48 @@ def test_targets_llvm_aborts_on_are_refused_before_codegen(tmp_path, target, mes
     assert r.returncode == 0, f"the child died ({r.returncode}): {r.stdout}{r.stderr[-2000:]}"
     assert r.stdout.startswith("REFUSED target: "), r.stdout
     assert message in r.stdout
+
+
+# CPUs whose code may use features a given machine lacks; the first one that
+# does on this machine is used (none on a machine that has them all: skipped).
+_FOREIGN_CPUS = ["sapphirerapids", "graniterapids", "znver5", "znver4", "skylake-avx512",
+                 "alderlake", "haswell"]
+
+
+def test_code_for_features_this_cpu_lacks_builds_but_is_not_called(tmp_path):
+    foreign = next((cpu for cpu in _FOREIGN_CPUS
+                    if tessel._core.features_missing_on_host(f"llvm -mcpu={cpu}")), None)
+    if foreign is None:
+        pytest.skip("this CPU has every feature of the CPUs tried")
+    missing = tessel._core.features_missing_on_host(f"llvm -mcpu={foreign}")
+    child = textwrap.dedent(
+        f"""
+        import numpy as np
+        import tessel
+        from tessel import te
+        A = te.placeholder((1024,), "float16", name="A")
+        B = te.compute((1024,), lambda i: A[i] * A[i] + A[i], name="B")
+        m = tessel.build(te.create_prim_func([A, B]), target="llvm -mcpu={foreign}")
+        m.export_library("foreign.so")  # building and exporting for another CPU is fine
+        a, b = np.ones(1024, "float16"), np.zeros(1024, "float16")
+        try:
+            m["main"](a, b)
+            print("RAN")
+        except tessel.TesselError as e:
+            print("REFUSED", type(e).__name__, e)
+        try:
+            m.time_evaluator("main")(a, b)
+            print("TIMED")
+        except tessel.TesselError as e:
+            print("REFUSED", type(e).__name__, e)
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    r = subprocess.run([sys.executable, "-c", child], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, f"the child died ({r.returncode}): {r.stdout}{r.stderr[-2000:]}"
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 2 and all(l.startswith("REFUSED RuntimeError main: compiled for "
+                                                f"'llvm -mcpu={foreign}'") for l in lines), r.stdout
+    assert ", ".join(missing) in lines[0] and "cannot run here" in lines[0]
+    assert (tmp_path / "foreign.so").exists()

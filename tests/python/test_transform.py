@@ -236,6 +236,24 @@ def test_failing_python_pass_is_a_pass_error_and_the_module_is_unchanged():
     assert "B[i] = A[i]" in str(transform.Simplify()(mod))
 
 
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, SystemExit])
+def test_keyboard_interrupt_in_a_python_pass_propagates_as_itself(exc):
+    # Ctrl-C during a Python pass is not a failure of the pass: it stops the
+    # pipeline as KeyboardInterrupt (not a PassError), and the module is unchanged.
+    name = unique("interrupted")
+
+    @transform.function_pass(name=name)
+    def interrupted(func, fname, ctx):
+        raise exc()
+
+    mod = noisy()
+    before = str(mod)
+    with pytest.raises(exc):
+        transform.parse_pipeline(f"simplify,{name}")(mod)
+    assert str(mod) == before
+    assert "B[i] = A[i]" in str(transform.Simplify()(mod))
+
+
 def test_python_pass_returning_the_wrong_type():
     name = unique("bad-return")
 

@@ -187,7 +187,7 @@ TEST(CodegenLibrary, EveryOpLoweredAndCompiled) {
     ASSERT_TRUE(mod.ok()) << name << ": " << mod.status().message();
     CheckCompiled(*mod, "lower", name, &c);
     CheckCompiled(ParallelVectorSchedule(*mod), "lower", name + " (parallel, vectorized)", &c);
-    CheckCompiled(*mod, "manual-schedule{schedule=matmul-cpu-tile},lower", name + " (matmul-cpu-tile)", &c);
+    CheckCompiled(*mod, "manual-schedule{schedule=matmul-cpu-tile,allow-no-match=true},lower", name + " (matmul-cpu-tile)", &c);
   }
   EXPECT_GE(c.vector_functions, 10);
   EXPECT_GE(c.parallel_functions, 20);
@@ -203,7 +203,7 @@ TEST(CodegenLibrary, EverySmallWorkloadLoweredAndCompiled) {
     ASSERT_TRUE(mod.ok()) << w.name << ": " << mod.status().message();
     CheckCompiled(*mod, "lower", w.name, &c);
     CheckCompiled(ParallelVectorSchedule(*mod), "lower", w.name + " (parallel, vectorized)", &c);
-    CheckCompiled(*mod, "manual-schedule{schedule=matmul-cpu-tile},lower", w.name + " (matmul-cpu-tile)", &c);
+    CheckCompiled(*mod, "manual-schedule{schedule=matmul-cpu-tile,allow-no-match=true},lower", w.name + " (matmul-cpu-tile)", &c);
   }
   EXPECT_GE(small, 5);
   EXPECT_GE(c.vector_functions, 3);

@@ -1,6 +1,7 @@
 // Target strings: what parses, what is refused and why, and the canonical text.
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "codegen/target.h"
 
 namespace tessel::codegen {
@@ -78,6 +79,22 @@ TEST(CodegenTarget, RefusesWhatLLVMWouldAbortOn) {
   for (const char* ok : {"llvm -mcpu=x86-64", "llvm -mcpu=sapphirerapids", "llvm -mattr=-avx2",
                          "llvm -mcpu=x86-64 -mattr=+avx2,+fma", "llvm -mattr=-x87"}) {
     EXPECT_TRUE(Target::Parse(ok).ok()) << ok << ": " << Target::Parse(ok).status();
+  }
+}
+
+// The host and a baseline CPU run here; a CPU's missing features are named, and
+// only instruction-set features count.
+TEST(CodegenTarget, FeaturesMissingOnHost) {
+  EXPECT_TRUE(Target::Host().FeaturesMissingOnHost().empty());
+  EXPECT_TRUE(Target::Parse("llvm -mcpu=x86-64")->FeaturesMissingOnHost().empty());
+  EXPECT_TRUE(Target::Parse("llvm -mattr=-avx2")->FeaturesMissingOnHost().empty());
+  for (const char* cpu : {"sapphirerapids", "znver4", "skylake-avx512"}) {
+    absl::StatusOr<Target> t = Target::Parse(absl::StrCat("llvm -mcpu=", cpu));
+    ASSERT_TRUE(t.ok()) << t.status();
+    for (const std::string& f : t->FeaturesMissingOnHost()) {
+      EXPECT_TRUE(t->HasFeature(f)) << cpu << " " << f;
+      EXPECT_FALSE(Target::Host().HasFeature(f)) << cpu << " " << f;
+    }
   }
 }
 

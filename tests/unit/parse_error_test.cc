@@ -66,6 +66,10 @@ TEST(ParseErrorTest, MistakesArePointedAt) {
       {head + "  for i in range(0, 4i64) {\n  }\n}", "t.tsl:2:3: For 'i': min and extent must have the loop variable's type i32"},
       {head + "  for i in thread_binding(0, 4) {\n  }\n}", "t.tsl:2:31: expected ',' but found ')'"},
       {head + "  A[0] = 1.0f32 $\n}", "t.tsl:2:17: unexpected character '$'"},
+      // Columns count characters: "é" is two bytes, one column.
+      {head + "  A[0] = é\n}", "t.tsl:2:10: unexpected character 'é' (U+00E9)"},
+      {head + "  evaluate @\"é😀\"(n): i32 $\n}", "t.tsl:2:26: unexpected character '$'"},
+      {head + "  A[0] = \xff\n}", "t.tsl:2:10: unexpected byte 0xff (not UTF-8 text)"},
       {head + "  evaluate @\"unterminated(n): i32\n}", "t.tsl:2:13: unterminated string"},
       {head + "  A[0] = f32(n // k)\n}", "t.tsl:2:19: undefined variable 'k'"},
       {head + "  let x: i64 = n\n}", "t.tsl:2:3: LetStmt 'x': variable has type i64 but value has type i32"},

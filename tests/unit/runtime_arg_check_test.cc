@@ -222,6 +222,47 @@ TEST_F(ArgCheck, NullData) {
   ExpectRefused("argument 3 (s): the tensor's data is NULL");
 }
 
+// A buffer the function writes may not share a byte with another buffer argument;
+// buffers it only reads may.
+TEST_F(ArgCheck, WrittenBufferOverlappingAnotherIsRefused) {
+  b_.data = a_data_;  // B is A.
+  ExpectRefused("argument 0 (A) shares memory with argument 1 (B); the function writes A");
+  alignas(64) float big[32] = {};
+  a_.data = big;
+  b_.data = big;
+  b_.byte_offset = 64;  // B starts at big[16]: A's last element is big[11]; apart.
+  PackedArgs packed;
+  EXPECT_EQ(PackArguments(Sig(), args_.data(), 4, &packed), "");
+  shape_[0] = 5;  // A spans big[0, 20) now, B big[16, 36): overlapping by four floats.
+  n_value_ = 5;
+  alignas(64) float bigger[64] = {};
+  a_.data = bigger;
+  b_.data = bigger;
+  ExpectRefused("argument 0 (A) shares memory with argument 1 (B)");
+
+  FunctionSignature read_only = Sig();
+  read_only.params[0].written = false;
+  read_only.params[1].written = false;
+  EXPECT_EQ(PackArguments(read_only, args_.data(), 4, &packed), "") << "inputs may alias";
+}
+
+TEST(ArgCheckCall, CheckWrittenDisjointLooksAtWrittenBuffersOnly) {
+  FunctionSignature sig{"mm",
+                        {ParamSignature::Buffer("A", kF32, {Dim::Const(4)}, /*written=*/false),
+                         ParamSignature::Buffer("B", kF32, {Dim::Const(4)}, /*written=*/false),
+                         ParamSignature::Buffer("C", kF32, {Dim::Const(4)}, /*written=*/true),
+                         ParamSignature::Scalar("s", kF32)}};
+  std::vector<ByteRange> ranges = {{100, 116}, {100, 116}, {200, 216}, {}};
+  EXPECT_EQ(CheckWrittenDisjoint(sig, ranges), "");
+  ranges[2] = {112, 128};  // C's first element is A's last.
+  EXPECT_THAT(CheckWrittenDisjoint(sig, ranges),
+              HasSubstr("mm(A: f32[4], B: f32[4], C: f32[4], s: f32): argument 2 (C) shares "
+                        "memory with argument 0 (A); the function writes C, so it may not overlap "
+                        "another argument (pass a copy)"));
+  ranges[2] = {116, 116};  // Empty: touches nothing.
+  EXPECT_EQ(CheckWrittenDisjoint(sig, ranges), "");
+}
+
 TEST_F(ArgCheck, ScalarGivenATensor) {
   int64_t one[1] = {1};
   s_.ndim = 1;

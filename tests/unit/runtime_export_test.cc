@@ -3,8 +3,10 @@
 // API, called with NDArrays; every export and load refusal; in-process modules.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -185,8 +187,15 @@ TEST_F(ExportTest, ExportRefusals) {
 TEST_F(ExportTest, LoadRefusals) {
   EXPECT_THAT(Module::LoadLibrary(Path("none.so")).status().message(),
               HasSubstr("cannot load " + Path("none.so")));
+  // A shared library, but not a tessel one: the process's libm, by its full path (a
+  // bare name means a file in the current directory, never a search).
+  Dl_info libm;
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(static_cast<double (*)(double)>(&::cos)), &libm), 0);
+  EXPECT_THAT(Module::LoadLibrary(libm.dli_fname).status().message(),
+              HasSubstr(std::string(libm.dli_fname) +
+                        ": not a tessel library (no tessel_module_metadata symbol)"));
   EXPECT_THAT(Module::LoadLibrary("libm.so.6").status().message(),
-              HasSubstr("libm.so.6: not a tessel library (no tessel_module_metadata symbol)"));
+              HasSubstr("cannot load libm.so.6: cannot open"));
   // A library whose metadata is malformed, built by hand.
   std::string src = Path("bad.c");
   std::ofstream(src) << "const char* tessel_module_metadata(void) { return \"tessel-module "
@@ -214,7 +223,7 @@ TEST_F(ExportTest, MetadataSourceEscapesAndRoundTrips) {
 TEST(InProcessModule, CallsLinkedFunctions) {
   FunctionSignature sig = KernelSignatures()[0];
   absl::StatusOr<Module> m = Module::FromFunctions(
-      {Module::Function{sig, tessel_packed_vector_add}}, std::make_shared<int>(0));
+      {Module::Function{sig, tessel_packed_vector_add, 0, ""}}, std::make_shared<int>(0));
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->library_path(), "");
   NDArray a = *NDArray::Zeros({5}, kF32), b = *NDArray::Zeros({5}, kF32),
@@ -260,16 +269,16 @@ TEST(InProcessModule, FromCompiledIRModule) {
 
 TEST(InProcessModule, Refusals) {
   FunctionSignature sig = KernelSignatures()[0];
-  EXPECT_THAT(Module::FromFunctions({Module::Function{sig, nullptr}}, nullptr).status().message(),
+  EXPECT_THAT(Module::FromFunctions({Module::Function{sig, nullptr, 0, ""}}, nullptr).status().message(),
               HasSubstr("function vector_add has no entry point"));
-  EXPECT_THAT(Module::FromFunctions({Module::Function{sig, tessel_packed_vector_add},
-                                     Module::Function{sig, tessel_packed_vector_add}},
+  EXPECT_THAT(Module::FromFunctions({Module::Function{sig, tessel_packed_vector_add, 0, ""},
+                                     Module::Function{sig, tessel_packed_vector_add, 0, ""}},
                                     nullptr)
                   .status()
                   .message(),
               HasSubstr("two functions named vector_add"));
   sig.params[1].name = "A";
-  EXPECT_THAT(Module::FromFunctions({Module::Function{sig, tessel_packed_vector_add}}, nullptr)
+  EXPECT_THAT(Module::FromFunctions({Module::Function{sig, tessel_packed_vector_add, 0, ""}}, nullptr)
                   .status()
                   .message(),
               HasSubstr("two parameters named 'A'"));

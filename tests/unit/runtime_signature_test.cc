@@ -60,6 +60,13 @@ TEST(RuntimeSignature, DescribesAndRoundTrips) {
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(SerializeSignatures(back), text);
   EXPECT_EQ(DescribeSignature(back[1]), "nothing()");
+  EXPECT_TRUE(back[0].params[0].written) << "'buffer' may be written";
+
+  std::string inputs = "tessel-module 1\nfunction f 2\ninput A f32 1 4\nbuffer B f32 1 4\n";
+  ASSERT_TRUE(ParseSignatures(inputs, &back, &error)) << error;
+  EXPECT_FALSE(back[0].params[0].written);
+  EXPECT_TRUE(back[0].params[1].written);
+  EXPECT_EQ(SerializeSignatures(back), inputs);
 }
 
 TEST(RuntimeSignature, ValidateRefusesWhatCannotBeCalled) {
@@ -131,10 +138,32 @@ func @scale[m](A: f32[m, 8], B: bf16[n], C: bool[2], n: i32, s: f64) attrs {glob
   EXPECT_EQ(DescribeSignature(*s),
             "scale_v1(A: f32[m, 8], B: bf16[n], C: bool[2], n: i32, s: f64)");
   EXPECT_EQ(s->params[2].dtype.code, kDLBoolCode);
+  // Only C is stored into: A and B are inputs, listed as such in the metadata.
+  EXPECT_FALSE(s->params[0].written);
+  EXPECT_FALSE(s->params[1].written);
+  EXPECT_TRUE(s->params[2].written);
+  EXPECT_THAT(SerializeSignatures({*s}), HasSubstr("input A f32 2 m 8\ninput B bf16 1 n\n"
+                                                   "buffer C bool 1 2\n"));
 
   absl::StatusOr<FunctionSignature> plain = SignatureOfText("func @f(A: u8[3]) {\n}\n");
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->name, "f");
+}
+
+// Flattening declares 1-D views of N-D parameters; a store through a view writes the
+// parameter it views.
+TEST(RuntimeSignature, WritesThroughViewsCount) {
+  absl::StatusOr<FunctionSignature> s = SignatureOfText(R"(
+func @c2(A: f32[4, 4], C: f32[4, 4]) {
+  decl_buffer A_1d: f32[16] = A
+  decl_buffer C_1d: f32[16] = C
+  for i in range(0, 16) {
+    C_1d[i] = A_1d[i]
+  }
+})");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->params[0].written);
+  EXPECT_TRUE(s->params[1].written);
 }
 
 TEST(RuntimeSignature, OfPrimFuncRefusesUncallableParameters) {

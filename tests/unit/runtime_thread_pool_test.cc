@@ -187,6 +187,31 @@ TEST_F(ThreadPoolTest, EdgeCases) {
   EXPECT_EQ(tessel_get_num_threads(), ThreadPool::kMaxThreads);
 }
 
+// A CallThreads scope sets the count of this thread's loops only, nests, and leaves
+// the process-wide setting alone.
+TEST_F(ThreadPoolTest, CallThreadsScopeIsPerThread) {
+  tessel_set_num_threads(3);
+  {
+    ThreadPool::CallThreads outer(1);
+    EXPECT_EQ(tessel_get_num_threads(), 1);
+    Coverage c(100);
+    ASSERT_EQ(tessel_parallel_for(100, CountBody, &c), 0);
+    EXPECT_EQ(c.chunks.size(), 1u);  // One thread: one chunk.
+    {
+      ThreadPool::CallThreads inner(2);
+      EXPECT_EQ(tessel_get_num_threads(), 2);
+      ThreadPool::CallThreads none(0);  // 0: keeps what is open.
+      EXPECT_EQ(tessel_get_num_threads(), 2);
+    }
+    EXPECT_EQ(tessel_get_num_threads(), 1);
+    int32_t seen_elsewhere = 0;
+    std::thread([&] { seen_elsewhere = tessel_get_num_threads(); }).join();
+    EXPECT_EQ(seen_elsewhere, 3);
+    EXPECT_EQ(ThreadPool::Global().process_num_threads(), 3);
+  }
+  EXPECT_EQ(tessel_get_num_threads(), 3);
+}
+
 TEST_F(ThreadPoolTest, DefaultComesFromTheEnvironment) {
   const char* old = getenv("TESSEL_NUM_THREADS");
   std::string saved = old ? old : "";

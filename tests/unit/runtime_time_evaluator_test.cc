@@ -33,7 +33,7 @@ class TimeEvaluatorTest : public ::testing::Test {
     fail_after = -1;
     FunctionSignature sig{
         "count", {ParamSignature::Buffer("X", DLDataType{kDLFloat, 32, 1}, {Dim::Const(4)})}};
-    module_ = *Module::FromFunctions({Module::Function{sig, CountKernel}}, nullptr);
+    module_ = *Module::FromFunctions({Module::Function{sig, CountKernel, 0, ""}}, nullptr);
     x_ = *NDArray::Zeros({4}, DLDataType{kDLFloat, 32, 1});
   }
   Module module_;

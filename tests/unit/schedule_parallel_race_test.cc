@@ -103,7 +103,7 @@ TEST(ScheduleParallelRace, AcceptedLoopsRunInAnyOrder) {
     if (reverse.reversed == 0) continue;
     // A schedule that already disagrees forwards is the property test's to report.
     const CompareOptions tol{.rtol = 1e-4, .atol = 1e-5};
-    const RunOptions budget{.max_steps = 2'000'000};
+    const RunOptions budget{.max_steps = 2'000'000, .interrupted = nullptr};
     if (!CheckSameResults(f->mod->functions.front().second, sch.func(), 1, tol, budget).ok()) {
       continue;
     }

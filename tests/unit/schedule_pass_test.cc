@@ -147,7 +147,7 @@ TEST(ManualSchedulePass, Errors) {
               ::testing::HasSubstr("give one of the options 'trace' (a JSON file), 'script' (a "
                                    "Python trace file) and 'schedule'"));
   EXPECT_THAT(error("manual-schedule{script=/nonexistent/t.py}"),
-              ::testing::HasSubstr("option 'script': cannot read '/nonexistent/t.py'"));
+              ::testing::HasSubstr("option 'script': cannot open '/nonexistent/t.py'"));
   std::string bad_py = WriteTemp("bad_trace.py", "b0 = sch.get_block(name=C)\n");
   EXPECT_THAT(error("manual-schedule{script=" + bad_py + "}"),
               ::testing::HasSubstr("option 'script': " + bad_py +
@@ -156,7 +156,7 @@ TEST(ManualSchedulePass, Errors) {
               ::testing::HasSubstr("no schedule function named 'nope'; registered: "
                                    "matmul-cpu-tile, test-always-fails"));
   EXPECT_THAT(error("manual-schedule{trace=/nonexistent/t.json}"),
-              ::testing::HasSubstr("option 'trace': cannot read '/nonexistent/t.json'"));
+              ::testing::HasSubstr("option 'trace': cannot open '/nonexistent/t.json'"));
   std::string bad = WriteTemp("bad_trace.json", "{\"format\": \"tessel-trace\", \"version\": 1,");
   EXPECT_THAT(error("manual-schedule{trace=" + bad + "}"),
               ::testing::HasSubstr("option 'trace': " + bad + ":1:"));

@@ -111,7 +111,7 @@ absl::Status CheckScheduled(const IRModule& original, const Schedule& sch, int64
   absl::Status v = VerifyFunction(sch.func(), sch.func_name());
   if (!v.ok()) return absl::InternalError(absl::StrCat("the verifier refuses it: ", v.message()));
   absl::Status same = CheckSameResults(before, sch.func(), /*seed=*/1, {.rtol = 1e-4, .atol = 1e-5},
-                                       {.max_steps = max_steps});
+                                       {.max_steps = max_steps, .interrupted = nullptr});
   if (same.code() == absl::StatusCode::kResourceExhausted) {
     if (too_costly != nullptr) *too_costly = true;
     same = absl::OkStatus();

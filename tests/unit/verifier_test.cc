@@ -442,6 +442,28 @@ TEST(VerifierTest, VerifyingOneFunctionTwiceGivesTheSameAnswer) {
   EXPECT_EQ(Msg(VerifyFunction(g)), Msg(VerifyFunction(g)));
 }
 
+// Attribute values nested deeper than the parser reads are refused wherever they are
+// attached: the function, a loop, a block.
+TEST(VerifierTest, RefusesAttributesNestedDeeperThanTheParserReads) {
+  auto nested = [](int depth) {
+    AttrValue v(int64_t{1});
+    for (int i = 0; i < depth; ++i) v = AttrValue(AttrValue::List{v});
+    return v;
+  };
+  EXPECT_EQ(AttrNesting(nested(0)), 0);
+  EXPECT_EQ(AttrNesting(nested(3)), 3);
+  EXPECT_EQ(AttrNesting(nested(1000)), kMaxAttrNesting + 1) << "counts no further than needed";
+  Matmul mm;
+  PrimFunc good = mm.Good();
+  auto with = [&](AttrValue v) {
+    auto n = MakeNode<PrimFuncNode>(*good);
+    n->attrs["deep"] = std::move(v);
+    return PrimFunc(std::move(n));
+  };
+  EXPECT_TRUE(VerifyFunction(with(nested(kMaxAttrNesting))).ok());
+  EXPECT_THAT(Error(with(nested(kMaxAttrNesting + 1))),
+              HasSubstr("the function's attribute 'deep' nests lists more than 32 deep"));
+}
 
 }  // namespace
 }  // namespace tessel::ir::verifier_test

@@ -115,8 +115,10 @@ CompiledRow CheckFunction(const absl::StatusOr<Compiled>& compiled, const std::s
   // A small function, warmed by the checked call above, is timed three times over at
   // least 10 ms each, keeping the fastest; a large one (seconds, when unscheduled) runs
   // once, and that run is its time.
-  runtime::TimeOptions timing{.number = 1, .repeat = checked ? 3 : 1,
-                              .min_repeat_ms = checked ? 10.0 : 0.0, .warmup = 0};
+  runtime::TimeOptions timing;
+  timing.repeat = checked ? 3 : 1;
+  timing.min_repeat_ms = checked ? 10.0 : 0.0;
+  timing.warmup = 0;
   absl::StatusOr<runtime::TimeResult> t = runtime::TimeFunction(compiled->module, name, *arrays, timing);
   if (!t.ok()) return fail(t.status());
   row.run = FormatSeconds(*std::min_element(t->seconds_per_call.begin(), t->seconds_per_call.end()));
@@ -139,7 +141,9 @@ std::vector<CompiledRow> CheckCompiled(const ir::IRModule& mod, const std::strin
     }
     // The interpreter runs the function as written, before any lowering.
     std::vector<ir::Arg> expected = ir::CloneArgs(*inputs);
-    absl::Status interp = ir::Run(func, expected, {.max_steps = options.interp_budget}, name);
+    ir::RunOptions budget;
+    budget.max_steps = options.interp_budget;
+    absl::Status interp = ir::Run(func, expected, budget, name);
     bool over_budget = !interp.ok() && absl::StrContains(interp.message(), "exceeded max_steps");
     if (over_budget && options.small_only) continue;
     if (!interp.ok() && !over_budget) {

@@ -14,7 +14,6 @@
 // says whether all succeeded, and -o FILE is written only when all did.
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,6 +24,7 @@
 #include "codegen/target.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ir/read_file.h"
 #include "ir/verifier.h"
 #include "passes/instruments/dump_dir.h"
 #include "passes/instruments/print_ir.h"
@@ -56,15 +56,8 @@ int Error(const std::string& message) {
 }
 
 absl::StatusOr<std::string> ReadInput(const std::string& path) {
-  std::stringstream ss;
-  if (path == "-") {
-    ss << std::cin.rdbuf();
-    return ss.str();
-  }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
-  ss << f.rdbuf();
-  return ss.str();
+  if (path == "-") return ir::ReadStreamBounded(std::cin, ir::kMaxSourceBytes, "<stdin>");
+  return ir::ReadFileBounded(path, ir::kMaxSourceBytes);
 }
 
 // Checks that the names in --disable-pass / --require-pass exist.
