@@ -122,7 +122,7 @@ TEST(ParseErrorTest, DeepNestingIsAnErrorNotACrash) {
   for (int k = 0; k < 5000; ++k) seqs += "seq {\n";
   EXPECT_THAT(ErrorOf(seqs), HasSubstr("nesting is deeper than 256 levels"));
   std::string lists = "func @f() attrs {a = " + std::string(50000, '[') + "\n}";
-  EXPECT_THAT(ErrorOf(lists), HasSubstr("nesting is deeper than 256 levels"));
+  EXPECT_THAT(ErrorOf(lists), HasSubstr("attribute lists nest at most 32 deep"));
   std::string elifs = "func @f(n: i32) {\n  if n < 0 {\n  }";
   for (int k = 0; k < 3000; ++k) elifs += " else if n < 1 {\n  }";
   EXPECT_THAT(ErrorOf(elifs + "\n}"), HasSubstr("nesting is deeper than 256 levels"));
