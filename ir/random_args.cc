@@ -72,7 +72,10 @@ std::string FuncName(const PrimFunc& f, const char* fallback) {
 
 std::string FormatElement(const HostBuffer& b, int64_t i) {
   DataType t = b.dtype();
-  if (t.is_float()) return absl::StrFormat(t.bits() == 64 ? "%.17g" : "%.9g", b.GetFloat(i));
+  if (t.is_float()) {  // Enough digits to read the value back exactly.
+    return t.bits() == 64 ? absl::StrFormat("%.17g", b.GetFloat(i))
+                          : absl::StrFormat("%.9g", b.GetFloat(i));
+  }
   if (t.is_uint() && t.bits() == 64) return absl::StrCat(static_cast<uint64_t>(b.GetInt(i)));
   return absl::StrCat(b.GetInt(i));
 }
