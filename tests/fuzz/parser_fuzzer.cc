@@ -13,8 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <string_view>
 
+#include "absl/strings/string_view.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
@@ -30,7 +30,7 @@ namespace {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string_view text(reinterpret_cast<const char*>(data), size);
+  absl::string_view text(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<tessel::ir::IRModule> mod = tessel::ir::ParseModule(text, "fuzz.tsl");
   if (!mod.ok()) return 0;
   (void)tessel::ir::VerifyModule(*mod);  // Must return, whatever it decides.
