@@ -59,7 +59,8 @@ TEST(FactoryTest, ImmediatesRefuseValuesTheTypeCannotHold) {
   EXPECT_FALSE(MakeIntImm(DataType::Float(32), 1).ok());
   EXPECT_FALSE(MakeFloatImm(DataType::Int(32), 1.0).ok());
   // f32 constants are rounded to f32 when created.
-  const auto* f = cast<FloatImmNode>(FloatImm(DataType::Float(32), 0.1));
+  Expr tenth = FloatImm(DataType::Float(32), 0.1);  // Held: `f` points into it.
+  const auto* f = cast<FloatImmNode>(tenth);
   EXPECT_EQ(f->value, static_cast<double>(0.1f));
   // bf16 keeps 8 mantissa bits: 1 + 2^-9 rounds to 1.
   EXPECT_EQ(cast<FloatImmNode>(FloatImm(DataType::BFloat(16), 1.0 + std::ldexp(1.0, -9)))->value, 1.0);
