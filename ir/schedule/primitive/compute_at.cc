@@ -261,23 +261,19 @@ absl::StatusOr<Stmt> BuildNest(const ScheduleState& state, int loop, const Block
   return SimplifyNest(state.index(), loop, nest);
 }
 
+// The statements of a loop's body: the entries of its sequence, or the body alone.
+std::vector<Stmt> BodyEntries(const ForNode* loop) {
+  if (const auto* s = dyn_cast<SeqStmtNode>(loop->body)) return s->seq;
+  return {loop->body};
+}
+
 // `func` with `nest` inserted as statement `pos` of loop `loop`'s body.
 PrimFunc InsertIntoLoop(const PrimFunc& func, const ForNode* loop, size_t pos, const Stmt& nest) {
-  std::vector<Stmt> seq;
-  if (const auto* s = dyn_cast<SeqStmtNode>(loop->body)) {
-    seq = s->seq;
-  } else {
-    seq.push_back(loop->body);
-  }
+  std::vector<Stmt> seq = BodyEntries(loop);
   seq.insert(seq.begin() + static_cast<std::ptrdiff_t>(std::min(pos, seq.size())), nest);
   auto n = MakeNode<ForNode>(*loop);
   n->body = Stmt(MakeNode<SeqStmtNode>(std::move(seq)));
   return ReplaceStmts(func, {{loop, Stmt(std::move(n))}});
-}
-
-std::vector<Stmt> BodyEntries(const ForNode* loop) {
-  if (const auto* s = dyn_cast<SeqStmtNode>(loop->body)) return s->seq;
-  return {loop->body};
 }
 
 // The block and loop a move names, checked to share a scope with the loop not
@@ -307,6 +303,60 @@ absl::StatusOr<Move> ResolveMove(const ScheduleState& state, const std::string& 
                                          DescribeLoop(m.l)));
   }
   return m;
+}
+
+// The block writes only buffers nobody else writes.
+absl::Status CheckSoleWriter(const ScheduleState& state, int sref, const std::string& primitive) {
+  const BlockRealizeNode* r = state.index().realize(sref);
+  for (const BufferRegion& w : r->block->writes) {
+    const BufferNode* buf = w.buffer.get();
+    if (WritersOf(state.index(), buf).size() != 1 ||
+        CountStores(state.func()->body, buf) != CountStores(GetRef(r), buf)) {
+      return state.Error(r, absl::StrCat(primitive, ": ", DescribeBlock(r->block.get()),
+                                         " is not the only writer of ", buf->name));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// What both moves require of the block: it runs every point of its domain
+// once, and nothing else writes what it writes.
+absl::Status CheckMovable(const ScheduleState& state, const Move& m, const std::string& primitive) {
+  if (std::string why = CheckCoversDomain(state.index(), m.sref); !why.empty()) {
+    return state.Error(m.r, absl::StrCat(primitive, ": ", m.what,
+                                         " does not run every point of its domain once: ", why));
+  }
+  return CheckSoleWriter(state, m.sref, primitive);
+}
+
+// The index of the first (`first`) or last entry of the loop's body that holds
+// one of `blocks`; nullopt when none does.
+std::optional<size_t> EntryHolding(const StmtIndex& index, const ForNode* loop,
+                                   const std::vector<int>& blocks, bool first) {
+  std::vector<Stmt> entries = BodyEntries(loop);
+  std::optional<size_t> found;
+  for (size_t e = 0; e < entries.size(); ++e) {
+    absl::flat_hash_set<std::string> names = BlocksIn(entries[e]);
+    for (int s : blocks) {
+      if (names.contains(index.block(s)->name)) found = e;
+    }
+    if (found && first) return found;
+  }
+  return found;
+}
+
+// What the loop's body reads and writes per iteration, with `ana` bound to the
+// loops around it.
+absl::StatusOr<arith::AccessRegions> AccessUnder(const ScheduleState& state, const Move& m,
+                                                 const std::string& primitive,
+                                                 arith::Analyzer* ana) {
+  BindLoopsAround(state.index(), m.lsref, ana);
+  absl::StatusOr<arith::AccessRegions> access = arith::InferSubtreeAccess(m.l->body, ana);
+  if (!access.ok()) {
+    return state.Error(m.l, absl::StrCat(primitive, ": region inference failed: ",
+                                         access.status().message()));
+  }
+  return access;
 }
 
 // The region of `buffer` in `access`, or null.
@@ -343,20 +393,6 @@ absl::Status Place(ScheduleState* state, const Move& m,
   return KeepLoopKindsOrUndo(state, before, kinds, doing);
 }
 
-// The block writes only buffers nobody else writes.
-absl::Status CheckSoleWriter(const ScheduleState& state, int sref, const std::string& primitive) {
-  const BlockRealizeNode* r = state.index().realize(sref);
-  for (const BufferRegion& w : r->block->writes) {
-    const BufferNode* buf = w.buffer.get();
-    if (WritersOf(state.index(), buf).size() != 1 ||
-        CountStores(state.func()->body, buf) != CountStores(GetRef(r), buf)) {
-      return state.Error(r, absl::StrCat(primitive, ": ", DescribeBlock(r->block.get()),
-                                         " is not the only writer of ", buf->name));
-    }
-  }
-  return absl::OkStatus();
-}
-
 bool WritesAnyOf(const BlockNode* b, const std::vector<BufferRegion>& regions) {
   for (const BufferRegion& r : regions) {
     if (Touches(b->writes, r.buffer.get())) return true;
@@ -391,10 +427,7 @@ absl::Status ComputeAt(ScheduleState* state, const std::string& block, const Var
                                   "; its loops cannot be regenerated"));
     }
   }
-  if (std::string why = CheckCoversDomain(index, sref); !why.empty()) {
-    return fail(r, absl::StrCat(what, " does not run every point of its domain once: ", why));
-  }
-  TESSEL_RETURN_IF_ERROR(CheckSoleWriter(*state, sref, primitive));
+  TESSEL_RETURN_IF_ERROR(CheckMovable(*state, m, primitive));
   for (const BufferRegion& w : b->writes) {
     if (IsParam(state->func(), w.buffer.get())) {
       return fail(r, absl::StrCat(what, " writes ", w.buffer->name,
@@ -430,24 +463,14 @@ absl::Status ComputeAt(ScheduleState* state, const std::string& block, const Var
   }
 
   // Where it goes: before the first statement of the loop's body holding a consumer.
-  std::vector<Stmt> entries = BodyEntries(l);
-  size_t pos = entries.size();
-  for (size_t e = 0; e < entries.size() && pos == entries.size(); ++e) {
-    absl::flat_hash_set<std::string> names = BlocksIn(entries[e]);
-    for (int c : consumers) {
-      if (names.contains(index.block(c)->name)) pos = e;
-    }
-  }
+  size_t pos = EntryHolding(index, l, consumers, true).value_or(BodyEntries(l).size());
 
   // The region the consumers read per iteration, mapped onto P's iter vars.
   arith::Analyzer ana;
-  BindLoopsAround(index, lsref, &ana);
-  absl::StatusOr<arith::AccessRegions> access = arith::InferSubtreeAccess(l->body, &ana);
-  if (!access.ok()) return fail(l, absl::StrCat("region inference failed: ",
-                                                access.status().message()));
+  TESSEL_ASSIGN_OR_RETURN(arith::AccessRegions access, AccessUnder(*state, m, primitive, &ana));
   std::vector<std::optional<IterRange>> ranges(b->iter_vars.size());
   for (const BufferRegion& w : b->writes) {
-    const arith::AccessRegion* need = FindAccess(access->reads, w.buffer.get());
+    const arith::AccessRegion* need = FindAccess(access.reads, w.buffer.get());
     if (need == nullptr) continue;
     if (std::string why = Narrow(b, w, need->region, false, &ana, &ranges); !why.empty()) {
       return fail(r, why);
@@ -477,10 +500,7 @@ absl::Status ReverseComputeAt(ScheduleState* state, const std::string& block, co
                                   "loop (a reduction would be split across its iterations)"));
     }
   }
-  if (std::string why = CheckCoversDomain(index, sref); !why.empty()) {
-    return fail(r, absl::StrCat(what, " does not run every point of its domain once: ", why));
-  }
-  TESSEL_RETURN_IF_ERROR(CheckSoleWriter(*state, sref, primitive));
+  TESSEL_RETURN_IF_ERROR(CheckMovable(*state, m, primitive));
 
   // Producers under the loop; nobody else in the way touches C's buffers.
   std::vector<int> producers;
@@ -518,23 +538,15 @@ absl::Status ReverseComputeAt(ScheduleState* state, const std::string& block, co
     }
   }
 
-  std::vector<Stmt> entries = BodyEntries(l);
-  size_t pos = 0;
-  for (size_t e = 0; e < entries.size(); ++e) {
-    absl::flat_hash_set<std::string> names = BlocksIn(entries[e]);
-    for (int p : producers) {
-      if (names.contains(index.block(p)->name)) pos = e + 1;
-    }
-  }
+  // Where it goes: after the last statement of the loop's body holding a producer.
+  std::optional<size_t> last = EntryHolding(index, l, producers, false);
+  size_t pos = last ? *last + 1 : 0;
 
   arith::Analyzer ana;
-  BindLoopsAround(index, lsref, &ana);
-  absl::StatusOr<arith::AccessRegions> access = arith::InferSubtreeAccess(l->body, &ana);
-  if (!access.ok()) return fail(l, absl::StrCat("region inference failed: ",
-                                                access.status().message()));
+  TESSEL_ASSIGN_OR_RETURN(arith::AccessRegions access, AccessUnder(*state, m, primitive, &ana));
   std::vector<std::optional<IterRange>> ranges(b->iter_vars.size());
   for (const BufferRegion& rd : b->reads) {
-    const arith::AccessRegion* made = FindAccess(access->writes, rd.buffer.get());
+    const arith::AccessRegion* made = FindAccess(access.writes, rd.buffer.get());
     if (made == nullptr) continue;
     if (!made->exact) {
       return fail(l, absl::StrCat("the region of ", rd.buffer->name, " written under ",
