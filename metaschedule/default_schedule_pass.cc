@@ -1,0 +1,94 @@
+// default-schedule: schedules every function nobody scheduled by the schedule
+// rules of its target, every decision by target-derived heuristics, nothing
+// measured (docs/metaschedule.md).
+//
+//   tessel-opt mm.tsl --pipeline='default-schedule,lower'
+//   tessel-opt mm.tsl --pipeline='default-schedule{target="llvm -num-cores=8"}' --print-pass-log
+//
+//   for i, j, k: block C          ->   for i_0_j_0_fused in parallel(0, 32) {
+//                                        block B_global (the packed panel) ...
+//                                        for i_1 { C_init; for k { ...unrolled/vectorized C } ...
+//
+// A function gets `scheduled = true`, so later schedule passes leave it alone,
+// and functions already scheduled (by hand, by apply-best) are skipped. The pass
+// log records which rule applied to which function; with --print-pass-log each
+// decision is a note. A function no rule improves stays as it was, logged with
+// the reasons.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "metaschedule/default_schedule.h"
+#include "passes/pass.h"
+#include "passes/pass_context.h"
+#include "passes/pass_registry.h"
+
+namespace tessel::metaschedule {
+
+namespace {
+
+using passes::PassContext;
+
+class DefaultSchedulePass : public passes::FunctionPass {
+ public:
+  static passes::PassInfo Info() {
+    return {.name = "default-schedule",
+            .description = "Schedules unscheduled functions by the target's schedule rules and "
+                           "heuristic decisions (no measurement)",
+            .opt_level = 0,
+            .required = {},
+            .options = {passes::StringOption("target", "llvm",
+                                             "Target the rules schedule for: 'llvm' (this CPU), "
+                                             "with -mcpu, -mattr, -num-threads, -num-cores")},
+            .skips_scheduled = true};
+  }
+
+  DefaultSchedulePass(passes::PassOptions options, Machine machine, std::string kind)
+      : FunctionPass(Info(), std::move(options)),
+        machine_(std::move(machine)),
+        kind_(std::move(kind)) {}
+
+  static absl::StatusOr<passes::PassPtr> Make(passes::PassOptions options) {
+    const std::string target = options.GetString("target");
+    absl::StatusOr<Machine> machine = Machine::FromTarget(target);
+    if (!machine.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("default-schedule: option 'target': ", machine.status().message()));
+    }
+    std::vector<std::string> words = absl::StrSplit(target, ' ', absl::SkipWhitespace());
+    std::string kind = words.empty() ? "llvm" : words[0];
+    return std::make_shared<const DefaultSchedulePass>(std::move(options), *std::move(machine),
+                                                       std::move(kind));
+  }
+
+ protected:
+  absl::StatusOr<ir::PrimFunc> RunOnFunction(const ir::PrimFunc& func, const std::string& name,
+                                             PassContext& ctx) const override {
+    absl::StatusOr<RuleSchedule> r =
+        ScheduleByRules(ir::MakeIRModule({{name, func}}), name, machine_, kind_);
+    if (!r.ok()) return r.status();
+    if (r->applied.empty()) {
+      ctx.log().RecordSkipped(this->name(), name,
+                              absl::StrCat("no schedule rule applies: ",
+                                           absl::StrJoin(r->not_applied, "; ")));
+      return func;
+    }
+    for (const std::string& line : r->applied) {
+      ctx.log().RecordApplied(this->name(), name, line.substr(0, line.find(' ')));
+      ctx.log().RecordNote(this->name(), absl::StrCat(name, ": ", line));
+    }
+    auto out = ir::MakeNode<ir::PrimFuncNode>(*r->schedule.func());
+    out->attrs["scheduled"] = ir::AttrValue(true);
+    return ir::PrimFunc(std::move(out));
+  }
+
+ private:
+  Machine machine_;
+  std::string kind_;
+};
+
+const passes::PassRegistrar kRegisterDefaultSchedule(DefaultSchedulePass::Info(),
+                                                     DefaultSchedulePass::Make);
+
+}  // namespace
+
+}  // namespace tessel::metaschedule

@@ -1,0 +1,204 @@
+// Machine (see machine.h): the host from cpuid, sysfs and the affinity mask;
+// a target string's -mcpu/-mattr through the installed feature resolver.
+#include "metaschedule/machine.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <fstream>
+#include <mutex>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace tessel::metaschedule {
+
+namespace {
+
+std::mutex& ResolverMutex() {
+  static std::mutex m;
+  return m;
+}
+
+CpuFeatureResolver& Resolver() {
+  static CpuFeatureResolver r;
+  return r;
+}
+
+// The ISA features of this CPU that decide vector width and FMA.
+std::set<std::string> HostFeatures() {
+  std::set<std::string> f;
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx")) f.insert("avx");
+  if (__builtin_cpu_supports("avx2")) f.insert("avx2");
+  if (__builtin_cpu_supports("fma")) f.insert("fma");
+  if (__builtin_cpu_supports("avx512f")) f.insert("avx512f");
+#endif
+  return f;
+}
+
+void SetVectorUnit(const std::set<std::string>& features, Machine* m) {
+  if (features.count("avx512f") != 0) {
+    m->vector_bits = 512;
+    m->vector_registers = 32;
+  } else if (features.count("avx") != 0 || features.count("avx2") != 0) {
+    m->vector_bits = 256;
+    m->vector_registers = 16;
+  } else {
+    m->vector_bits = 128;
+    m->vector_registers = 16;
+  }
+  m->fma = features.count("fma") != 0 || features.count("avx512f") != 0;
+}
+
+// "48K" -> 49152; 0 when unreadable.
+int64_t ReadCacheSize(const std::string& path) {
+  std::ifstream in(path);
+  std::string word;
+  if (!(in >> word)) return 0;
+  absl::string_view text = word;
+  int64_t scale = 1;
+  if (absl::ConsumeSuffix(&text, "K")) scale = 1024;
+  if (absl::ConsumeSuffix(&text, "M")) scale = 1024 * 1024;
+  int64_t v = 0;
+  return absl::SimpleAtoi(text, &v) ? v * scale : 0;
+}
+
+std::string ReadWord(const std::string& path) {
+  std::ifstream in(path);
+  std::string w;
+  in >> w;
+  return w;
+}
+
+void ReadCaches(Machine* m) {
+  for (int i = 0; i < 8; ++i) {
+    std::string dir = absl::StrCat("/sys/devices/system/cpu/cpu0/cache/index", i, "/");
+    std::string level = ReadWord(dir + "level"), type = ReadWord(dir + "type");
+    int64_t size = ReadCacheSize(dir + "size");
+    if (level.empty() || size <= 0) continue;
+    if (level == "1" && type == "Data") m->l1d_bytes = size;
+    if (level == "2") m->l2_bytes = size;
+    if (level == "3") m->l3_bytes = size;
+  }
+}
+
+int AffinityCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+absl::StatusOr<int> PositiveOption(absl::string_view word, absl::string_view value) {
+  int v = 0;
+  if (!absl::SimpleAtoi(value, &v) || v < 0 || v > 4096) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("target option '", word, "' takes a whole number from 0 to 4096"));
+  }
+  return v;
+}
+
+}  // namespace
+
+Machine Machine::Host() {
+  static const Machine host = [] {
+    Machine m;
+    SetVectorUnit(HostFeatures(), &m);
+    m.num_cores = AffinityCores();
+    ReadCaches(&m);
+    return m;
+  }();
+  return host;
+}
+
+absl::StatusOr<Machine> Machine::FromTarget(absl::string_view target) {
+  Machine m = Host();
+  std::vector<absl::string_view> words = absl::StrSplit(target, ' ', absl::SkipWhitespace());
+  if (words.empty()) return m;
+  if (words[0] != "llvm") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target '", target, "': the CPU rules serve the target kind 'llvm', not '", words[0], "'"));
+  }
+  std::string cpu, mattr;
+  int threads = 0, cores = 0;
+  for (size_t w = 1; w < words.size(); ++w) {
+    absl::string_view word = words[w];
+    if (absl::ConsumePrefix(&word, "-mcpu=")) {
+      cpu = std::string(word);
+    } else if (absl::ConsumePrefix(&word, "-mattr=")) {
+      mattr = std::string(word);
+    } else if (absl::ConsumePrefix(&word, "-num-threads=")) {
+      absl::StatusOr<int> v = PositiveOption("-num-threads", word);
+      if (!v.ok()) return v.status();
+      threads = *v;
+    } else if (absl::ConsumePrefix(&word, "-num-cores=")) {
+      absl::StatusOr<int> v = PositiveOption("-num-cores", word);
+      if (!v.ok()) return v.status();
+      cores = *v;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "target '", target, "': unknown option '", words[w],
+          "' (the machine model reads -mcpu, -mattr, -num-threads and -num-cores)"));
+    }
+  }
+  if (!cpu.empty() && cpu != "native") {
+    CpuFeatureResolver resolver;
+    {
+      std::lock_guard<std::mutex> lock(ResolverMutex());
+      resolver = Resolver();
+    }
+    if (!resolver) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "target '", target, "': the features of -mcpu=", cpu,
+          " are known only to codegen, which this program does not link"));
+    }
+    absl::StatusOr<std::vector<std::string>> features = resolver(cpu, mattr);
+    if (!features.ok()) return features.status();
+    SetVectorUnit(std::set<std::string>(features->begin(), features->end()), &m);
+  } else if (!mattr.empty()) {
+    std::set<std::string> features = HostFeatures();
+    for (absl::string_view f : absl::StrSplit(mattr, ',', absl::SkipEmpty())) {
+      if (absl::ConsumePrefix(&f, "+")) {
+        features.insert(std::string(f));
+      } else if (absl::ConsumePrefix(&f, "-")) {
+        features.erase(std::string(f));
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "target '", target, "': -mattr entry '", f, "' needs a leading + or -"));
+      }
+    }
+    // Disabling a base extension disables those built on it, as LLVM does.
+    if (features.count("avx") == 0) features.erase("avx2");
+    if (features.count("avx2") == 0) features.erase("avx512f");
+    SetVectorUnit(features, &m);
+  }
+  if (cores > 0) {
+    m.num_cores = cores;
+  } else if (threads > 0) {
+    m.num_cores = threads;
+  }
+  return m;
+}
+
+int Machine::Lanes(ir::DataType dtype) const {
+  int bits = std::max(1, dtype.bits());
+  return std::max(1, vector_bits / bits);
+}
+
+std::string Machine::ToString() const {
+  return absl::StrCat("vector-bits=", vector_bits, " vector-registers=", vector_registers,
+                      " fma=", fma ? "true" : "false", " cores=", num_cores, " l1d=", l1d_bytes,
+                      " l2=", l2_bytes, " l3=", l3_bytes);
+}
+
+void SetCpuFeatureResolver(CpuFeatureResolver resolver) {
+  std::lock_guard<std::mutex> lock(ResolverMutex());
+  Resolver() = std::move(resolver);
+}
+
+}  // namespace tessel::metaschedule

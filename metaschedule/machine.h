@@ -1,0 +1,53 @@
+// What the schedule rules know of the CPU they schedule for: SIMD width, cores
+// and cache sizes. Rules derive their decisions from it (register tiles from the
+// vector width, parallel extents from the cores); nothing is measured.
+//
+//   Machine m = Machine::Host();                 // this CPU: cpuid, sysfs, affinity
+//   m.vector_bits   // 512 on a Zen 4, 256 on an AVX2-only CPU
+//   absl::StatusOr<Machine> t = Machine::FromTarget("llvm -mattr=+avx2,-avx512f -num-cores=8");
+//   t->ToString()   // "vector-bits=256 vector-registers=16 cores=8 l1d=49152 l2=1048576 ..."
+//
+// A target string is codegen's (codegen/target.h) plus `-num-cores=N`, which sets
+// the cores rules parallelise for (default: `-num-threads`, else this process's
+// CPUs). `-mcpu=NAME` needs the CPU's features, which only LLVM knows: the
+// library that links codegen installs a resolver (SetCpuFeatureResolver);
+// without one, a named CPU is refused with the reason.
+#ifndef TESSEL_METASCHEDULE_MACHINE_H_
+#define TESSEL_METASCHEDULE_MACHINE_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ir/dtype.h"
+
+namespace tessel::metaschedule {
+
+struct Machine {
+  int vector_bits = 128;      // The widest SIMD register the code may use.
+  int vector_registers = 16;  // How many of them (32 with AVX-512).
+  bool fma = false;
+  int num_cores = 1;
+  int64_t l1d_bytes = 32 * 1024;
+  int64_t l2_bytes = 512 * 1024;
+  int64_t l3_bytes = 8 * 1024 * 1024;
+
+  static Machine Host();
+  static absl::StatusOr<Machine> FromTarget(absl::string_view target);
+
+  // Lanes of one vector of `dtype` (at least 1).
+  int Lanes(ir::DataType dtype) const;
+  std::string ToString() const;
+};
+
+// Turns `-mcpu=` and `-mattr=` into the enabled ISA features ("avx512f", "fma"...).
+using CpuFeatureResolver = std::function<absl::StatusOr<std::vector<std::string>>(
+    const std::string& cpu, const std::string& mattr)>;
+void SetCpuFeatureResolver(CpuFeatureResolver resolver);
+
+}  // namespace tessel::metaschedule
+
+#endif  // TESSEL_METASCHEDULE_MACHINE_H_

@@ -1,0 +1,130 @@
+// Block facts for the schedule rules (block_analysis.h).
+#include "metaschedule/rules/block_analysis.h"
+
+#include "absl/strings/str_cat.h"
+#include "ir/arith/expr_util.h"
+#include "ir/visitor.h"
+
+namespace tessel::metaschedule {
+
+std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::string& block) {
+  const sch::StmtIndex& index = s.state().index();
+  int b = index.FindBlock(block);
+  if (b < 0) return absl::StrCat("no block ", block);
+  const ir::BlockRealizeNode* r = index.realize(b);
+  std::vector<int> loops = index.LoopsAbove(b);
+  if (loops.empty() || loops.size() != r->iter_values.size()) {
+    return "its loops are not one per iter var";
+  }
+  if (index.ChildBlocks(loops[0]) != std::vector<int>{b}) {
+    return "other blocks share its loop nest";
+  }
+  TrivialNest nest;
+  nest.loop_of_iter.assign(r->iter_values.size(), -1);
+  for (size_t l = 0; l < loops.size(); ++l) {
+    const ir::ForNode* f = index.loop(loops[l]);
+    const ir::StmtNode* inner = l + 1 < loops.size() ? static_cast<const ir::StmtNode*>(
+                                                           index.loop(loops[l + 1]))
+                                                     : r;
+    if (f->body.get() != inner) return "its loop nest is not perfect";
+    if (f->for_kind != ir::ForKind::kSerial) return "a loop of its nest is already scheduled";
+    std::optional<int64_t> extent = ir::arith::AsConstInt(f->extent);
+    if (!ir::arith::IsConstInt(f->min, 0) || !extent || *extent <= 0) {
+      return "a loop of its nest has a non-constant extent";
+    }
+    nest.extents.push_back(*extent);
+    bool bound = false;
+    for (size_t k = 0; k < r->iter_values.size(); ++k) {
+      if (r->iter_values[k].get() == f->loop_var.get() && nest.loop_of_iter[k] < 0) {
+        nest.loop_of_iter[k] = static_cast<int>(l);
+        bound = true;
+        break;
+      }
+    }
+    if (!bound) return "its iter vars are not bound to its loops one to one";
+  }
+  absl::StatusOr<sch::BlockRV> rv = s.GetBlock(block);
+  if (!rv.ok()) return std::string(rv.status().message());
+  absl::StatusOr<std::vector<sch::LoopRV>> all = s.GetLoops(*rv);
+  if (!all.ok()) return std::string(all.status().message());
+  nest.loops.assign(all->end() - static_cast<std::ptrdiff_t>(loops.size()), all->end());
+  return nest;
+}
+
+bool AllSpatial(const ir::BlockNode* b) {
+  for (const ir::IterVar& iv : b->iter_vars) {
+    if (iv.kind != ir::IterKind::kSpatial) return false;
+  }
+  return true;
+}
+
+bool HasReduce(const ir::BlockNode* b) {
+  for (const ir::IterVar& iv : b->iter_vars) {
+    if (iv.kind == ir::IterKind::kReduce) return true;
+  }
+  return false;
+}
+
+std::optional<int64_t> DomainSize(const ir::BlockNode* b) {
+  int64_t n = 1;
+  for (const ir::IterVar& iv : b->iter_vars) {
+    std::optional<int64_t> e = ir::arith::AsConstInt(iv.dom.extent);
+    if (!e || *e <= 0 || n > (int64_t{1} << 40)) return std::nullopt;
+    n *= *e;
+  }
+  return n;
+}
+
+std::optional<int64_t> ElementCount(const ir::BufferNode* buffer) {
+  int64_t n = 1;
+  for (const ir::Expr& d : buffer->shape) {
+    std::optional<int64_t> e = ir::arith::AsConstInt(d);
+    if (!e || *e <= 0 || n > (int64_t{1} << 40)) return std::nullopt;
+    n *= *e;
+  }
+  return n;
+}
+
+namespace {
+
+class FindCall : public ir::IRVisitor {
+ public:
+  bool found = false;
+  void VisitCall(const ir::CallNode* op) override {
+    found = true;
+    IRVisitor::VisitCall(op);
+  }
+};
+
+}  // namespace
+
+bool CallsFunction(const ir::BlockNode* b) {
+  FindCall f;
+  f.VisitStmt(b->body);
+  return f.found;
+}
+
+int IterIndexingDim(const ir::BlockNode* b, const ir::BufferRegion& region, size_t dim) {
+  if (dim >= region.region.size()) return -1;
+  const ir::Expr& min = region.region[dim].min;
+  for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+    if (min.get() == b->iter_vars[k].var.get()) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+bool RegionUsesIter(const ir::BlockNode* b, const ir::BufferRegion& region, size_t k) {
+  const ir::VarNode* v = b->iter_vars[k].var.get();
+  for (const ir::Range& r : region.region) {
+    if (ir::arith::UsesVar(r.min, v) || ir::arith::UsesVar(r.extent, v)) return true;
+  }
+  return false;
+}
+
+std::string FirstLine(const absl::Status& status) {
+  std::string m(status.message());
+  size_t nl = m.find('\n');
+  return nl == std::string::npos ? m : m.substr(0, nl);
+}
+
+}  // namespace tessel::metaschedule

@@ -1,0 +1,55 @@
+// What the schedule rules read off a block: its loop nest, iterator kinds,
+// domain size, and which iter var indexes which dimension of what it accesses.
+//
+//   for i in range(0, 64) { for j in range(0, 32) { for k in range(0, 16) {
+//     block C(vi: spatial = i, vj: spatial = j, vk: reduce = k) ... } } }
+//   AnalyzeNest(s, "C") -> {loops = [i, j, k], loop_of_iter = [0, 1, 2],
+//                           extents = [64, 32, 16]}
+//
+// Rules match on these facts, never on names (DESIGN.md decision 10).
+#ifndef TESSEL_METASCHEDULE_RULES_BLOCK_ANALYSIS_H_
+#define TESSEL_METASCHEDULE_RULES_BLOCK_ANALYSIS_H_
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/function.h"
+#include "ir/schedule/schedule.h"
+
+namespace tessel::metaschedule {
+
+namespace sch = ir::schedule;
+
+// A block alone under a perfect nest of serial loops from 0 with constant
+// extents, one loop per iter var, each iter var bound to exactly its loop.
+struct TrivialNest {
+  std::vector<sch::LoopRV> loops;  // Outermost first.
+  std::vector<int> loop_of_iter;   // Iter var k is bound to loops[loop_of_iter[k]].
+  std::vector<int64_t> extents;    // Per loop.
+};
+
+// The nest, or why the block does not sit in one.
+std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::string& block);
+
+bool AllSpatial(const ir::BlockNode* b);
+bool HasReduce(const ir::BlockNode* b);
+// The product of the iter vars' extents; nullopt when one is not constant.
+std::optional<int64_t> DomainSize(const ir::BlockNode* b);
+// The product of a buffer's extents; nullopt when one is not constant.
+std::optional<int64_t> ElementCount(const ir::BufferNode* buffer);
+// True when the block's body calls a function (exp, erf, tanh ...): costly to recompute.
+bool CallsFunction(const ir::BlockNode* b);
+// The iter var (index into b->iter_vars) that alone indexes dimension `dim` of
+// `region` (the index is the iter var itself), or -1.
+int IterIndexingDim(const ir::BlockNode* b, const ir::BufferRegion& region, size_t dim);
+// True when some index of `region` uses iter var `k`.
+bool RegionUsesIter(const ir::BlockNode* b, const ir::BufferRegion& region, size_t k);
+// The first line of a status message: a primitive's error shows the whole
+// function after it, too long for a log line.
+std::string FirstLine(const absl::Status& status);
+
+}  // namespace tessel::metaschedule
+
+#endif  // TESSEL_METASCHEDULE_RULES_BLOCK_ANALYSIS_H_

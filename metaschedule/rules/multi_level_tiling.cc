@@ -1,0 +1,233 @@
+// multi-level-tiling: tiles a reduction with data reuse (matmul, batch_matmul,
+// dense, conv2d ...) in the SSRSRS structure, with a register-resident
+// accumulator tile, a packed panel of the operand the rows of tiles share, and
+// elementwise epilogues computed at the tile.
+//
+//   for i, j, k: block C (vi, vj spatial; vk reduce) ->
+//     for i_0, j_0:                                   (S0: parallel, one panel each)
+//       for ax0, ax1: block B_global                  (the panel B[:, j tile])
+//       for i_1, j_1:                                 (S1: one accumulator tile each)
+//         for ax0 unrolled, ax1 vectorized: block C_init
+//         for k_0:                                    (R0)
+//           for i_2, j_2:                             (S2)
+//             for k_1:                                (R1)
+//               for i_3 unrolled, j_3 vectorized:     (S3: the register tile)
+//                 block C (into C_local)
+//         for ax0 unrolled, ax1 vectorized: block C_local  (+ fused epilogue)
+//
+// Applies to a block with spatial and reduce iter vars and an init, alone in a
+// perfect trivially bound nest, writing a buffer of rank >= 2 whose last two
+// dimensions are indexed by spatial iter vars (cols, rows), and reading some
+// buffer that does not use every spatial iter var (reuse: a tile pays).
+// Each loop is split by sample_perfect_tile (4 levels spatial, 2 reduce). The
+// heuristic (default-schedule): cols' innermost factor is the largest divisor up
+// to two vectors, rows' the largest up to what the vector registers hold beside
+// it (at most 8); cols' remaining factor goes to S0 (parallel, with the panel),
+// rows' to S1; every other spatial loop stays whole in S0 and every reduce loop
+// in R0. That is the recipe of the hand schedule the bench measures against
+// oneDNN (tools/bench), derived from the block instead of written for it.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/arith/expr_util.h"
+#include "ir/schedule/block_dataflow.h"
+#include "metaschedule/rules/block_analysis.h"
+#include "metaschedule/schedule_rule.h"
+
+namespace tessel::metaschedule {
+
+namespace {
+
+int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {
+  for (int64_t d = std::min(n, std::max<int64_t>(bound, 1)); d > 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 1;
+}
+
+// Loops of `block` below `anchor` (the ones a move under it created).
+absl::StatusOr<std::vector<sch::LoopRV>> LoopsBelow(sch::Schedule& s, sch::BlockRV block,
+                                                    sch::LoopRV anchor) {
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> loops, s.GetLoops(block));
+  TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> a, s.Get(anchor));
+  for (size_t l = 0; l < loops.size(); ++l) {
+    TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(loops[l]));
+    if (f.get() == a.get()) return std::vector<sch::LoopRV>(loops.begin() + l + 1, loops.end());
+  }
+  return std::vector<sch::LoopRV>{};
+}
+
+// Unrolls all but the innermost of `loops` and vectorizes the innermost.
+absl::Status RegisterTile(sch::Schedule& s, const std::vector<sch::LoopRV>& loops) {
+  for (size_t l = 0; l < loops.size(); ++l) {
+    TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(loops[l]));
+    if (ir::arith::IsConstInt(f->extent, 1)) continue;
+    TESSEL_RETURN_IF_ERROR(l + 1 == loops.size() ? s.Vectorize(loops[l]) : s.Unroll(loops[l]));
+  }
+  return absl::OkStatus();
+}
+
+class MultiLevelTiling : public ScheduleRule {
+ public:
+  std::string name() const override { return "multi-level-tiling"; }
+
+  absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
+                                    const std::string& block) const override {
+    const sch::StmtIndex& index = s.state().index();
+    int sref = index.FindBlock(block);
+    if (sref < 0) return RuleOutcome::NotApplicable("no such block");
+    const ir::Block b = ir::GetRef(index.block(sref));
+    if (!HasReduce(b.get()) || b->init == nullptr) {
+      return RuleOutcome::NotApplicable("it does not reduce");
+    }
+    if (b->writes.size() != 1) return RuleOutcome::NotApplicable("it writes more than one buffer");
+    for (const ir::IterVar& iv : b->iter_vars) {
+      if (iv.kind == ir::IterKind::kOpaque) return RuleOutcome::NotApplicable("opaque iter var");
+    }
+    const ir::BufferRegion& out = b->writes[0];
+    const size_t rank = out.region.size();
+    const int cols = rank >= 2 ? IterIndexingDim(b.get(), out, rank - 1) : -1;
+    const int rows = rank >= 2 ? IterIndexingDim(b.get(), out, rank - 2) : -1;
+    if (cols < 0 || rows < 0 || cols == rows) {
+      return RuleOutcome::NotApplicable(
+          "the last two dimensions of its output are not indexed by spatial iter vars");
+    }
+    // Reuse: some read does not use every spatial iter var.
+    std::optional<int64_t> panel;
+    bool reuse = false;
+    for (size_t r = 0; r < b->reads.size(); ++r) {
+      for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+        if (b->iter_vars[k].kind == ir::IterKind::kSpatial &&
+            !RegionUsesIter(b.get(), b->reads[r], k)) {
+          reuse = true;
+        }
+      }
+      if (!panel && RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(cols)) &&
+          !RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(rows)) &&
+          !sch::Touches(b->writes, b->reads[r].buffer.get())) {
+        panel = static_cast<int64_t>(r);
+      }
+    }
+    if (!reuse) return RuleOutcome::NotApplicable("no read is reused across its iterations");
+    std::variant<TrivialNest, std::string> analysed = AnalyzeNest(s, block);
+    if (const std::string* why = std::get_if<std::string>(&analysed)) {
+      return RuleOutcome::NotApplicable(*why);
+    }
+    const TrivialNest& nest = std::get<TrivialNest>(analysed);
+
+    // The heuristic's factors per iter var.
+    const int lanes = std::min(ctx.machine.Lanes(out.buffer->dtype), 64);
+    const int64_t n = nest.extents[nest.loop_of_iter[cols]];
+    const int64_t m = nest.extents[nest.loop_of_iter[rows]];
+    const int64_t col_tile = LargestDivisorAtMost(n, 2 * lanes);
+    const int64_t vectors_per_row = (col_tile + lanes - 1) / lanes;
+    const int64_t row_budget =
+        std::max<int64_t>(1, (ctx.machine.vector_registers - 4) / vectors_per_row);
+    const int64_t row_tile = LargestDivisorAtMost(m, std::min<int64_t>(8, row_budget));
+
+    TESSEL_ASSIGN_OR_RETURN(sch::BlockRV c, s.GetBlock(block));
+    // parts[k][level]: the loops of iter var k, outermost level first.
+    std::vector<std::vector<sch::LoopRV>> parts(b->iter_vars.size());
+    std::vector<std::string> tiles;
+    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+      const bool spatial = b->iter_vars[k].kind == ir::IterKind::kSpatial;
+      const int64_t e = nest.extents[nest.loop_of_iter[k]];
+      std::vector<int64_t> decision = spatial ? std::vector<int64_t>{e, 1, 1, 1}
+                                              : std::vector<int64_t>{e, 1};
+      if (static_cast<int>(k) == cols) decision = {n / col_tile, 1, 1, col_tile};
+      if (static_cast<int>(k) == rows) decision = {1, m / row_tile, 1, row_tile};
+      const int64_t max_inner = static_cast<int>(k) == cols ? 64 : 16;
+      TESSEL_ASSIGN_OR_RETURN(
+          std::vector<sch::ExprRV> v,
+          s.SamplePerfectTile(nest.loops[nest.loop_of_iter[k]],
+                              static_cast<int64_t>(decision.size()), max_inner,
+                              ctx.Decide(decision)));
+      std::vector<sch::Factor> factors(v.begin(), v.end());
+      TESSEL_ASSIGN_OR_RETURN(parts[k], s.Split(nest.loops[nest.loop_of_iter[k]], factors));
+      std::vector<std::string> got;
+      for (sch::ExprRV x : v) {
+        TESSEL_ASSIGN_OR_RETURN(int64_t f, s.Get(x));
+        got.push_back(absl::StrCat(f));
+      }
+      tiles.push_back(absl::StrCat(b->iter_vars[k].var->name, "=[", absl::StrJoin(got, ","), "]"));
+    }
+    // SSRSRS, rows and cols innermost within each spatial level.
+    std::vector<size_t> spatial_order;
+    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+      if (b->iter_vars[k].kind == ir::IterKind::kSpatial && static_cast<int>(k) != rows &&
+          static_cast<int>(k) != cols) {
+        spatial_order.push_back(k);
+      }
+    }
+    spatial_order.push_back(static_cast<size_t>(rows));
+    spatial_order.push_back(static_cast<size_t>(cols));
+    std::vector<sch::LoopRV> order;
+    auto level = [&](bool spatial, size_t lv) {
+      if (spatial) {
+        for (size_t k : spatial_order) order.push_back(parts[k][lv]);
+        return;
+      }
+      for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+        if (b->iter_vars[k].kind == ir::IterKind::kReduce) order.push_back(parts[k][lv]);
+      }
+    };
+    level(true, 0), level(true, 1), level(false, 0), level(true, 2), level(false, 1),
+        level(true, 3);
+    TESSEL_RETURN_IF_ERROR(s.Reorder(order));
+    const sch::LoopRV s0_last = parts[cols][0], s1_last = parts[cols][1];
+    sch::LoopRV r0_first = parts[0][0];
+    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+      if (b->iter_vars[k].kind == ir::IterKind::kReduce) {
+        r0_first = parts[k][0];
+        break;
+      }
+    }
+    std::vector<std::string> did = {absl::StrJoin(tiles, " ")};
+
+    // The panel of the operand every row of tiles reads, once per column of tiles.
+    TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> rows1, s.Get(parts[rows][1]));
+    if (panel && !ir::arith::IsConstInt(rows1->extent, 1)) {
+      TESSEL_ASSIGN_OR_RETURN(sch::BlockRV pack, s.CacheRead(c, *panel, "global"));
+      TESSEL_RETURN_IF_ERROR(s.ComputeAt(pack, s0_last));
+      TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> p, LoopsBelow(s, pack, s0_last));
+      if (!p.empty()) TESSEL_RETURN_IF_ERROR(s.Vectorize(p.back()));
+      did.push_back(absl::StrCat("packed ", b->reads[*panel].buffer->name));
+    }
+
+    // The accumulator tile, written back once per tile, with the epilogues folded in.
+    TESSEL_ASSIGN_OR_RETURN(sch::BlockRV wb, s.CacheWrite(c, 0, "local"));
+    for (int fused = 0; fused < 4; ++fused) {
+      TESSEL_ASSIGN_OR_RETURN(ir::Block wblock, s.Get(wb));
+      const ir::BufferNode* result = wblock->writes[0].buffer.get();
+      if (sch::IsParam(s.func(), result)) break;
+      std::vector<std::string> readers = sch::ReadersOf(s.state().index(), result);
+      if (readers.size() != 1) break;
+      const ir::BlockNode* epi = s.state().index().block(s.state().index().FindBlock(readers[0]));
+      if (!AllSpatial(epi) || epi->init != nullptr) break;
+      sch::Schedule before = s;
+      TESSEL_ASSIGN_OR_RETURN(sch::BlockRV e, s.GetBlock(readers[0]));
+      if (!s.ReverseComputeInline(e).ok()) {
+        s = std::move(before);
+        break;
+      }
+      did.push_back(absl::StrCat("epilogue ", readers[0]));
+    }
+    TESSEL_RETURN_IF_ERROR(s.ReverseComputeAt(wb, s1_last));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> w, LoopsBelow(s, wb, s1_last));
+    TESSEL_RETURN_IF_ERROR(RegisterTile(s, w));
+    // Its zeroing, once per tile before the reduction loops.
+    TESSEL_ASSIGN_OR_RETURN(sch::BlockRV init, s.DecomposeReduction(c, r0_first));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> z, LoopsBelow(s, init, s1_last));
+    TESSEL_RETURN_IF_ERROR(RegisterTile(s, z));
+    TESSEL_RETURN_IF_ERROR(RegisterTile(s, {parts[rows][3], parts[cols][3]}));
+    did.push_back("local accumulator");
+    return RuleOutcome::Applied(absl::StrJoin(did, "; "));
+  }
+};
+
+TESSEL_REGISTER_SCHEDULE_RULE("llvm", 300, MultiLevelTiling);
+
+}  // namespace
+
+}  // namespace tessel::metaschedule
