@@ -1,0 +1,206 @@
+// Workloads nobody scheduled, through `default-schedule` and codegen, beside the
+// reference that sets the bar, measured in the same run.
+//
+//   tessel-bench --filter=auto/
+//   {"name": "auto/matmul_1024x1024x1024_f32_1t", "threads": 1, "tessel_gflops": 95.2,
+//    "reference": "openblas", "reference_gflops": 101.0, "ratio": 0.94, ...}
+//
+// - matmul, gemv: OpenBLAS sgemm / sgemv on the same thread count (results compared).
+// - bert_ffn: its two matmuls as OpenBLAS sgemm calls; tessel's time includes the
+//   bias and GELU epilogues the reference leaves out.
+// - softmax, layernorm: memcpy of the bytes the function must move (its inputs once,
+//   its output once) on the same thread count; ratio = achieved / memcpy bandwidth.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/build.h"
+#include "codegen/runtime/ndarray.h"
+#include "ir/arith/expr_util.h"
+#include "ir/status_macros.h"
+#include "ir/te/workloads.h"
+#include "passes/pass_manager.h"
+#include "passes/pipeline.h"
+#include "tools/bench/benchmark.h"
+#include "tools/bench/kernel_timing.h"
+
+extern "C" void openblas_set_num_threads(int num_threads);
+
+namespace tessel::bench {
+namespace {
+
+// The workload through default-schedule and codegen, with random arguments.
+struct Compiled {
+  runtime::Module module;
+  std::vector<runtime::NDArray> args;
+  std::string name;
+};
+
+absl::StatusOr<Compiled> Compile(const std::string& workload, int threads) {
+  TESSEL_ASSIGN_OR_RETURN(ir::IRModule mod, ir::te::BuildWorkload(workload));
+  const std::string pipeline =
+      absl::StrCat("default-schedule{target=\"llvm -num-cores=", threads, "\"}");
+  TESSEL_ASSIGN_OR_RETURN(passes::PassPtr pass, passes::ParsePipeline(pipeline));
+  TESSEL_ASSIGN_OR_RETURN(ir::IRModule scheduled, passes::RunPipeline(*pass, mod));
+  TESSEL_ASSIGN_OR_RETURN(runtime::Module m, codegen::Build(scheduled, codegen::Target::Host()));
+  Compiled c{std::move(m), {}, scheduled->functions.front().first};
+  uint32_t seed = 1;
+  for (const ir::Param& p : scheduled->functions.front().second->params) {
+    std::vector<int64_t> shape;
+    for (const ir::Expr& d : p.buffer->shape) shape.push_back(*ir::arith::AsConstInt(d));
+    TESSEL_ASSIGN_OR_RETURN(runtime::NDArray a, Random(shape, seed++));
+    c.args.push_back(std::move(a));
+  }
+  return c;
+}
+
+absl::StatusOr<double> TimeOurs(const Compiled& c, int threads, int repeat) {
+  std::vector<DLTensor*> args;
+  for (const runtime::NDArray& a : c.args) args.push_back(const_cast<runtime::NDArray&>(a).dltensor());
+  tessel_set_num_threads(threads);
+  TESSEL_RETURN_IF_ERROR(runtime::CallFunction(*c.module.Find(c.name), args));
+  absl::StatusOr<double> s = KernelSeconds(*c.module.Find(c.name), args, repeat);
+  tessel_set_num_threads(0);
+  return s;
+}
+
+const float* F(const runtime::NDArray& a) { return static_cast<const float*>(a.data()); }
+float* F(runtime::NDArray& a) { return static_cast<float*>(a.data()); }
+
+absl::Status Compare(const runtime::NDArray& got, const runtime::NDArray& want, int64_t n,
+                     double tolerance, const std::string& what) {
+  double err = 0;
+  for (int64_t k = 0; k < n; ++k) err = std::max(err, double(std::fabs(F(got)[k] - F(want)[k])));
+  if (err > tolerance) {
+    return absl::InternalError(absl::StrCat(what, ": tessel differs from the reference by ", err));
+  }
+  return absl::OkStatus();
+}
+
+int Repeats(const BenchOptions& opts) { return std::max(3, std::min(opts.repeats, 15)); }
+
+BenchResult Row(int threads, const std::string& unit, double ours, const std::string& reference,
+                double theirs, int repeat) {
+  BenchResult r;
+  r.Add("threads", static_cast<int64_t>(threads));
+  r.Add(absl::StrCat("tessel_", unit), ours);
+  r.Add("reference", reference);
+  r.Add(absl::StrCat("reference_", unit), theirs);
+  r.Add("ratio", ours / theirs);
+  r.Add("repeats", static_cast<int64_t>(repeat));
+  return r;
+}
+
+absl::StatusOr<BenchResult> Matmul(int threads, const BenchOptions& opts) {
+  constexpr int64_t n = 1024;
+  TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("matmul_1024x1024x1024_f32", threads));
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref,
+                          runtime::NDArray::Zeros({n, n}, ir::DataType::Float(32)));
+  openblas_set_num_threads(threads);
+  auto blas = [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, F(c.args[0]), n,
+                F(c.args[1]), n, 0.0f, F(ref), n);
+  };
+  const int repeat = Repeats(opts);
+  TESSEL_ASSIGN_OR_RETURN(double ours, TimeOurs(c, threads, repeat));
+  blas();
+  TESSEL_RETURN_IF_ERROR(Compare(c.args[2], ref, n * n, 1e-3, "matmul"));
+  const double theirs = TimeCalls(repeat, blas).median_us * 1e-6;
+  const double flops = 2.0 * n * n * n;
+  return Row(threads, "gflops", flops / ours * 1e-9, "openblas", flops / theirs * 1e-9, repeat);
+}
+
+absl::StatusOr<BenchResult> Gemv(int threads, const BenchOptions& opts) {
+  constexpr int64_t n = 4096;
+  TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("gemv_4096x4096", threads));
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref, runtime::NDArray::Zeros({n}, ir::DataType::Float(32)));
+  openblas_set_num_threads(threads);
+  auto blas = [&] {
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0f, F(c.args[0]), n, F(c.args[1]), 1, 0.0f,
+                F(ref), 1);
+  };
+  const int repeat = Repeats(opts);
+  TESSEL_ASSIGN_OR_RETURN(double ours, TimeOurs(c, threads, repeat));
+  blas();
+  TESSEL_RETURN_IF_ERROR(Compare(c.args[2], ref, n, 1e-3, "gemv"));
+  const double theirs = TimeCalls(repeat, blas).median_us * 1e-6;
+  const double flops = 2.0 * n * n;
+  return Row(threads, "gflops", flops / ours * 1e-9, "openblas", flops / theirs * 1e-9, repeat);
+}
+
+absl::StatusOr<BenchResult> BertFfn(int threads, const BenchOptions& opts) {
+  constexpr int64_t m = 128, h = 3072, d = 768;
+  TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("bert_ffn_128x3072x768", threads));
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray up, runtime::NDArray::Zeros({m, h}, ir::DataType::Float(32)));
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray down, runtime::NDArray::Zeros({m, d}, ir::DataType::Float(32)));
+  openblas_set_num_threads(threads);
+  auto blas = [&] {  // X W1ᵀ, then (that) W2ᵀ: the two matmuls alone.
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, h, d, 1.0f, F(c.args[0]), d,
+                F(c.args[1]), d, 0.0f, F(up), h);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, d, h, 1.0f, F(up), h, F(c.args[3]), h,
+                0.0f, F(down), d);
+  };
+  const int repeat = Repeats(opts);
+  TESSEL_ASSIGN_OR_RETURN(double ours, TimeOurs(c, threads, repeat));
+  const double theirs = TimeCalls(repeat, blas).median_us * 1e-6;
+  const double flops = 2.0 * m * h * d * 2;
+  return Row(threads, "gflops", flops / ours * 1e-9, "openblas", flops / theirs * 1e-9, repeat);
+}
+
+// Bytes the function must move (every parameter once) against memcpy of as many bytes.
+absl::StatusOr<BenchResult> Bandwidth(const std::string& workload, int threads,
+                                      const BenchOptions& opts) {
+  TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile(workload, threads));
+  int64_t bytes = 0;
+  for (const runtime::NDArray& a : c.args) bytes += a.nbytes();
+  const int repeat = Repeats(opts);
+  TESSEL_ASSIGN_OR_RETURN(double ours, TimeOurs(c, threads, repeat));
+  std::vector<char> src(static_cast<size_t>(bytes / 2) + 1), dst(src.size());
+  auto copy = [&] {  // Reads bytes/2 and writes bytes/2: `bytes` moved.
+    std::vector<std::thread> workers;
+    const size_t chunk = src.size() / static_cast<size_t>(threads);
+    for (int t = 1; t < threads; ++t) {
+      workers.emplace_back([&, t] { std::memcpy(&dst[t * chunk], &src[t * chunk], chunk); });
+    }
+    std::memcpy(dst.data(), src.data(), chunk);
+    for (std::thread& w : workers) w.join();
+  };
+  const double theirs = TimeCalls(repeat, copy).median_us * 1e-6;
+  return Row(threads, "gbs", double(bytes) / ours * 1e-9, "memcpy", double(bytes) / theirs * 1e-9,
+             repeat);
+}
+
+#define TESSEL_AUTO_BENCH(id, name, doc, call)                   \
+  TESSEL_BENCHMARK(id##1T, "auto/" name "_1t", doc ", 1 thread") { \
+    const int threads = 1;                                       \
+    return call;                                                 \
+  }                                                              \
+  TESSEL_BENCHMARK(id##2T, "auto/" name "_2t", doc ", 2 threads") { \
+    const int threads = 2;                                       \
+    return call;                                                 \
+  }
+
+TESSEL_AUTO_BENCH(Matmul, "matmul_1024x1024x1024_f32",
+                  "default-schedule'd f32 matmul 1024^3 against OpenBLAS sgemm",
+                  Matmul(threads, opts))
+TESSEL_AUTO_BENCH(Gemv, "gemv_4096x4096", "default-schedule'd f32 GEMV 4096^2 against OpenBLAS sgemv",
+                  Gemv(threads, opts))
+TESSEL_AUTO_BENCH(BertFfn, "bert_ffn_128x3072x768",
+                  "default-schedule'd BERT FFN against its two matmuls in OpenBLAS",
+                  BertFfn(threads, opts))
+TESSEL_AUTO_BENCH(Softmax, "softmax_4096x4096",
+                  "default-schedule'd softmax 4096^2 against memcpy bandwidth",
+                  Bandwidth("softmax_4096x4096", threads, opts))
+TESSEL_AUTO_BENCH(LayerNorm, "layernorm_4096x768",
+                  "default-schedule'd layer norm 4096x768 against memcpy bandwidth",
+                  Bandwidth("layernorm_4096x768", threads, opts))
+
+}  // namespace
+}  // namespace tessel::bench
