@@ -11,9 +11,9 @@
 //
 // A function gets `scheduled = true`, so later schedule passes leave it alone,
 // and functions already scheduled (by hand, by apply-best) are skipped. The pass
-// log records which rule applied to which function; with --print-pass-log each
-// decision is a note. A function no rule improves stays as it was, logged with
-// the reasons.
+// log records which rule applied to which function, and as notes what each did
+// (its decisions); `explain=true` adds why each rule did not apply to each block.
+// A function no rule improves stays as it was, logged with the reasons.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -38,7 +38,9 @@ class DefaultSchedulePass : public passes::FunctionPass {
             .required = {},
             .options = {passes::StringOption("target", "llvm",
                                              "Target the rules schedule for: 'llvm' (this CPU), "
-                                             "with -mcpu, -mattr, -num-threads, -num-cores")},
+                                             "with -mcpu, -mattr, -num-threads, -num-cores"),
+                        passes::BoolOption("explain", false,
+                                           "Also log why each rule did not apply to each block")},
             .skips_scheduled = true};
   }
 
@@ -75,6 +77,11 @@ class DefaultSchedulePass : public passes::FunctionPass {
     for (const std::string& line : r->applied) {
       ctx.log().RecordApplied(this->name(), name, line.substr(0, line.find(' ')));
       ctx.log().RecordNote(this->name(), absl::StrCat(name, ": ", line));
+    }
+    if (options().GetBool("explain")) {
+      for (const std::string& line : r->not_applied) {
+        ctx.log().RecordNote(this->name(), absl::StrCat(name, ": not ", line));
+      }
     }
     auto out = ir::MakeNode<ir::PrimFuncNode>(*r->schedule.func());
     out->attrs["scheduled"] = ir::AttrValue(true);

@@ -68,6 +68,25 @@ absl::Status RegisterTile(sch::Schedule& s, const std::vector<sch::LoopRV>& loop
   return absl::OkStatus();
 }
 
+// The index map moving the dimension of `region` that iter var `cols` indexes
+// to the end ("lambda v0, v1: (v1, v0)"), or none when it is last already.
+std::optional<std::string> ColumnsLast(const ir::BlockNode* b, const ir::BufferRegion& region,
+                                       int cols) {
+  const size_t rank = region.region.size();
+  std::optional<size_t> dim;
+  for (size_t d = 0; d < rank; ++d) {
+    if (ir::arith::UsesVar(region.region[d].min, b->iter_vars[cols].var.get())) dim = d;
+  }
+  if (!dim || *dim + 1 == rank) return std::nullopt;
+  std::vector<std::string> in, out;
+  for (size_t d = 0; d < rank; ++d) {
+    in.push_back(absl::StrCat("v", d));
+    if (d != *dim) out.push_back(absl::StrCat("v", d));
+  }
+  out.push_back(absl::StrCat("v", *dim));
+  return absl::StrCat("lambda ", absl::StrJoin(in, ", "), ": (", absl::StrJoin(out, ", "), ")");
+}
+
 class MultiLevelTiling : public ScheduleRule {
  public:
   std::string name() const override { return "multi-level-tiling"; }
@@ -189,6 +208,13 @@ class MultiLevelTiling : public ScheduleRule {
     TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> rows1, s.Get(parts[rows][1]));
     if (panel && !ir::arith::IsConstInt(rows1->extent, 1)) {
       TESSEL_ASSIGN_OR_RETURN(sch::BlockRV pack, s.CacheRead(c, *panel, "global"));
+      // The panel laid out with the columns' dimension last, so that the vector
+      // loads of the register tile are contiguous (Wᵀ of a dense layer).
+      if (std::optional<std::string> map = ColumnsLast(b.get(), b->reads[*panel], cols)) {
+        TESSEL_ASSIGN_OR_RETURN(ir::Block pb, s.Get(pack));
+        TESSEL_RETURN_IF_ERROR(s.TransformLayout(pack, pb->writes[0].buffer->name, *map));
+        did.push_back("transposed panel");
+      }
       TESSEL_RETURN_IF_ERROR(s.ComputeAt(pack, s0_last));
       TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> p, LoopsBelow(s, pack, s0_last));
       if (!p.empty()) TESSEL_RETURN_IF_ERROR(s.Vectorize(p.back()));
@@ -222,7 +248,7 @@ class MultiLevelTiling : public ScheduleRule {
     TESSEL_RETURN_IF_ERROR(RegisterTile(s, z));
     TESSEL_RETURN_IF_ERROR(RegisterTile(s, {parts[rows][3], parts[cols][3]}));
     did.push_back("local accumulator");
-    return RuleOutcome::Applied(absl::StrJoin(did, "; "));
+    return RuleOutcome::Applied(absl::StrJoin(did, ", "));
   }
 };
 

@@ -58,7 +58,7 @@ class ParallelizeVectorize : public ScheduleRule {
       if (*vec) did.push_back(**vec);
     }
     if (did.empty()) return RuleOutcome::NotApplicable("no loop could run in parallel or vectors");
-    return RuleOutcome::Applied(absl::StrJoin(did, "; "));
+    return RuleOutcome::Applied(absl::StrJoin(did, ", "));
   }
 
  private:

@@ -1,7 +1,7 @@
 // `lower` then codegen over the op library and the small workloads: each
 // function unscheduled and scheduled (outer loop parallel, innermost split by 16
 // and vectorized where the schedule allows; the registered matmul-cpu-tile
-// schedule on matmul-like blocks), JIT-compiled and run on the parallel runtime
+// schedule on matmul-like blocks; the default-schedule pass's rules), JIT-compiled and run on the parallel runtime
 // on the interpreter's random inputs, compared with the interpreter running the
 // unlowered function. Sizes are small and odd.
 #include <gtest/gtest.h>
@@ -188,6 +188,7 @@ TEST(CodegenLibrary, EveryOpLoweredAndCompiled) {
     CheckCompiled(*mod, "lower", name, &c);
     CheckCompiled(ParallelVectorSchedule(*mod), "lower", name + " (parallel, vectorized)", &c);
     CheckCompiled(*mod, "manual-schedule{schedule=matmul-cpu-tile,allow-no-match=true},lower", name + " (matmul-cpu-tile)", &c);
+    CheckCompiled(*mod, "default-schedule,lower", name + " (default-schedule)", &c);
   }
   EXPECT_GE(c.vector_functions, 10);
   EXPECT_GE(c.parallel_functions, 20);
@@ -204,6 +205,7 @@ TEST(CodegenLibrary, EverySmallWorkloadLoweredAndCompiled) {
     CheckCompiled(*mod, "lower", w.name, &c);
     CheckCompiled(ParallelVectorSchedule(*mod), "lower", w.name + " (parallel, vectorized)", &c);
     CheckCompiled(*mod, "manual-schedule{schedule=matmul-cpu-tile,allow-no-match=true},lower", w.name + " (matmul-cpu-tile)", &c);
+    CheckCompiled(*mod, "default-schedule,lower", w.name + " (default-schedule)", &c);
   }
   EXPECT_GE(small, 5);
   EXPECT_GE(c.vector_functions, 3);
