@@ -9,10 +9,11 @@
 // outer loops of the nest's perfect prefix, fused until they give every core
 // kJobsPerCore iterations (or the prefix ends), then marked parallel; when
 // parallel refuses (a dependence), a shorter prefix is tried. Vectorize: for each
-// block under the nest with spatial iter vars only, whose innermost loop is bound
-// to the iter var of its output's last dimension, that loop split by the vector
+// block under the nest, the loop bound to the spatial iter var of its output's
+// last dimension -- moved inside the loops below it when those run only the
+// block's reductions (a partial-sum block of add-rfactor) -- split by the vector
 // lanes of the output's dtype (a tail is guarded) and the inner part vectorized;
-// a block that refuses keeps its loop. The prefix length and the vector width
+// a block that refuses keeps its loops. The prefix length and the vector width
 // are sample_categorical decisions.
 #include <algorithm>
 
@@ -114,27 +115,50 @@ class ParallelizeVectorize : public ScheduleRule {
   static absl::StatusOr<std::optional<std::string>> Vectorize(const RuleContext& ctx,
                                                               sch::Schedule& s,
                                                               const std::string& block) {
+    const std::optional<std::string> none;
     const sch::StmtIndex& index = s.state().index();
     int sref = index.FindBlock(block);
     const ir::BlockRealizeNode* r = index.realize(sref);
     const ir::BlockNode* b = r->block.get();
-    std::vector<int> above = index.LoopsAbove(sref);
-    if (!AllSpatial(b) || b->writes.size() != 1 || above.empty()) return std::optional<std::string>();
-    const ir::ForNode* inner = index.loop(above.back());
-    if (inner->for_kind != ir::ForKind::kSerial || inner->body.get() != r) {
-      return std::optional<std::string>();
-    }
+    if (b->writes.size() != 1 || b->writes[0].region.empty()) return none;
     const ir::BufferRegion& out = b->writes[0];
-    int k = IterIndexingDim(b, out, out.region.size() - 1);
-    if (out.region.empty() || k < 0 || r->iter_values[k].get() != inner->loop_var.get()) {
-      return std::optional<std::string>();
+    const int k = IterIndexingDim(b, out, out.region.size() - 1);
+    if (k < 0 || b->iter_vars[k].kind != ir::IterKind::kSpatial) return none;
+    // The loop bound to that iter var, and the loops below it: each bound to a
+    // reduce iter var of this block alone (they move outside it).
+    std::vector<int> above = index.LoopsAbove(sref);
+    int at = -1;
+    for (size_t l = 0; l < above.size(); ++l) {
+      if (index.loop(above[l])->loop_var.get() == r->iter_values[k].get()) at = static_cast<int>(l);
     }
-    std::optional<int64_t> extent = ir::arith::AsConstInt(inner->extent);
-    if (!extent || *extent < 2) return std::optional<std::string>();
+    if (at < 0) return none;
+    for (size_t l = static_cast<size_t>(at); l < above.size(); ++l) {
+      const ir::ForNode* f = index.loop(above[l]);
+      const ir::StmtNode* next = l + 1 < above.size()
+                                     ? static_cast<const ir::StmtNode*>(index.loop(above[l + 1]))
+                                     : static_cast<const ir::StmtNode*>(r);
+      if (f->for_kind != ir::ForKind::kSerial || f->body.get() != next) return none;
+      if (static_cast<int>(l) == at) continue;
+      bool reduce = false;
+      for (size_t v = 0; v < b->iter_vars.size(); ++v) {
+        reduce |= b->iter_vars[v].kind == ir::IterKind::kReduce &&
+                  r->iter_values[v].get() == f->loop_var.get();
+      }
+      if (!reduce) return none;
+    }
+    std::optional<int64_t> extent = ir::arith::AsConstInt(index.loop(above[at])->extent);
+    if (!extent || *extent < 2) return none;
     const int64_t lanes = ctx.machine.Lanes(out.buffer->dtype);
     TESSEL_ASSIGN_OR_RETURN(sch::BlockRV rv, s.GetBlock(block));
     TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> loops, s.GetLoops(rv));
-    sch::LoopRV l = loops.back();
+    const size_t first = loops.size() - (above.size() - static_cast<size_t>(at));
+    sch::LoopRV l = loops[first];
+    if (first + 1 < loops.size()) {  // Reductions outside, the lanes inside.
+      std::vector<sch::LoopRV> order(loops.begin() + static_cast<std::ptrdiff_t>(first) + 1,
+                                     loops.end());
+      order.push_back(l);
+      TESSEL_RETURN_IF_ERROR(s.Reorder(order));
+    }
     std::vector<int64_t> widths = {lanes / 2 > 0 ? lanes / 2 : 1, lanes, 2 * lanes};
     std::vector<double> probs(widths.size(), 1.0 / static_cast<double>(widths.size()));
     TESSEL_ASSIGN_OR_RETURN(sch::ExprRV w_rv,
@@ -145,7 +169,8 @@ class ParallelizeVectorize : public ScheduleRule {
       l = parts.back();
     }
     TESSEL_RETURN_IF_ERROR(s.Vectorize(l));
-    return std::optional<std::string>(absl::StrCat("vectorized ", block, " by ", std::min(width, *extent)));
+    return std::optional<std::string>(
+        absl::StrCat("vectorized ", block, " by ", std::min(width, *extent)));
   }
 };
 

@@ -1,0 +1,99 @@
+// add-rfactor: turns a reduction along contiguous memory into vector-wide
+// partial reductions plus a short final one, so that GEMV, row sums and
+// maxima (softmax, layer norm statistics) run on vector lanes.
+//
+//   for i, k in 4096: block y(vi spatial, vk reduce)      for i, k_0 in 256, k_1 in 16:
+//     y[vi] += A[vi, vk] * x[vk]                     ->     block y_rf(vk_1 spatial, vi, vk_0 reduce)
+//                                                             y_rf[vi, vk_1] += A[vi, vk_0 * 16 + vk_1] * ...
+//                                                         for i, k_1 in 16: block y(vi, vk_1 reduce)
+//                                                             y[vi] += y_rf[vi, vk_1]
+//
+// Applies to a block with an init alone in a trivially bound nest whose innermost
+// loop is bound to a reduce iter var that indexes the last dimension of a read
+// (so a vector of partial results reads contiguous memory), at least two vectors
+// long. The innermost loop is split by the vector lanes of the output's dtype
+// (a sample_categorical among half, one or two vectors that divide it) and
+// rfactor'd with the new dimension last. compute-location then moves the partial
+// block under its consumer and parallelize-vectorize vectorizes its lanes.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "metaschedule/rules/block_analysis.h"
+#include "metaschedule/schedule_rule.h"
+
+namespace tessel::metaschedule {
+
+namespace {
+
+class AddRFactor : public ScheduleRule {
+ public:
+  std::string name() const override { return "add-rfactor"; }
+
+  absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
+                                    const std::string& block) const override {
+    const sch::StmtIndex& index = s.state().index();
+    int sref = index.FindBlock(block);
+    if (sref < 0) return RuleOutcome::NotApplicable("no such block");
+    const ir::Block b = ir::GetRef(index.block(sref));
+    if (b->init == nullptr || !HasReduce(b.get()) || b->writes.size() != 1) {
+      return RuleOutcome::NotApplicable("it is not a reduction into one buffer");
+    }
+    std::variant<TrivialNest, std::string> analysed = AnalyzeNest(s, block);
+    if (const std::string* why = std::get_if<std::string>(&analysed)) {
+      return RuleOutcome::NotApplicable(*why);
+    }
+    const TrivialNest& nest = std::get<TrivialNest>(analysed);
+    const int inner = static_cast<int>(nest.loops.size()) - 1;
+    int k = -1;
+    for (size_t v = 0; v < nest.loop_of_iter.size(); ++v) {
+      if (nest.loop_of_iter[v] == inner) k = static_cast<int>(v);
+    }
+    if (k < 0 || b->iter_vars[k].kind != ir::IterKind::kReduce) {
+      return RuleOutcome::NotApplicable("its innermost loop is not a reduction");
+    }
+    bool contiguous = false;
+    for (const ir::BufferRegion& r : b->reads) {
+      if (!r.region.empty() && IterIndexingDim(b.get(), r, r.region.size() - 1) == k) {
+        contiguous = true;
+      }
+    }
+    if (!contiguous) {
+      return RuleOutcome::NotApplicable("its reduction does not run along the last dimension");
+    }
+    const ir::BufferRegion& out = b->writes[0];
+    const int64_t lanes = ctx.machine.Lanes(out.buffer->dtype);
+    if (nest.extents[inner] < 2 * lanes) {
+      return RuleOutcome::NotApplicable("its reduction is shorter than two vectors");
+    }
+    // Widths that divide the extent: a guarded tail would put a predicate over
+    // the reduce and the lane loops on the partial block, which keeps the loops
+    // around it from running in parallel.
+    std::vector<int64_t> widths;
+    for (int64_t cand : {lanes / 2, lanes, 2 * lanes}) {
+      if (cand >= 2 && nest.extents[inner] % cand == 0) widths.push_back(cand);
+    }
+    if (widths.empty()) {
+      return RuleOutcome::NotApplicable(absl::StrCat("no vector width divides its extent ",
+                                                     nest.extents[inner]));
+    }
+    const auto preferred = std::find(widths.begin(), widths.end(), lanes);
+    const int64_t heuristic =
+        preferred != widths.end() ? preferred - widths.begin() : 0;
+    std::vector<double> probs(widths.size(), 1.0 / static_cast<double>(widths.size()));
+    TESSEL_ASSIGN_OR_RETURN(sch::ExprRV w, s.SampleCategorical(widths, probs, ctx.Decide(heuristic)));
+    TESSEL_ASSIGN_OR_RETURN(int64_t width, s.Get(w));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts,
+                            s.Split(nest.loops[inner], {std::nullopt, sch::Factor(w)}));
+    TESSEL_ASSIGN_OR_RETURN(
+        sch::BlockRV rf, s.RFactor(parts[1], static_cast<int64_t>(out.region.size())));
+    TESSEL_ASSIGN_OR_RETURN(ir::Block rf_block, s.Get(rf));
+    return RuleOutcome::Applied(
+        absl::StrCat(width, " partial results in ", rf_block->name));
+  }
+};
+
+TESSEL_REGISTER_SCHEDULE_RULE("llvm", 250, AddRFactor);
+
+}  // namespace
+
+}  // namespace tessel::metaschedule
