@@ -16,8 +16,8 @@
 // A function no rule improves stays as it was, logged with the reasons.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "metaschedule/default_schedule.h"
+#include "metaschedule/design_space.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
@@ -56,10 +56,8 @@ class DefaultSchedulePass : public passes::FunctionPass {
       return absl::InvalidArgumentError(
           absl::StrCat("default-schedule: option 'target': ", machine.status().message()));
     }
-    std::vector<std::string> words = absl::StrSplit(target, ' ', absl::SkipWhitespace());
-    std::string kind = words.empty() ? "llvm" : words[0];
     return std::make_shared<const DefaultSchedulePass>(std::move(options), *std::move(machine),
-                                                       std::move(kind));
+                                                       TargetKind(target));
   }
 
  protected:
