@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "codegen/build.h"
+#include "codegen/cpu_feature_resolver.h"
 #include "codegen/emit.h"
 #include "codegen/jit.h"
 #include "codegen/runtime/module.h"
@@ -39,6 +40,7 @@ codegen::Target ParseTarget(const std::string& text) {
 }  // namespace
 
 void BindBuild(py::module_& m) {
+  codegen::InstallCpuFeatureResolver();  // default-schedule{target="llvm -mcpu=..."}
   m.def(
       "parse_target",
       [](const std::string& text) {

@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "codegen/cpu_feature_resolver.h"
 #include "codegen/emit.h"
 #include "codegen/runtime/export_library.h"
 #include "codegen/target.h"
@@ -322,6 +323,7 @@ int Main(const std::vector<std::string>& args) {
 }  // namespace tessel::opt
 
 int main(int argc, char** argv) {
+  tessel::codegen::InstallCpuFeatureResolver();  // default-schedule{target="llvm -mcpu=..."}
   std::vector<std::string> args(argv + 1, argv + argc);
   return tessel::opt::Main(args);
 }
