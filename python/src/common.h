@@ -194,6 +194,7 @@ void BindOps(py::module_& m);
 void BindPasses(py::module_& m);
 void BindInterpreter(py::module_& m);
 void BindSchedule(py::module_& m);
+void BindMetaschedule(py::module_& m);
 // The primitives, one Schedule method per instruction kind (schedule_primitives.cc).
 void BindSchedulePrimitives(py::class_<ir::schedule::Schedule>& cls, py::module_& m);
 // Call after every Bind*: arguments that fit no overload of a bound function

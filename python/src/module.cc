@@ -368,6 +368,7 @@ PYBIND11_MODULE(_core, m) {
   tp::BindPasses(m);
   tp::BindInterpreter(m);
   tp::BindSchedule(m);
+  tp::BindMetaschedule(m);
   tp::BindRuntime(m);
   tp::BindRuntimeModule(m);
   tp::BindBuild(m);

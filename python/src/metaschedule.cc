@@ -1,0 +1,59 @@
+// tessel.metaschedule for Python: the design space of a function under the
+// target's schedule rules, its seeded draws and its heuristic point (what the
+// default-schedule pass applies).
+//
+//   >>> space = _core.generate_design_space(mod, "matmul", "llvm")
+//   >>> r = space.draw(7)
+//   >>> r.schedule.trace        # sample_perfect_tile(..., decision=[...]) ...
+//   >>> r.applied               # ["multi-level-tiling on C: ...", ...]
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+
+#include "metaschedule/design_space.h"
+#include "python/src/common.h"
+
+namespace tessel::python {
+
+namespace ms = metaschedule;
+
+void BindMetaschedule(py::module_& m) {
+  py::class_<ms::RuleSchedule>(m, "RuleSchedule",
+                               "A schedule the rules made, with what each rule did.")
+      .def_property_readonly(
+          "schedule", [](const ms::RuleSchedule& r) { return r.schedule; },
+          "The Schedule (a copy): its mod, func and trace.")
+      .def_readonly("applied", &ms::RuleSchedule::applied,
+                    "'rule on block: what it did', in the order they ran.")
+      .def_readonly("not_applied", &ms::RuleSchedule::not_applied,
+                    "'rule on block: why not', for every rule that did not apply.");
+  py::class_<ms::DesignSpace>(m, "DesignSpace",
+                              "The schedules a function's target rules can make.")
+      .def(
+          "draw",
+          [](const ms::DesignSpace& s, uint64_t seed) {
+            py::gil_scoped_release release;
+            return Unwrap(s.Draw(seed), ErrorKind::kSchedule);
+          },
+          py::arg("seed"), "The rules with every decision drawn from `seed`.")
+      .def(
+          "heuristic",
+          [](const ms::DesignSpace& s) {
+            py::gil_scoped_release release;
+            return Unwrap(s.Heuristic(), ErrorKind::kSchedule);
+          },
+          "The rules with the target-derived decisions (what default-schedule applies).")
+      .def_property_readonly("func", &ms::DesignSpace::func)
+      .def_property_readonly(
+          "machine", [](const ms::DesignSpace& s) { return s.machine().ToString(); },
+          "The machine model the rules decide for.");
+  m.def(
+      "generate_design_space",
+      [](const ir::IRModule& mod, const std::string& func, const std::string& target) {
+        return Unwrap(ms::DesignSpace::Create(mod, func, target), ErrorKind::kArgument);
+      },
+      py::arg("mod"), py::arg("func"), py::arg("target"));
+}
+
+}  // namespace tessel::python

@@ -1,0 +1,36 @@
+"""Schedules from rules: design spaces and the heuristic schedule.
+
+The schedule rules of a target (auto-inline, multi-level tiling, add-rfactor,
+compute location, parallelize-vectorize for CPUs) look at a function's
+structure and schedule it. Every choice they make is a sampling instruction in
+the trace, so one function has a *design space*: draw from it with a seed, or
+take the heuristic point that the ``default-schedule`` pass applies::
+
+    import tessel
+    mod = tessel.workloads.get("matmul_64x64x64_f32")
+    space = tessel.metaschedule.generate_design_space(mod, target="llvm")
+    best_guess = space.heuristic()          # what DefaultSchedule() does
+    other = space.draw(seed=7)              # another point: other tiles, widths
+    print(other.schedule.trace)             # replayable Python
+    print(other.applied)                    # which rule did what to which block
+
+Pipelines use the pass: ``tessel.transform.DefaultSchedule(target="llvm")``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from . import _core
+from ._core import DesignSpace, RuleSchedule
+
+__all__ = ["generate_design_space", "DesignSpace", "RuleSchedule"]
+
+
+def generate_design_space(mod: _core.IRModule, func: Optional[str] = None,
+                          target: str = "llvm") -> DesignSpace:
+    """The design space of ``mod[func]`` (default: its first function) under the
+    schedule rules of ``target`` (``llvm`` with ``-mcpu``, ``-mattr``,
+    ``-num-threads``, ``-num-cores``). Raises :class:`ArgumentError` for an unknown
+    function or target."""
+    return _core.generate_design_space(mod, func or "", target)
