@@ -3,11 +3,15 @@
 //
 //   tessel-bench --filter=auto/
 //   {"name": "auto/matmul_1024x1024x1024_f32_1t", "threads": 1, "tessel_gflops": 95.2,
-//    "reference": "openblas", "reference_gflops": 101.0, "ratio": 0.94, ...}
+//    "reference": "onednn", "reference_gflops": 101.0, "unscheduled_gflops": 0.57,
+//    "ratio": 0.94, "openblas_gflops": 97.0, ...}
 //
-// - matmul, gemv: OpenBLAS sgemm / sgemv on the same thread count (results compared).
-// - bert_ffn: its two matmuls as OpenBLAS sgemm calls; tessel's time includes the
-//   bias and GELU epilogues the reference leaves out.
+// - matmul, gemv: oneDNN's sgemm (results compared), OpenBLAS beside it, on the same
+//   thread count.
+// - bert_ffn: its two matmuls as oneDNN (and OpenBLAS) sgemm calls; tessel's time
+//   includes the bias and GELU epilogues the references leave out.
+// - conv2d: oneDNN's direct convolution in the layouts it picks (its reorders are
+//   outside the timing but the one of the result back to NCHW).
 // - softmax, layernorm: memcpy of the bytes the function must move (its inputs once,
 //   its output once) on the same thread count; ratio = achieved / memcpy bandwidth.
 #include <cblas.h>
@@ -30,6 +34,7 @@
 #include "passes/pipeline.h"
 #include "tools/bench/benchmark.h"
 #include "tools/bench/kernel_timing.h"
+#include "tools/bench/onednn_reference.h"
 
 extern "C" void openblas_set_num_threads(int num_threads);
 
@@ -43,12 +48,20 @@ struct Compiled {
   std::string name;
 };
 
-absl::StatusOr<Compiled> Compile(const std::string& workload, int threads) {
+absl::StatusOr<Compiled> CompileModule(const ir::IRModule& scheduled);
+
+// `scheduled` false: the function as written (the "unscheduled" column).
+absl::StatusOr<Compiled> Compile(const std::string& workload, int threads, bool scheduled = true) {
   TESSEL_ASSIGN_OR_RETURN(ir::IRModule mod, ir::te::BuildWorkload(workload));
   const std::string pipeline =
-      absl::StrCat("default-schedule{target=\"llvm -num-cores=", threads, "\"}");
+      scheduled ? absl::StrCat("default-schedule{target=\"llvm -num-cores=", threads, "\"}")
+                : "canonicalize-names";
   TESSEL_ASSIGN_OR_RETURN(passes::PassPtr pass, passes::ParsePipeline(pipeline));
-  TESSEL_ASSIGN_OR_RETURN(ir::IRModule scheduled, passes::RunPipeline(*pass, mod));
+  TESSEL_ASSIGN_OR_RETURN(ir::IRModule out, passes::RunPipeline(*pass, mod));
+  return CompileModule(out);
+}
+
+absl::StatusOr<Compiled> CompileModule(const ir::IRModule& scheduled) {
   TESSEL_ASSIGN_OR_RETURN(runtime::Module m, codegen::Build(scheduled, codegen::Target::Host()));
   Compiled c{std::move(m), {}, scheduled->functions.front().first};
   uint32_t seed = 1;
@@ -61,14 +74,20 @@ absl::StatusOr<Compiled> Compile(const std::string& workload, int threads) {
   return c;
 }
 
-absl::StatusOr<double> TimeOurs(const Compiled& c, int threads, int repeat) {
+absl::StatusOr<double> TimeOurs(const Compiled& c, int threads, int repeat, bool warm_up = true) {
   std::vector<DLTensor*> args;
   for (const runtime::NDArray& a : c.args) args.push_back(const_cast<runtime::NDArray&>(a).dltensor());
   tessel_set_num_threads(threads);
-  TESSEL_RETURN_IF_ERROR(runtime::CallFunction(*c.module.Find(c.name), args));
+  if (warm_up) TESSEL_RETURN_IF_ERROR(runtime::CallFunction(*c.module.Find(c.name), args));
   absl::StatusOr<double> s = KernelSeconds(*c.module.Find(c.name), args, repeat);
   tessel_set_num_threads(0);
   return s;
+}
+
+// Seconds of one call of the workload as written (no schedule): slow, so timed once.
+absl::StatusOr<double> UnscheduledSeconds(const std::string& workload, int threads) {
+  TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile(workload, threads, /*scheduled=*/false));
+  return TimeOurs(c, threads, 1, /*warm_up=*/false);
 }
 
 const float* F(const runtime::NDArray& a) { return static_cast<const float*>(a.data()); }
@@ -87,14 +106,35 @@ absl::Status Compare(const runtime::NDArray& got, const runtime::NDArray& want, 
 int Repeats(const BenchOptions& opts) { return std::max(3, std::min(opts.repeats, 15)); }
 
 BenchResult Row(int threads, const std::string& unit, double ours, const std::string& reference,
-                double theirs, int repeat) {
+                double theirs, double unscheduled, int repeat) {
   BenchResult r;
   r.Add("threads", static_cast<int64_t>(threads));
   r.Add(absl::StrCat("tessel_", unit), ours);
   r.Add("reference", reference);
   r.Add(absl::StrCat("reference_", unit), theirs);
+  r.Add(absl::StrCat("unscheduled_", unit), unscheduled);
   r.Add("ratio", ours / theirs);
   r.Add("repeats", static_cast<int64_t>(repeat));
+  return r;
+}
+
+// A compute-bound row: ours against oneDNN (the reference) and OpenBLAS where it
+// has the operation, GFLOP/s from `flops` per call.
+absl::StatusOr<BenchResult> FlopsRow(const Compiled& c, int threads, const BenchOptions& opts,
+                                     double flops, const std::function<void()>& onednn,
+                                     const std::function<void()>& openblas) {
+  const int repeat = Repeats(opts);
+  TESSEL_ASSIGN_OR_RETURN(double ours, TimeOurs(c, threads, repeat));
+  SetOneDnnThreads(threads);
+  onednn();
+  const double dnnl = TimeCalls(repeat, onednn).median_us * 1e-6;
+  TESSEL_ASSIGN_OR_RETURN(double before, UnscheduledSeconds(c.name, threads));
+  BenchResult r = Row(threads, "gflops", flops / ours * 1e-9, "onednn", flops / dnnl * 1e-9,
+                      flops / before * 1e-9, repeat);
+  if (openblas) {
+    openblas_set_num_threads(threads);
+    r.Add("openblas_gflops", flops / (TimeCalls(repeat, openblas).median_us * 1e-6) * 1e-9);
+  }
   return r;
 }
 
@@ -103,36 +143,35 @@ absl::StatusOr<BenchResult> Matmul(int threads, const BenchOptions& opts) {
   TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("matmul_1024x1024x1024_f32", threads));
   TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref,
                           runtime::NDArray::Zeros({n, n}, ir::DataType::Float(32)));
-  openblas_set_num_threads(threads);
-  auto blas = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, F(c.args[0]), n,
-                F(c.args[1]), n, 0.0f, F(ref), n);
-  };
-  const int repeat = Repeats(opts);
-  TESSEL_ASSIGN_OR_RETURN(double ours, TimeOurs(c, threads, repeat));
-  blas();
+  SetOneDnnThreads(threads);
+  TESSEL_RETURN_IF_ERROR(TimeOurs(c, threads, 1).status());
+  TESSEL_RETURN_IF_ERROR(OneDnnSgemm(false, false, n, n, n, F(c.args[0]), F(c.args[1]), F(ref)));
   TESSEL_RETURN_IF_ERROR(Compare(c.args[2], ref, n * n, 1e-3, "matmul"));
-  const double theirs = TimeCalls(repeat, blas).median_us * 1e-6;
-  const double flops = 2.0 * n * n * n;
-  return Row(threads, "gflops", flops / ours * 1e-9, "openblas", flops / theirs * 1e-9, repeat);
+  return FlopsRow(
+      c, threads, opts, 2.0 * n * n * n,
+      [&] { (void)OneDnnSgemm(false, false, n, n, n, F(c.args[0]), F(c.args[1]), F(ref)); },
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, F(c.args[0]), n,
+                    F(c.args[1]), n, 0.0f, F(ref), n);
+      });
 }
 
 absl::StatusOr<BenchResult> Gemv(int threads, const BenchOptions& opts) {
   constexpr int64_t n = 4096;
   TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("gemv_4096x4096", threads));
   TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref, runtime::NDArray::Zeros({n}, ir::DataType::Float(32)));
-  openblas_set_num_threads(threads);
-  auto blas = [&] {
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0f, F(c.args[0]), n, F(c.args[1]), 1, 0.0f,
-                F(ref), 1);
-  };
-  const int repeat = Repeats(opts);
-  TESSEL_ASSIGN_OR_RETURN(double ours, TimeOurs(c, threads, repeat));
-  blas();
+  SetOneDnnThreads(threads);
+  TESSEL_RETURN_IF_ERROR(TimeOurs(c, threads, 1).status());
+  // y = A x as an n x 1 product.
+  TESSEL_RETURN_IF_ERROR(OneDnnSgemm(false, false, n, 1, n, F(c.args[0]), F(c.args[1]), F(ref)));
   TESSEL_RETURN_IF_ERROR(Compare(c.args[2], ref, n, 1e-3, "gemv"));
-  const double theirs = TimeCalls(repeat, blas).median_us * 1e-6;
-  const double flops = 2.0 * n * n;
-  return Row(threads, "gflops", flops / ours * 1e-9, "openblas", flops / theirs * 1e-9, repeat);
+  return FlopsRow(
+      c, threads, opts, 2.0 * n * n,
+      [&] { (void)OneDnnSgemm(false, false, n, 1, n, F(c.args[0]), F(c.args[1]), F(ref)); },
+      [&] {
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0f, F(c.args[0]), n, F(c.args[1]), 1,
+                    0.0f, F(ref), 1);
+      });
 }
 
 absl::StatusOr<BenchResult> BertFfn(int threads, const BenchOptions& opts) {
@@ -140,18 +179,34 @@ absl::StatusOr<BenchResult> BertFfn(int threads, const BenchOptions& opts) {
   TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("bert_ffn_128x3072x768", threads));
   TESSEL_ASSIGN_OR_RETURN(runtime::NDArray up, runtime::NDArray::Zeros({m, h}, ir::DataType::Float(32)));
   TESSEL_ASSIGN_OR_RETURN(runtime::NDArray down, runtime::NDArray::Zeros({m, d}, ir::DataType::Float(32)));
-  openblas_set_num_threads(threads);
-  auto blas = [&] {  // X W1ᵀ, then (that) W2ᵀ: the two matmuls alone.
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, h, d, 1.0f, F(c.args[0]), d,
-                F(c.args[1]), d, 0.0f, F(up), h);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, d, h, 1.0f, F(up), h, F(c.args[3]), h,
-                0.0f, F(down), d);
-  };
-  const int repeat = Repeats(opts);
-  TESSEL_ASSIGN_OR_RETURN(double ours, TimeOurs(c, threads, repeat));
-  const double theirs = TimeCalls(repeat, blas).median_us * 1e-6;
-  const double flops = 2.0 * m * h * d * 2;
-  return Row(threads, "gflops", flops / ours * 1e-9, "openblas", flops / theirs * 1e-9, repeat);
+  // X W1ᵀ, then (that) W2ᵀ: the two matmuls alone, without the epilogues tessel computes.
+  return FlopsRow(
+      c, threads, opts, 2.0 * m * h * d * 2,
+      [&] {
+        (void)OneDnnSgemm(false, true, m, h, d, F(c.args[0]), F(c.args[1]), F(up));
+        (void)OneDnnSgemm(false, true, m, d, h, F(up), F(c.args[3]), F(down));
+      },
+      [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, h, d, 1.0f, F(c.args[0]), d,
+                    F(c.args[1]), d, 0.0f, F(up), h);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, d, h, 1.0f, F(up), h,
+                    F(c.args[3]), h, 0.0f, F(down), d);
+      });
+}
+
+absl::StatusOr<BenchResult> Conv2d(int threads, const BenchOptions& opts) {
+  // ResNet-50 stage 2: 64 -> 64 channels, 3x3, stride 1, pad 1, on 56x56.
+  TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("conv2d_nchw_resnet50_stage2", threads));
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref,
+                          runtime::NDArray::Zeros({1, 64, 56, 56}, ir::DataType::Float(32)));
+  SetOneDnnThreads(threads);
+  TESSEL_ASSIGN_OR_RETURN(std::function<void()> conv,
+                          OneDnnConv2dNchw({1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, F(c.args[0]),
+                                           F(c.args[1]), F(ref)));
+  TESSEL_RETURN_IF_ERROR(TimeOurs(c, threads, 1).status());
+  conv();
+  TESSEL_RETURN_IF_ERROR(Compare(c.args[2], ref, 64 * 56 * 56, 1e-3, "conv2d"));
+  return FlopsRow(c, threads, opts, 2.0 * 64 * 56 * 56 * 64 * 9, conv, nullptr);
 }
 
 // Bytes the function must move (every parameter once) against memcpy of as many bytes.
@@ -173,8 +228,9 @@ absl::StatusOr<BenchResult> Bandwidth(const std::string& workload, int threads,
     for (std::thread& w : workers) w.join();
   };
   const double theirs = TimeCalls(repeat, copy).median_us * 1e-6;
+  TESSEL_ASSIGN_OR_RETURN(double before, UnscheduledSeconds(workload, threads));
   return Row(threads, "gbs", double(bytes) / ours * 1e-9, "memcpy", double(bytes) / theirs * 1e-9,
-             repeat);
+             double(bytes) / before * 1e-9, repeat);
 }
 
 #define TESSEL_AUTO_BENCH(id, name, doc, call)                   \
@@ -188,13 +244,17 @@ absl::StatusOr<BenchResult> Bandwidth(const std::string& workload, int threads,
   }
 
 TESSEL_AUTO_BENCH(Matmul, "matmul_1024x1024x1024_f32",
-                  "default-schedule'd f32 matmul 1024^3 against OpenBLAS sgemm",
+                  "default-schedule'd f32 matmul 1024^3 against oneDNN (and OpenBLAS) sgemm",
                   Matmul(threads, opts))
-TESSEL_AUTO_BENCH(Gemv, "gemv_4096x4096", "default-schedule'd f32 GEMV 4096^2 against OpenBLAS sgemv",
+TESSEL_AUTO_BENCH(Gemv, "gemv_4096x4096",
+                  "default-schedule'd f32 GEMV 4096^2 against oneDNN sgemm (and OpenBLAS sgemv)",
                   Gemv(threads, opts))
 TESSEL_AUTO_BENCH(BertFfn, "bert_ffn_128x3072x768",
-                  "default-schedule'd BERT FFN against its two matmuls in OpenBLAS",
+                  "default-schedule'd BERT FFN against its two matmuls in oneDNN (and OpenBLAS)",
                   BertFfn(threads, opts))
+TESSEL_AUTO_BENCH(Conv2d, "conv2d_nchw_resnet50_stage2",
+                  "default-schedule'd ResNet-50 stage-2 3x3 conv2d against oneDNN",
+                  Conv2d(threads, opts))
 TESSEL_AUTO_BENCH(Softmax, "softmax_4096x4096",
                   "default-schedule'd softmax 4096^2 against memcpy bandwidth",
                   Bandwidth("softmax_4096x4096", threads, opts))

@@ -14,6 +14,8 @@ PACKAGES=(
   python3 python3-dev python3-numpy python3-pytest pybind11-dev
   # Runtime tensors (DLPack) and the BLAS reference in tessel-bench.
   libdlpack-dev libopenblas-dev
+  # oneDNN, the reference of tessel-bench's auto/ cases (its OpenCL loader to link).
+  libdnnl-dev ocl-icd-libopencl1
   # The sanitizer build and the parser fuzzer (tools/scripts/run-sanitizers.sh).
   clang-19 libclang-rt-19-dev libfuzzer-19-dev
 )
