@@ -16,13 +16,14 @@
 //         for ax0 unrolled, ax1 vectorized: block C_local  (+ fused epilogue)
 //
 // Applies to a block with spatial and reduce iter vars and an init, alone in a
-// perfect trivially bound nest, writing a buffer of rank >= 2 whose last two
-// dimensions are indexed by spatial iter vars (cols, rows), and reading some
-// buffer that does not use every spatial iter var (reuse: a tile pays).
+// perfect trivially bound nest, writing a buffer of rank >= 2 whose last
+// dimension (cols) and another (rows, see RowsIter) are indexed by spatial iter
+// vars, and reading some buffer that does not use every spatial iter var
+// (reuse: a tile pays).
 // Each loop is split by sample_perfect_tile (4 levels spatial, 2 reduce). The
-// heuristic (default-schedule): cols' innermost factor is the largest divisor up
-// to two vectors, rows' the largest up to what the vector registers hold beside
-// it (at most 8); cols' remaining factor goes to S0 (parallel, with the panel),
+// heuristic (default-schedule): cols' innermost factor is a divisor up to two
+// vectors (ColumnTile), rows' the largest up to what the vector registers hold
+// beside it (at most 8, or 16 rows of one vector); cols' remaining factor goes to S0 (parallel, with the panel),
 // rows' to S1; every other spatial loop stays whole in S0 and every reduce loop
 // in R0. That is the recipe of the hand schedule the bench measures against
 // oneDNN (tools/bench), derived from the block instead of written for it.
@@ -44,6 +45,23 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {
     if (n % d == 0) return d;
   }
   return 1;
+}
+
+// The register tile's columns: a divisor of `n` up to two vectors, preferring
+// whole vectors, then a power of two from 4 lanes (a narrower register), then
+// the largest. A width like 28 would split every row into 16 + 8 + 4 lanes and
+// keep the accumulator out of registers.
+int64_t ColumnTile(int64_t n, int64_t lanes) {
+  auto score = [&](int64_t d) {
+    if (d % lanes == 0) return 2;
+    return d >= 4 && (d & (d - 1)) == 0 ? 1 : 0;
+  };
+  int64_t best = 1;
+  for (int64_t d = 1; d <= std::min(n, 2 * lanes); ++d) {
+    if (n % d != 0) continue;
+    if (score(d) > score(best) || (score(d) == score(best) && d > best)) best = d;
+  }
+  return best;
 }
 
 // Loops of `block` below `anchor` (the ones a move under it created).
@@ -87,6 +105,29 @@ std::optional<std::string> ColumnsLast(const ir::BlockNode* b, const ir::BufferR
   return absl::StrCat("lambda ", absl::StrJoin(in, ", "), ": (", absl::StrJoin(out, ", "), ")");
 }
 
+// The rows of the register tile: a spatial iter var indexing a dimension of the
+// output that no read indexed by `cols` uses, so that each vector such a read
+// loads serves every row (matmul: i, which B[k, j] lacks; conv2d NCHW: the
+// output channel, which the input lacks); the innermost such dimension. When
+// there is none (depthwise), the output's second-last dimension.
+int RowsIter(const ir::BlockNode* b, int cols) {
+  const ir::BufferRegion& out = b->writes[0];
+  const size_t rank = out.region.size();
+  for (size_t d = rank - 1; d-- > 0;) {
+    const int k = IterIndexingDim(b, out, d);
+    if (k < 0 || k == cols || b->iter_vars[k].kind != ir::IterKind::kSpatial) continue;
+    bool shared = true;
+    for (const ir::BufferRegion& r : b->reads) {
+      if (RegionUsesIter(b, r, static_cast<size_t>(cols)) &&
+          RegionUsesIter(b, r, static_cast<size_t>(k))) {
+        shared = false;
+      }
+    }
+    if (shared) return k;
+  }
+  return IterIndexingDim(b, out, rank - 2);
+}
+
 class MultiLevelTiling : public ScheduleRule {
  public:
   std::string name() const override { return "multi-level-tiling"; }
@@ -107,10 +148,10 @@ class MultiLevelTiling : public ScheduleRule {
     const ir::BufferRegion& out = b->writes[0];
     const size_t rank = out.region.size();
     const int cols = rank >= 2 ? IterIndexingDim(b.get(), out, rank - 1) : -1;
-    const int rows = rank >= 2 ? IterIndexingDim(b.get(), out, rank - 2) : -1;
+    const int rows = cols >= 0 ? RowsIter(b.get(), cols) : -1;
     if (cols < 0 || rows < 0 || cols == rows) {
       return RuleOutcome::NotApplicable(
-          "the last two dimensions of its output are not indexed by spatial iter vars");
+          "its output's last dimension and another are not indexed by spatial iter vars");
     }
     // Reuse: some read does not use every spatial iter var.
     std::optional<int64_t> panel;
@@ -139,11 +180,12 @@ class MultiLevelTiling : public ScheduleRule {
     const int lanes = std::min(ctx.machine.Lanes(out.buffer->dtype), 64);
     const int64_t n = nest.extents[nest.loop_of_iter[cols]];
     const int64_t m = nest.extents[nest.loop_of_iter[rows]];
-    const int64_t col_tile = LargestDivisorAtMost(n, 2 * lanes);
+    const int64_t col_tile = ColumnTile(n, lanes);
     const int64_t vectors_per_row = (col_tile + lanes - 1) / lanes;
     const int64_t row_budget =
         std::max<int64_t>(1, (ctx.machine.vector_registers - 4) / vectors_per_row);
-    const int64_t row_tile = LargestDivisorAtMost(m, std::min<int64_t>(8, row_budget));
+    const int64_t row_tile =
+        LargestDivisorAtMost(m, std::min<int64_t>(vectors_per_row == 1 ? 16 : 8, row_budget));
 
     TESSEL_ASSIGN_OR_RETURN(sch::BlockRV c, s.GetBlock(block));
     // parts[k][level]: the loops of iter var k, outermost level first.
@@ -217,7 +259,10 @@ class MultiLevelTiling : public ScheduleRule {
       }
       TESSEL_RETURN_IF_ERROR(s.ComputeAt(pack, s0_last));
       TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> p, LoopsBelow(s, pack, s0_last));
-      if (!p.empty()) TESSEL_RETURN_IF_ERROR(s.Vectorize(p.back()));
+      if (!p.empty()) {  // Best effort: a halo (conv2d's rows plus taps) may refuse it.
+        sch::Schedule before = s;
+        if (!s.Vectorize(p.back()).ok()) s = std::move(before);
+      }
       did.push_back(absl::StrCat("packed ", b->reads[*panel].buffer->name));
     }
 
