@@ -44,7 +44,7 @@ void BindMetaschedule(py::module_& m) {
             return Unwrap(s.Heuristic(), ErrorKind::kSchedule);
           },
           "The rules with the target-derived decisions (what default-schedule applies).")
-      .def_property_readonly("func", &ms::DesignSpace::func)
+      .def_property_readonly("func", &ms::DesignSpace::func, "The function the space schedules.")
       .def_property_readonly(
           "machine", [](const ms::DesignSpace& s) { return s.machine().ToString(); },
           "The machine model the rules decide for.");
