@@ -7,6 +7,7 @@ add_executable(tessel_codegen_tests
   codegen_target_test.cc
   codegen_library_test.cc
   codegen_tensorize_test.cc
+  op_library_cases.cc
 )
 target_link_libraries(tessel_codegen_tests PRIVATE tessel_build tessel_codegen tessel_runtime tessel_passes tessel_te
                       tessel_schedule tessel_ir GTest::gtest GTest::gmock GTest::gtest_main)

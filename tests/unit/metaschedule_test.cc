@@ -9,6 +9,7 @@
 #include "ir/interpreter.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
+#include "ir/te/create_prim_func.h"
 #include "ir/te/workloads.h"
 #include "metaschedule/design_space.h"
 #include "metaschedule/machine.h"
@@ -17,6 +18,7 @@
 #include "passes/pass_context.h"
 #include "passes/pass_manager.h"
 #include "passes/pipeline.h"
+#include "tests/unit/op_library_cases.h"
 
 namespace tessel::metaschedule {
 namespace {
@@ -68,6 +70,33 @@ TEST(DesignSpace, EveryDrawAgreesWithTheInterpreter) {
   EXPECT_GE(changed, draws * 99 / 100);  // A draw that schedules nothing is a wasted draw.
   EXPECT_EQ(rules_seen, (std::set<std::string>{"auto-inline", "multi-level-tiling", "add-rfactor",
                                                "compute-location", "parallelize-vectorize"}));
+}
+
+// Every op of the op library, a few draws each: the rules meet every kind of
+// block there is (broadcasts, pads, pools, argmax's tuple reduction, attention).
+TEST(DesignSpace, DrawsOverTheOpLibraryAgreeWithTheInterpreter) {
+  int draws = 0, changed = 0;
+  for (const auto& [name, build] : testing::OpLibraryCases()) {
+    testing::Built args = build();
+    ASSERT_TRUE(args.ok()) << name << ": " << args.status().message();
+    absl::StatusOr<ir::IRModule> mod = ir::te::CreateModule(*args, name);
+    ASSERT_TRUE(mod.ok()) << name << ": " << mod.status().message();
+    const ir::PrimFunc original = (*mod)->functions[0].second;
+    absl::StatusOr<DesignSpace> space = DesignSpace::Create(*mod, "", kTarget);
+    ASSERT_TRUE(space.ok()) << space.status().message();
+    for (uint64_t seed = 0; seed < 4; ++seed) {
+      absl::StatusOr<RuleSchedule> d = seed == 0 ? space->Heuristic() : space->Draw(seed);
+      ASSERT_TRUE(d.ok()) << name << " seed " << seed << ": " << d.status().message();
+      ++draws;
+      if (!ir::StructuralEqual(d->schedule.func(), original)) ++changed;
+      absl::Status same = ir::CheckSameResults(original, d->schedule.func(), 11 + seed,
+                                               {.rtol = 1e-4, .atol = 1e-5});
+      ASSERT_TRUE(same.ok()) << name << " seed " << seed << ": " << same.message() << "\n"
+                             << d->schedule.trace().AsPython();
+    }
+  }
+  EXPECT_GE(draws, 100);
+  EXPECT_GE(changed, draws * 9 / 10);
 }
 
 // Draws are deterministic, differ between seeds, and their traces replay onto
