@@ -196,20 +196,28 @@ bool Target::HasFeature(absl::string_view feature) const {
   return sti != nullptr && sti->checkFeatures(absl::StrCat("+", feature));
 }
 
-std::vector<std::string> Target::FeaturesMissingOnHost() const {
-  std::vector<std::string> missing;
-  if (cpu.empty() && features.empty()) return missing;
+std::vector<std::string> Target::IsaFeatures() const {
+  std::vector<std::string> enabled;
   std::unique_ptr<llvm::MCSubtargetInfo> sti =
       SubtargetInfo(Triple(), ResolvedCpu(), ResolvedFeatures());
-  if (sti == nullptr) return missing;
+  if (sti == nullptr) return enabled;
   // The host's list names instruction-set features only (what CPUID reports), so
   // tuning features that differ between CPUs ("slow-3ops-lea") never count.
   for (const auto& f : llvm::sys::getHostCPUFeatures()) {
-    if (!f.second && sti->checkFeatures(absl::StrCat("+", f.first().str()))) {
-      missing.push_back(f.first().str());
-    }
+    if (sti->checkFeatures(absl::StrCat("+", f.first().str()))) enabled.push_back(f.first().str());
   }
-  std::sort(missing.begin(), missing.end());
+  std::sort(enabled.begin(), enabled.end());
+  return enabled;
+}
+
+std::vector<std::string> Target::FeaturesMissingOnHost() const {
+  std::vector<std::string> missing;
+  if (cpu.empty() && features.empty()) return missing;
+  const llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  for (const std::string& f : IsaFeatures()) {
+    auto it = host.find(f);
+    if (it != host.end() && !it->second) missing.push_back(f);
+  }
   return missing;
 }
 

@@ -41,6 +41,10 @@ struct Target {
   std::string Triple() const;  // The host's target triple.
   // True when the resolved features include `feature` (e.g. "fma", "avx512f").
   bool HasFeature(absl::string_view feature) const;
+  // The instruction-set features (those CPUID reports) the resolved CPU and features
+  // enable, sorted: what code built for this target may use, recorded in exported
+  // libraries so that a load on another CPU can refuse them.
+  std::vector<std::string> IsaFeatures() const;
   // The instruction-set features the resolved CPU and features enable that the CPU
   // this process runs on lacks, sorted ("avx512fp16", "amx-tile" for -mcpu=
   // sapphirerapids on a Zen 4): code built for them may stop the process with

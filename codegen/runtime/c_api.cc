@@ -58,6 +58,7 @@ int32_t tessel_module_call(TesselModule* module, const char* function, DLTensor*
   if (function == nullptr) return Fail("tessel_module_call: the function name is NULL");
   const auto* f = module->library->Find(function);
   if (f == nullptr) return Fail(module->library->NotFoundMessage(function));
+  if (!f->cannot_run.empty()) return Fail(std::string(function) + ": " + f->cannot_run);
   auto outcome = tessel::runtime::CheckAndCall(f->signature, f->packed, args, num_args);
   return outcome.kind == tessel::runtime::CallOutcome::kOk ? 0 : Fail(outcome.message);
 }

@@ -115,8 +115,9 @@ absl::Status WriteFile(const fs::path& path, const std::string& text) {
 
 std::string DefaultRuntimeLibraryDir() { return TESSEL_RUNTIME_LIBRARY_DIR; }
 
-std::string MetadataSource(const std::vector<FunctionSignature>& signatures) {
-  std::string text = SerializeSignatures(signatures);
+std::string MetadataSource(const std::vector<FunctionSignature>& signatures,
+                           const std::vector<std::string>& cpu_features) {
+  std::string text = SerializeSignatures(signatures, cpu_features);
   std::string literal;
   for (char c : text) {
     if (c == '\n')
@@ -218,7 +219,7 @@ absl::Status ExportLibrary(const std::vector<std::string>& object_files,
   if (!dir.ok()) return dir.status();
   fs::path tmp = *dir;
   fs::path metadata_c = tmp / "tessel_metadata.c";
-  absl::Status status = WriteFile(metadata_c, MetadataSource(signatures));
+  absl::Status status = WriteFile(metadata_c, MetadataSource(signatures, options.cpu_features));
   if (status.ok()) {
     std::string compiler = options.compiler;
     if (compiler.empty()) {

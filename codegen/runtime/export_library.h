@@ -32,6 +32,10 @@ struct ExportOptions {
   std::string header_prefix;             // "" -> the library's file name stem, as an identifier.
   std::string runtime_library_dir;       // "" -> where libtessel_runtime was built.
   std::vector<std::string> extra_flags;  // Appended to the link command.
+  // The instruction-set features the objects were compiled for (codegen's
+  // Target::IsaFeatures()): recorded in the metadata, so that a load on a CPU that
+  // lacks one refuses calls instead of dying with SIGILL.
+  std::vector<std::string> cpu_features;
 };
 
 // Writes the library and its header. Fails on an invalid or repeated signature, a
@@ -47,7 +51,8 @@ absl::Status ExportModule(const ir::IRModule& mod, const std::string& object_cod
                           const std::string& library_path, const ExportOptions& options = {});
 
 // The generated pieces, for inspection and tests.
-std::string MetadataSource(const std::vector<FunctionSignature>& signatures);
+std::string MetadataSource(const std::vector<FunctionSignature>& signatures,
+                           const std::vector<std::string>& cpu_features = {});
 std::string HeaderSource(const std::vector<FunctionSignature>& signatures,
                          const std::string& prefix);
 

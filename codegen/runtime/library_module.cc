@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "codegen/runtime/cpu_features.h"
 #include "codegen/runtime/shared_object_check.h"
 
 namespace tessel::runtime {
@@ -139,9 +140,18 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
   }
   const char* text = metadata();
   std::vector<FunctionSignature> sigs;
-  if (text == nullptr || !ParseSignatures(text, &sigs, &why)) {
+  std::vector<std::string> features;
+  if (text == nullptr || !ParseSignatures(text, &sigs, &why, &features)) {
     *error = path + ": bad metadata: " + (text ? why : "tessel_module_metadata() returned NULL");
     return nullptr;
+  }
+  // Loading runs none of the code; a call would stop the process with SIGILL.
+  std::string cannot_run;
+  if (std::vector<std::string> missing = CpuFeaturesMissing(features); !missing.empty()) {
+    std::string names;
+    for (const std::string& m : missing) names += (names.empty() ? "" : ", ") + m;
+    cannot_run = "refused: " + path + " was compiled for CPU features this machine lacks (" +
+                 names + "); export it again for this CPU";
   }
   for (FunctionSignature& sig : sigs) {
     std::string symbol = kPackedPrefix + sig.name;
@@ -150,7 +160,7 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
       *error = path + ": the metadata lists " + sig.name + " but the library has no " + symbol;
       return nullptr;
     }
-    lib->functions_.push_back(Function{std::move(sig), packed});
+    lib->functions_.push_back(Function{std::move(sig), packed, cannot_run});
   }
   return lib;
 }

@@ -32,6 +32,9 @@ class LibraryModule {
   struct Function {
     FunctionSignature signature;
     TesselPackedFunc packed;
+    // Non-empty when calls are refused, and why: the library was compiled for
+    // instruction-set features this CPU lacks (its metadata's cpu-features).
+    std::string cannot_run;
   };
 
   // Null with `*error` set when the file cannot be opened, has no or bad metadata,

@@ -28,6 +28,7 @@ absl::StatusOr<Module> Module::LoadLibrary(const std::string& path) {
     Function function;
     function.signature = f.signature;
     function.packed = f.packed;
+    function.cannot_run = f.cannot_run;
     state->functions.push_back(std::move(function));
   }
   state->path = path;

@@ -188,9 +188,15 @@ std::string ValidateSignature(const FunctionSignature& sig) {
   return "";
 }
 
-std::string SerializeSignatures(const std::vector<FunctionSignature>& sigs) {
+std::string SerializeSignatures(const std::vector<FunctionSignature>& sigs,
+                                const std::vector<std::string>& cpu_features) {
   std::ostringstream os;
   os << "tessel-module " << TESSEL_ABI_VERSION << "\n";
+  if (!cpu_features.empty()) {
+    os << "cpu-features";
+    for (const std::string& f : cpu_features) os << " " << f;
+    os << "\n";
+  }
   for (const FunctionSignature& sig : sigs) {
     os << "function " << sig.name << " " << sig.params.size() << "\n";
     for (const ParamSignature& p : sig.params) {
@@ -207,8 +213,9 @@ std::string SerializeSignatures(const std::vector<FunctionSignature>& sigs) {
 }
 
 bool ParseSignatures(std::string_view text, std::vector<FunctionSignature>* out,
-                     std::string* error) {
+                     std::string* error, std::vector<std::string>* cpu_features) {
   std::vector<FunctionSignature> sigs;
+  std::vector<std::string> features;
   int line_no = 0;
   size_t params_left = 0;
   auto fail = [&](const std::string& why) {
@@ -235,6 +242,11 @@ bool ParseSignatures(std::string_view text, std::vector<FunctionSignature>* out,
       continue;
     }
     if (w.empty()) continue;
+    if (w[0] == "cpu-features") {
+      if (!sigs.empty()) return fail("'cpu-features' after a function");
+      for (size_t i = 1; i < w.size(); ++i) features.emplace_back(w[i]);
+      continue;
+    }
     if (w[0] == "function") {
       int64_t n;
       if (params_left) return fail("function " + sigs.back().name + " lists too few parameters");
@@ -282,6 +294,7 @@ bool ParseSignatures(std::string_view text, std::vector<FunctionSignature>* out,
     if (!names.insert(s.name).second) return fail("two functions named '" + s.name + "'");
   }
   *out = std::move(sigs);
+  if (cpu_features != nullptr) *cpu_features = std::move(features);
   return true;
 }
 

@@ -88,11 +88,14 @@ std::string ValidateSignature(const FunctionSignature& sig);
 // The metadata text of a library (format above: a header with TESSEL_ABI_VERSION, then
 // per function one `function` line and one line per parameter). Signatures must be
 // valid. A library recording another ABI version is refused when parsed.
-std::string SerializeSignatures(const std::vector<FunctionSignature>& sigs);
+// `cpu_features`: the instruction-set features the library's code may use (LLVM's
+// names), written as a line "cpu-features avx2 fma ..." after the header.
+std::string SerializeSignatures(const std::vector<FunctionSignature>& sigs,
+                                const std::vector<std::string>& cpu_features = {});
 // Parses that text into `out`; on failure returns false with `*error` naming the
 // line and what was wrong.
 bool ParseSignatures(std::string_view text, std::vector<FunctionSignature>* out,
-                     std::string* error);
+                     std::string* error, std::vector<std::string>* cpu_features = nullptr);
 
 }  // namespace tessel::runtime
 

@@ -35,6 +35,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/runtime/arg_check.h"
 #include "codegen/runtime/export_library.h"
+#include "codegen/target.h"
 #include "codegen/runtime/func_signature.h"
 #include "codegen/runtime/module.h"
 #include "codegen/runtime/signature.h"
@@ -323,9 +324,13 @@ void BindRuntimeModule(py::module_& m) {
   m.def(
       "export_object",
       [](ir::IRModule mod, py::bytes object_code, const std::string& path,
-         const std::string& header_path) {
+         const std::string& header_path, const std::string& target) {
         runtime::ExportOptions options;
         options.header_path = header_path;
+        if (!target.empty()) {
+          options.cpu_features =
+              Unwrap(codegen::Target::Parse(target), ErrorKind::kBuild).IsaFeatures();
+        }
         std::string code = object_code;
         absl::Status s;
         {
@@ -334,7 +339,8 @@ void BindRuntimeModule(py::module_& m) {
         }
         Check(s, ErrorKind::kBuild);
       },
-      py::arg("mod"), py::arg("object_code"), py::arg("path"), py::arg("header_path") = "");
+      py::arg("mod"), py::arg("object_code"), py::arg("path"), py::arg("header_path") = "",
+      py::arg("target") = "");
 }
 
 }  // namespace tessel::python

@@ -212,7 +212,7 @@ class Module:
                 "library: copy that file (and its header) instead of exporting it")
         path = _path(path, "export_library")
         object_code = _core.emit_object(self._ir_module, self._target)
-        export_object(self._ir_module, object_code, path, header_path)
+        export_object(self._ir_module, object_code, path, header_path, self._target)
 
     def __repr__(self) -> str:
         where = self.library_path or f"target {self._target!r}"
@@ -291,22 +291,25 @@ def load_library(path: str) -> Module:
 
 
 def export_object(mod: Any, object_code: bytes, path: str,
-                  header_path: Optional[str] = None) -> None:
+                  header_path: Optional[str] = None, target: Optional[str] = None) -> None:
     """Links compiled object code for the functions of IRModule ``mod`` into a
     library at ``path`` that :func:`load_library` opens, plus its C header.
 
     ``object_code`` is the bytes of a position-independent ELF object defining
     ``tessel_packed_<name>`` for every function (what tessel's codegen emits,
     or a hand-written kernel following ``tessel_runtime.h``); the signatures
-    come from the PrimFuncs. Raises :class:`tessel.BuildError` when the
-    signatures cannot be made or the link fails (the compiler's output is in
-    the message)."""
+    come from the PrimFuncs. ``target``, the target the code was compiled for,
+    records its CPU features in the library, so that loading it on a CPU that
+    lacks one refuses calls (instead of dying with SIGILL). Raises
+    :class:`tessel.BuildError` when the signatures cannot be made or the link
+    fails (the compiler's output is in the message)."""
     if not isinstance(mod, _core.IRModule):
         raise ArgumentError(f"export_object takes an IRModule, got {type(mod).__name__}")
     if not isinstance(object_code, (bytes, bytearray, memoryview)):
         raise ArgumentError(f"export_object: object_code is bytes, got {type(object_code).__name__}")
     _core.export_object(mod, bytes(object_code), _path(path, "export_object"),
-                        "" if header_path is None else _path(header_path, "export_object"))
+                        "" if header_path is None else _path(header_path, "export_object"),
+                        target or "")
 
 
 def clear_jit_cache() -> None:

@@ -81,6 +81,12 @@ def test_code_for_features_this_cpu_lacks_builds_but_is_not_called(tmp_path):
             print("TIMED")
         except tessel.TesselError as e:
             print("REFUSED", type(e).__name__, e)
+        lib = tessel.load_library("foreign.so")  # the library records its CPU features
+        try:
+            lib["main"](a, b)
+            print("RAN")
+        except tessel.TesselError as e:
+            print("LOADED-REFUSED", type(e).__name__, e)
         """
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
@@ -88,7 +94,11 @@ def test_code_for_features_this_cpu_lacks_builds_but_is_not_called(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, f"the child died ({r.returncode}): {r.stdout}{r.stderr[-2000:]}"
     lines = r.stdout.strip().splitlines()
-    assert len(lines) == 2 and all(l.startswith("REFUSED RuntimeError main: compiled for "
-                                                f"'llvm -mcpu={foreign}'") for l in lines), r.stdout
+    assert len(lines) == 3 and all(l.startswith("REFUSED RuntimeError main: compiled for "
+                                                f"'llvm -mcpu={foreign}'") for l in lines[:2]), r.stdout
     assert ", ".join(missing) in lines[0] and "cannot run here" in lines[0]
     assert (tmp_path / "foreign.so").exists()
+    # Loaded back, the library is refused too: its metadata names the features.
+    assert lines[2].startswith("LOADED-REFUSED RuntimeError main: refused: "), lines[2]
+    assert "was compiled for CPU features this machine lacks" in lines[2]
+    assert any(f in lines[2] for f in missing), (missing, lines[2])

@@ -1,7 +1,9 @@
 // Target strings: what parses, what is refused and why, and the canonical text.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/runtime/cpu_features.h"
 #include "codegen/target.h"
 
 namespace tessel::codegen {
@@ -94,6 +96,23 @@ TEST(CodegenTarget, FeaturesMissingOnHost) {
     for (const std::string& f : t->FeaturesMissingOnHost()) {
       EXPECT_TRUE(t->HasFeature(f)) << cpu << " " << f;
       EXPECT_FALSE(Target::Host().HasFeature(f)) << cpu << " " << f;
+    }
+  }
+}
+
+// What an exported library records (IsaFeatures) and what the runtime checks at
+// load without LLVM (CPUID) agree: the host's own features are never missing, and
+// a foreign CPU's missing features, where the runtime knows them, are found by both.
+TEST(CodegenTarget, IsaFeaturesAgreeWithTheRuntimesCheck) {
+  const std::vector<std::string> host = Target::Host().IsaFeatures();
+  EXPECT_THAT(host, ::testing::Contains("sse2"));
+  EXPECT_THAT(runtime::CpuFeaturesMissing(host), ::testing::IsEmpty());
+  for (const char* cpu : {"sapphirerapids", "znver4", "skylake-avx512", "knl"}) {
+    absl::StatusOr<Target> t = Target::Parse(absl::StrCat("llvm -mcpu=", cpu));
+    ASSERT_TRUE(t.ok()) << t.status();
+    const std::vector<std::string> llvm = t->FeaturesMissingOnHost();
+    for (const std::string& f : runtime::CpuFeaturesMissing(t->IsaFeatures())) {
+      EXPECT_THAT(llvm, ::testing::Contains(f)) << cpu;
     }
   }
 }

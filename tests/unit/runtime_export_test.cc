@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "codegen/runtime/cpu_features.h"
 #include "codegen/runtime/export_library.h"
 #include "codegen/runtime/func_signature.h"
 #include "codegen/runtime/module.h"
@@ -158,6 +159,47 @@ TEST_F(ExportTest, TheCApiLoadsTheSameLibrary) {
   EXPECT_EQ(tessel_module_load(nullptr), nullptr);
   EXPECT_STREQ(tessel_last_error(), "tessel_module_load: the path is NULL");
   tessel_module_free(nullptr);
+}
+
+// A library compiled for features this CPU lacks loads, and refuses every call
+// (C API and C++ Module) naming them, instead of dying with SIGILL. avx512er
+// (Xeon Phi) and fma4 (AMD's Bulldozer) never met in one CPU: no host has both.
+TEST_F(ExportTest, ALibraryForAnotherCpuIsRefusedAtTheCall) {
+  std::string lib = Path("foreign.so");
+  ExportOptions options;
+  options.cpu_features = {"avx512er", "fma4", "sse2"};
+  ASSERT_TRUE(ExportLibrary(objects_, KernelSignatures(), lib, options).ok());
+  TesselModule* m = tessel_module_load(lib.c_str());
+  ASSERT_NE(m, nullptr) << tessel_last_error();
+  EXPECT_NE(tessel_module_call(m, "axpy", nullptr, 3), 0);
+  EXPECT_THAT(tessel_last_error(),
+              HasSubstr("axpy: refused: " + lib + " was compiled for CPU features this machine "
+                        "lacks ("));
+  EXPECT_THAT(tessel_last_error(), ::testing::Not(HasSubstr("sse2")));
+  tessel_module_free(m);
+  absl::StatusOr<Module> loaded = Module::LoadLibrary(lib);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  absl::Status call = loaded->Call("axpy", absl::Span<DLTensor* const>());
+  EXPECT_THAT(call.message(), HasSubstr("was compiled for CPU features this machine lacks"));
+  // What this CPU has is no reason to refuse.
+  options.cpu_features = {"sse2"};
+  ASSERT_TRUE(ExportLibrary(objects_, KernelSignatures(), lib, options).ok());
+  loaded = Module::LoadLibrary(lib);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_TRUE(loaded->Find("axpy")->cannot_run.empty());
+}
+
+TEST(CpuFeatures, MissingAreTheKnownOnesTheHostLacks) {
+  const std::set<std::string> host = {"sse2", "avx2", "sse4.1", "avx512fp16"};
+  EXPECT_EQ(CpuFeaturesMissing({"sse2", "avx2", "sse4.1", "avx512fp16", "amx-tile", "made-up"},
+                               host),
+            (std::vector<std::string>{"amx-tile"}));
+  // Every x86-64 CPU has these; a library for the host is never refused on it.
+  const std::set<std::string> here = HostCpuFeatures();
+  for (const char* f : {"64bit", "sse", "sse2", "cx8", "cmov", "fxsr"}) {
+    EXPECT_EQ(here.count(f), 1u) << f;
+  }
+  EXPECT_TRUE(CpuFeaturesMissing({"sse2", "64bit"}).empty());
 }
 
 TEST_F(ExportTest, ExportRefusals) {

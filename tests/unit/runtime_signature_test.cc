@@ -69,6 +69,25 @@ TEST(RuntimeSignature, DescribesAndRoundTrips) {
   EXPECT_EQ(SerializeSignatures(back), inputs);
 }
 
+// The features an exported library's code needs: a line after the header, read
+// back in order; a line after the functions is refused.
+TEST(RuntimeSignature, CpuFeaturesRoundTrip) {
+  std::string text = SerializeSignatures({Scale()}, {"avx2", "avx512f", "fma"});
+  EXPECT_THAT(text, ::testing::StartsWith("tessel-module 1\ncpu-features avx2 avx512f fma\n"));
+  std::vector<FunctionSignature> back;
+  std::vector<std::string> features;
+  std::string error;
+  ASSERT_TRUE(ParseSignatures(text, &back, &error, &features)) << error;
+  EXPECT_EQ(features, (std::vector<std::string>{"avx2", "avx512f", "fma"}));
+  EXPECT_EQ(SerializeSignatures(back, features), text);
+  // A library from before the line: no features, nothing to check.
+  ASSERT_TRUE(ParseSignatures(SerializeSignatures({Scale()}), &back, &error, &features));
+  EXPECT_TRUE(features.empty());
+  EXPECT_FALSE(ParseSignatures("tessel-module 1\nfunction f 0\ncpu-features avx2\n", &back,
+                               &error, &features));
+  EXPECT_THAT(error, HasSubstr("metadata line 3: 'cpu-features' after a function"));
+}
+
 TEST(RuntimeSignature, ValidateRefusesWhatCannotBeCalled) {
   FunctionSignature s = Scale();
   s.name = "my-func";

@@ -154,7 +154,9 @@ absl::StatusOr<std::string> EmitText(const OptFlags& flags, const ir::IRModule& 
   absl::StatusOr<std::string> obj = codegen::EmitObject(mod, *target);
   if (!obj.ok()) return obj.status();
   // A library libtessel_runtime loads (signatures embedded) and its C header.
-  absl::Status s = flags.emit == "so" ? runtime::ExportModule(mod, *obj, flags.output)
+  runtime::ExportOptions options;
+  options.cpu_features = target->IsaFeatures();  // A load on a CPU without them refuses calls.
+  absl::Status s = flags.emit == "so" ? runtime::ExportModule(mod, *obj, flags.output, options)
                                       : codegen::WriteFile(flags.output, *obj);
   if (!s.ok()) return s;
   return std::string();
