@@ -10,14 +10,12 @@ Calls run in a child process, so that a kernel that does crash fails the test
 instead of killing pytest.
 """
 
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 
 import tessel
+
+from child_process import run_child  # tests/python/child_process.py
 
 # T holds n elements on the heap (it is larger than the stack limit), filled and
 # summed into B: the kernel touches all of it.
@@ -68,16 +66,8 @@ func @p(A: f32[4], B: f32[4], n: i64) {
 """
 
 
-def _run_child(code, cwd):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, env=env,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, f"the child died ({r.returncode}): {r.stdout}{r.stderr[-2000:]}"
-    return r.stdout.strip().splitlines()
-
-
 def test_heap_allocations_are_checked(tmp_path):
-    lines = _run_child(
+    lines = run_child(
         f"""
         import numpy as np
         import tessel
@@ -93,7 +83,7 @@ def test_heap_allocations_are_checked(tmp_path):
                 print(name, n, "RAN", " ".join(str(x) for x in b))
             except tessel.TesselError as e:
                 print(name, n, "REFUSED", type(e).__name__, e)
-        """, tmp_path)
+        """, tmp_path).strip().splitlines()
     out = {" ".join(line.split(" ", 2)[:2]): line.split(" ", 2)[2] for line in lines}
     message = "cannot allocate buffer 'T' (f32[n]): out of memory, or a size that is negative"
     for key in ("f -5", "f 2305843009213693952"):

@@ -9,8 +9,6 @@ The sweep runs in a child process so that a crash fails the test instead of
 killing pytest.
 """
 
-import os
-import subprocess
 import sys
 import textwrap
 
@@ -18,6 +16,8 @@ import pytest
 
 import tessel
 from tessel import _core, te
+
+from child_process import run_child  # tests/python/child_process.py
 
 # Calls every function and method of tessel._core with None in each position
 # and ordinary values elsewhere; prints each callable before calling it, so a
@@ -75,11 +75,7 @@ SWEEP = textwrap.dedent(
 
 
 def test_none_everywhere_in_core_is_refused_not_a_crash(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    r = subprocess.run([sys.executable, "-c", SWEEP], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=600)
-    last = r.stdout.strip().splitlines()[-20:]
-    assert r.returncode == 0, f"exit {r.returncode} after:\n" + "\n".join(last) + r.stderr[-2000:]
+    run_child(SWEEP, tmp_path, timeout=600)
 
 
 def _module():

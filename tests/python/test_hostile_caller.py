@@ -8,10 +8,9 @@ The calls run in a child process (a crash fails the test, naming the last call);
 the seed is fixed, so a failure reproduces exactly.
 """
 
-import os
-import subprocess
-import sys
 import textwrap
+
+from child_process import run_child  # tests/python/child_process.py
 
 CHILD = textwrap.dedent(
     r"""
@@ -91,10 +90,6 @@ CHILD = textwrap.dedent(
 
 
 def test_hostile_calls_never_crash_and_refuse_with_tessel_errors(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    r = subprocess.run([sys.executable, "-c", CHILD], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=900)
-    tail = r.stdout.strip().splitlines()[-45:]
-    assert r.returncode == 0, f"the child died ({r.returncode}) after: {tail[-3:]}\n{r.stderr[-2000:]}"
+    tail = run_child(CHILD, tmp_path, timeout=900).strip().splitlines()[-45:]
     report = "\n".join(tail[tail.index(next(l for l in tail if l.startswith("BAD"))):])
     assert report.startswith("BAD 0"), report

@@ -10,15 +10,14 @@ Building and calling run in a child process, so that a kernel that does run
 out of bounds fails the test instead of killing pytest.
 """
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 import tessel
 from tessel import te
+
+from child_process import run_child  # tests/python/child_process.py
 
 
 def _out_of_bounds():
@@ -54,12 +53,9 @@ def test_build_and_call_of_a_provably_out_of_bounds_kernel_is_refused(tmp_path):
         print("RAN")
         """
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    r = subprocess.run([sys.executable, "-c", child], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, f"the child died ({r.returncode}): {r.stdout}{r.stderr[-2000:]}"
-    assert r.stdout.startswith("REFUSED IRError"), r.stdout
-    assert "load of buffer 'A': index vi * 1000000 reaches 3000000" in r.stdout
+    out = run_child(child, tmp_path)
+    assert out.startswith("REFUSED IRError"), out
+    assert "load of buffer 'A': index vi * 1000000 reaches 3000000" in out
 
 
 def test_codegen_verifies_what_it_is_given_lowered():

@@ -10,10 +10,6 @@ Loads run in a child process, so that a loader that does crash fails the test
 instead of killing pytest.
 """
 
-import os
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -21,19 +17,13 @@ import pytest
 import tessel
 from tessel import te
 
+from child_process import run_child  # tests/python/child_process.py
+
 
 def _module(scale, n=64, name="k"):
     A = te.placeholder((n,), "float32", name="A")
     B = te.compute((n,), lambda i: A[i] * float(scale), name="B")
     return tessel.IRModule({name: te.create_prim_func([A, B])})
-
-
-def _run_child(code, cwd):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, env=env,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, f"the child died ({r.returncode}): {r.stdout}{r.stderr[-2000:]}"
-    return r.stdout
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +45,7 @@ def test_truncated_and_damaged_libraries_are_refused(library, tmp_path):
     }
     for name, content in cases.items():
         (tmp_path / name).write_bytes(content)
-    out = _run_child(
+    out = run_child(
         f"""
         import tessel
         for name in {sorted(cases)!r}:

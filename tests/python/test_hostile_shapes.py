@@ -8,12 +8,11 @@ lazily; it runs in a child process, so a wrapped index that writes outside
 the array fails the test instead of killing pytest.
 """
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import tessel
+
+from child_process import run_child  # tests/python/child_process.py
 
 LAST_ROW = """
 func @g(A: u8[n, m], n: i32, m: i32) {
@@ -45,11 +44,8 @@ def test_flat_offset_past_int32_max_lands_in_the_array(tmp_path):
         print(int(a[-1].sum()), int(a[-1, 0]), int(a[-1, -1]), int(a[:-1, :8].sum()))
         """
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    r = subprocess.run([sys.executable, "-c", child], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, f"the child died ({r.returncode}): {r.stdout}{r.stderr[-2000:]}"
-    if r.stdout.strip() == "SKIP":
+    out = run_child(child, tmp_path)
+    if out.strip() == "SKIP":
         import pytest
         pytest.skip("no 2 GiB of address space for the array")
-    assert r.stdout.split() == [str(7 * 32769), "7", "7", "0"], r.stdout
+    assert out.split() == [str(7 * 32769), "7", "7", "0"], out

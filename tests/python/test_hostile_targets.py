@@ -8,14 +8,14 @@ Each build runs in a child process, so that an abort inside LLVM fails the
 test instead of killing pytest.
 """
 
-import os
-import subprocess
 import sys
 import textwrap
 
 import pytest
 
 import tessel
+
+from child_process import run_child  # tests/python/child_process.py
 
 CHILD = textwrap.dedent(
     """
@@ -41,12 +41,9 @@ CHILD = textwrap.dedent(
     ("llvm -mattr=-64bit-mode", "'-64bit-mode' cannot be set"),
 ])
 def test_targets_llvm_aborts_on_are_refused_before_codegen(tmp_path, target, message):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    r = subprocess.run([sys.executable, "-c", CHILD, target], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, f"the child died ({r.returncode}): {r.stdout}{r.stderr[-2000:]}"
-    assert r.stdout.startswith("REFUSED target: "), r.stdout
-    assert message in r.stdout
+    out = run_child(CHILD, tmp_path, target)
+    assert out.startswith("REFUSED target: "), out
+    assert message in out
 
 
 # CPUs whose code may use features a given machine lacks; the first one that
@@ -89,13 +86,10 @@ def test_code_for_features_this_cpu_lacks_builds_but_is_not_called(tmp_path):
             print("LOADED-REFUSED", type(e).__name__, e)
         """
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    r = subprocess.run([sys.executable, "-c", child], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, f"the child died ({r.returncode}): {r.stdout}{r.stderr[-2000:]}"
-    lines = r.stdout.strip().splitlines()
+    out = run_child(child, tmp_path)
+    lines = out.strip().splitlines()
     assert len(lines) == 3 and all(l.startswith("REFUSED RuntimeError main: compiled for "
-                                                f"'llvm -mcpu={foreign}'") for l in lines[:2]), r.stdout
+                                                f"'llvm -mcpu={foreign}'") for l in lines[:2]), out
     assert ", ".join(missing) in lines[0] and "cannot run here" in lines[0]
     assert (tmp_path / "foreign.so").exists()
     # Loaded back, the library is refused too: its metadata names the features.
