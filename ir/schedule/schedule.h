@@ -283,12 +283,15 @@ FacadeResult<PrimitiveResult<P>> Schedule::Apply(const P& call) {
       resolved);
   if (!bad.ok()) return Facade(Fail(inst, bad));
 
-  ScheduleState before = state_;  // A primitive that fails leaves nothing changed.
+  // A primitive that fails leaves nothing changed. A pure one (a query, a
+  // sampling instruction) changes no state, so only the others pay for a copy.
+  std::optional<ScheduleState> before;
+  if constexpr (!P::kInfo.pure) before = state_;
   PrimitiveContext ctx(&state_, &rng_);
   Result result = std::apply([&](const auto&... r) { return P::Apply(ctx, *r...); }, resolved);
   if (ctx.decision()) inst.decision = ctx.decision();
   if (!result.ok()) {
-    state_ = std::move(before);
+    if constexpr (!P::kInfo.pure) state_ = std::move(*before);
     if constexpr (kReturnsStatus) {
       return Facade(Fail(inst, result));
     } else {
