@@ -1,18 +1,19 @@
 // add-rfactor: turns a reduction along contiguous memory into vector-wide
 // partial reductions plus a short final one, so that GEMV, row sums and
-// maxima (softmax, layer norm statistics) run on vector lanes.
+// maxima (softmax) run on vector lanes.
 //
-//   for i, k in 4096: block y(vi spatial, vk reduce)      for i, k_0 in 256, k_1 in 16:
+//   for i, k in 4096: block y(vi spatial, vk reduce)      for i, k_0 in 128, k_1 in 32:
 //     y[vi] += A[vi, vk] * x[vk]                     ->     block y_rf(vk_1 spatial, vi, vk_0 reduce)
-//                                                             y_rf[vi, vk_1] += A[vi, vk_0 * 16 + vk_1] * ...
-//                                                         for i, k_1 in 16: block y(vi, vk_1 reduce)
+//                                                             y_rf[vi, vk_1] += A[vi, vk_0 * 32 + vk_1] * ...
+//                                                         for i, k_1 in 32: block y(vi, vk_1 reduce)
 //                                                             y[vi] += y_rf[vi, vk_1]
 //
 // Applies to a block with an init alone in a trivially bound nest whose innermost
 // loop is bound to a reduce iter var that indexes the last dimension of a read
 // (so a vector of partial results reads contiguous memory), at least two vectors
-// long. The innermost loop is split by the vector lanes of the output's dtype
-// (a sample_categorical among half, one or two vectors that divide it) and
+// long. The innermost loop is split by a width that divides it (a
+// sample_categorical among half, one or two vectors; the heuristic takes two:
+// two independent chains of vector adds hide their latency) and
 // rfactor'd with the new dimension last. compute-location then moves the partial
 // block under its consumer and parallelize-vectorize vectorizes its lanes.
 #include <algorithm>
@@ -76,7 +77,7 @@ class AddRFactor : public ScheduleRule {
       return RuleOutcome::NotApplicable(absl::StrCat("no vector width divides its extent ",
                                                      nest.extents[inner]));
     }
-    const auto preferred = std::find(widths.begin(), widths.end(), lanes);
+    const auto preferred = std::find(widths.begin(), widths.end(), 2 * lanes);
     const int64_t heuristic =
         preferred != widths.end() ? preferred - widths.begin() : 0;
     std::vector<double> probs(widths.size(), 1.0 / static_cast<double>(widths.size()));

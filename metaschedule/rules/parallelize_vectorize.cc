@@ -161,8 +161,10 @@ class ParallelizeVectorize : public ScheduleRule {
     }
     std::vector<int64_t> widths = {lanes / 2 > 0 ? lanes / 2 : 1, lanes, 2 * lanes};
     std::vector<double> probs(widths.size(), 1.0 / static_cast<double>(widths.size()));
+    // One vector, or two where they are the whole loop (add-rfactor's partial results).
+    const int64_t heuristic = *extent == 2 * lanes ? 2 : 1;
     TESSEL_ASSIGN_OR_RETURN(sch::ExprRV w_rv,
-                            s.SampleCategorical(widths, probs, ctx.Decide(int64_t{1})));
+                            s.SampleCategorical(widths, probs, ctx.Decide(heuristic)));
     TESSEL_ASSIGN_OR_RETURN(int64_t width, s.Get(w_rv));
     if (*extent > width) {
       TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts, s.Split(l, {std::nullopt, width}));
