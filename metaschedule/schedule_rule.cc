@@ -45,6 +45,9 @@ std::vector<RegisteredRule> RulesFor(const std::string& target_kind) {
 
 RuleOutcome ApplyRule(const ScheduleRule& rule, const RuleContext& ctx, sch::Schedule& s,
                       const std::string& block) {
+  if (s.state().index().FindBlock(block) < 0) {
+    return RuleOutcome::NotApplicable("the function has no block " + block);
+  }
   sch::Schedule backup = s;
   absl::StatusOr<RuleOutcome> out = rule.Apply(ctx, s, block);
   if (out.ok() && out->applied) return *std::move(out);

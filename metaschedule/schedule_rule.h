@@ -66,7 +66,8 @@ class ScheduleRule {
   // Whether the pass offers the blocks consumers first (a rule that moves
   // producers to their consumers needs the consumers placed first).
   virtual bool consumers_first() const { return false; }
-  // Schedules `block` (a block of the schedule's current function), or says why not.
+  // Schedules `block`, or says why not. ApplyRule calls it only for a block the
+  // schedule's current function has.
   virtual absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
                                             const std::string& block) const = 0;
 };
@@ -88,7 +89,8 @@ struct ScheduleRuleRegistrar {
 };
 
 // One rule on one block, transactionally: on error or "not applicable" the
-// schedule is as it was; the error's message becomes the reason.
+// schedule is as it was; the error's message becomes the reason. A block the
+// function does not have is "not applicable" without asking the rule.
 RuleOutcome ApplyRule(const ScheduleRule& rule, const RuleContext& ctx, sch::Schedule& s,
                       const std::string& block);
 

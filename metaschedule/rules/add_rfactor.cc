@@ -34,7 +34,6 @@ class AddRFactor : public ScheduleRule {
                                     const std::string& block) const override {
     const sch::StmtIndex& index = s.state().index();
     int sref = index.FindBlock(block);
-    if (sref < 0) return RuleOutcome::NotApplicable("no such block");
     const ir::Block b = ir::GetRef(index.block(sref));
     if (b->init == nullptr || !HasReduce(b.get()) || b->writes.size() != 1) {
       return RuleOutcome::NotApplicable("it is not a reduction into one buffer");

@@ -34,7 +34,6 @@ class AutoInline : public ScheduleRule {
                                     const std::string& block) const override {
     const sch::StmtIndex& index = s.state().index();
     int sref = index.FindBlock(block);
-    if (sref < 0) return RuleOutcome::NotApplicable("no such block");
     const ir::BlockNode* b = index.block(sref);
     if (!AllSpatial(b) || b->init != nullptr) {
       return RuleOutcome::NotApplicable("it reduces");

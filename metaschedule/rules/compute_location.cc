@@ -49,7 +49,6 @@ class ComputeLocation : public ScheduleRule {
                                     const std::string& block) const override {
     const sch::StmtIndex& index = s.state().index();
     int sref = index.FindBlock(block);
-    if (sref < 0) return RuleOutcome::NotApplicable("no such block");
     const ir::BlockNode* b = index.block(sref);
     int own = OutermostLoop(index, sref);
     if (own < 0 || index.ChildBlocks(own) != std::vector<int>{sref} ||

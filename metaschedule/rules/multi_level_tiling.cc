@@ -136,7 +136,6 @@ class MultiLevelTiling : public ScheduleRule {
                                     const std::string& block) const override {
     const sch::StmtIndex& index = s.state().index();
     int sref = index.FindBlock(block);
-    if (sref < 0) return RuleOutcome::NotApplicable("no such block");
     const ir::Block b = ir::GetRef(index.block(sref));
     if (!HasReduce(b.get()) || b->init == nullptr) {
       return RuleOutcome::NotApplicable("it does not reduce");

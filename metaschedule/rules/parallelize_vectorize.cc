@@ -37,7 +37,6 @@ class ParallelizeVectorize : public ScheduleRule {
                                     const std::string& block) const override {
     const sch::StmtIndex& index = s.state().index();
     int sref = index.FindBlock(block);
-    if (sref < 0) return RuleOutcome::NotApplicable("no such block");
     std::vector<int> above = index.LoopsAbove(sref);
     if (above.empty() || index.ScopeBlock(above[0]) != index.ScopeBlock(sref) ||
         index.ChildBlocks(above[0])[0] != sref) {
