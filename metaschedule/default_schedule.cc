@@ -43,8 +43,8 @@ absl::StatusOr<RuleSchedule> ScheduleByRules(const ir::IRModule& mod, const std:
     for (const std::string& block : blocks) {
       if (out.schedule.state().index().FindBlock(block) < 0) continue;  // Inlined meanwhile.
       RuleOutcome o = ApplyRule(*r.rule, ctx, out.schedule, block);
-      std::string line = absl::StrCat(r.rule->name(), " on ", block, ": ", o.detail);
-      (o.applied ? out.applied : out.not_applied).push_back(std::move(line));
+      (o.applied ? out.applied : out.not_applied)
+          .push_back(RuleRecord{r.rule->name(), block, std::move(o.detail)});
     }
   }
   return out;

@@ -5,7 +5,7 @@
 //   absl::StatusOr<RuleSchedule> r = ScheduleByRules(mod, "matmul", Machine::Host());
 //   r->schedule.func()               // the scheduled function
 //   r->schedule.trace().AsPython()   // its trace: sample_perfect_tile(..., decision=[...]) ...
-//   r->applied                       // {"multi-level-tiling on C: i=[1,128,1,8] ...", ...}
+//   r->applied[0].ToString()         // "multi-level-tiling on C: i=[1,128,1,8] ..."
 //
 // Rules run in priority order (auto-inline, multi-level-tiling, compute-location,
 // parallelize-vectorize), each over every block of the function -- in program
@@ -24,10 +24,16 @@
 
 namespace tessel::metaschedule {
 
+// What one rule did to one block, or why it did not.
+struct RuleRecord {
+  std::string rule, block, detail;
+  std::string ToString() const { return rule + " on " + block + ": " + detail; }
+};
+
 struct RuleSchedule {
   ir::schedule::Schedule schedule;
-  std::vector<std::string> applied;      // "rule on block: what it did"
-  std::vector<std::string> not_applied;  // "rule on block: why not" (only the informative ones)
+  std::vector<RuleRecord> applied;      // In the order the rules ran.
+  std::vector<RuleRecord> not_applied;  // Every refusal, with its reason.
 };
 
 // `sample`: draw every decision from `seed` instead of taking the heuristic's.

@@ -66,19 +66,20 @@ class DefaultSchedulePass : public passes::FunctionPass {
     absl::StatusOr<RuleSchedule> r =
         ScheduleByRules(ir::MakeIRModule({{name, func}}), name, machine_, kind_);
     if (!r.ok()) return r.status();
+    auto text = [](std::string* out, const RuleRecord& r) { out->append(r.ToString()); };
     if (r->applied.empty()) {
       ctx.log().RecordSkipped(this->name(), name,
                               absl::StrCat("no schedule rule applies: ",
-                                           absl::StrJoin(r->not_applied, "; ")));
+                                           absl::StrJoin(r->not_applied, "; ", text)));
       return func;
     }
-    for (const std::string& line : r->applied) {
-      ctx.log().RecordApplied(this->name(), name, line.substr(0, line.find(' ')));
-      ctx.log().RecordNote(this->name(), absl::StrCat(name, ": ", line));
+    for (const RuleRecord& a : r->applied) {
+      ctx.log().RecordApplied(this->name(), name, a.rule);
+      ctx.log().RecordNote(this->name(), absl::StrCat(name, ": ", a.ToString()));
     }
     if (options().GetBool("explain")) {
-      for (const std::string& line : r->not_applied) {
-        ctx.log().RecordNote(this->name(), absl::StrCat(name, ": not ", line));
+      for (const RuleRecord& n : r->not_applied) {
+        ctx.log().RecordNote(this->name(), absl::StrCat(name, ": not ", n.ToString()));
       }
     }
     auto out = ir::MakeNode<ir::PrimFuncNode>(*r->schedule.func());

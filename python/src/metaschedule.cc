@@ -10,6 +10,7 @@
 #include <pybind11/stl.h>
 
 #include <string>
+#include <vector>
 
 #include "metaschedule/design_space.h"
 #include "python/src/common.h"
@@ -18,16 +19,28 @@ namespace tessel::python {
 
 namespace ms = metaschedule;
 
+namespace {
+
+std::vector<std::string> Lines(const std::vector<ms::RuleRecord>& records) {
+  std::vector<std::string> lines;
+  for (const ms::RuleRecord& r : records) lines.push_back(r.ToString());
+  return lines;
+}
+
+}  // namespace
+
 void BindMetaschedule(py::module_& m) {
   py::class_<ms::RuleSchedule>(m, "RuleSchedule",
                                "A schedule the rules made, with what each rule did.")
       .def_property_readonly(
           "schedule", [](const ms::RuleSchedule& r) { return r.schedule; },
           "The Schedule (a copy): its mod, func and trace.")
-      .def_readonly("applied", &ms::RuleSchedule::applied,
-                    "'rule on block: what it did', in the order they ran.")
-      .def_readonly("not_applied", &ms::RuleSchedule::not_applied,
-                    "'rule on block: why not', for every rule that did not apply.");
+      .def_property_readonly(
+          "applied", [](const ms::RuleSchedule& r) { return Lines(r.applied); },
+          "'rule on block: what it did', in the order they ran.")
+      .def_property_readonly(
+          "not_applied", [](const ms::RuleSchedule& r) { return Lines(r.not_applied); },
+          "'rule on block: why not', for every rule that did not apply.");
   py::class_<ms::DesignSpace>(m, "DesignSpace",
                               "The schedules a function's target rules can make.")
       .def(

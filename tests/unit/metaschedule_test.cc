@@ -55,7 +55,7 @@ TEST(DesignSpace, EveryDrawAgreesWithTheInterpreter) {
       absl::StatusOr<RuleSchedule> d = space->Draw(static_cast<uint64_t>(seed));
       ASSERT_TRUE(d.ok()) << w.name << " seed " << seed << ": " << d.status().message();
       ++draws;
-      for (const std::string& a : d->applied) rules_seen.insert(a.substr(0, a.find(' ')));
+      for (const RuleRecord& a : d->applied) rules_seen.insert(a.rule);
       if (!ir::StructuralEqual(d->schedule.func(), original)) ++changed;
       std::vector<ir::Arg> got = ir::CloneArgs(*inputs);
       absl::Status ran = ir::Run(d->schedule.func(), got);
