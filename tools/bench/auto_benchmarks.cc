@@ -48,24 +48,20 @@ struct Compiled {
   std::string name;
 };
 
-absl::StatusOr<Compiled> CompileModule(const ir::IRModule& scheduled);
-
 // `scheduled` false: the function as written (the "unscheduled" column).
 absl::StatusOr<Compiled> Compile(const std::string& workload, int threads, bool scheduled = true) {
   TESSEL_ASSIGN_OR_RETURN(ir::IRModule mod, ir::te::BuildWorkload(workload));
-  const std::string pipeline =
-      scheduled ? absl::StrCat("default-schedule{target=\"llvm -num-cores=", threads, "\"}")
-                : "canonicalize-names";
-  TESSEL_ASSIGN_OR_RETURN(passes::PassPtr pass, passes::ParsePipeline(pipeline));
-  TESSEL_ASSIGN_OR_RETURN(ir::IRModule out, passes::RunPipeline(*pass, mod));
-  return CompileModule(out);
-}
-
-absl::StatusOr<Compiled> CompileModule(const ir::IRModule& scheduled) {
-  TESSEL_ASSIGN_OR_RETURN(runtime::Module m, codegen::Build(scheduled, codegen::Target::Host()));
-  Compiled c{std::move(m), {}, scheduled->functions.front().first};
+  if (scheduled) {
+    TESSEL_ASSIGN_OR_RETURN(
+        passes::PassPtr pass,
+        passes::ParsePipeline(
+            absl::StrCat("default-schedule{target=\"llvm -num-cores=", threads, "\"}")));
+    TESSEL_ASSIGN_OR_RETURN(mod, passes::RunPipeline(*pass, mod));
+  }
+  TESSEL_ASSIGN_OR_RETURN(runtime::Module m, codegen::Build(mod, codegen::Target::Host()));
+  Compiled c{std::move(m), {}, mod->functions.front().first};
   uint32_t seed = 1;
-  for (const ir::Param& p : scheduled->functions.front().second->params) {
+  for (const ir::Param& p : mod->functions.front().second->params) {
     std::vector<int64_t> shape;
     for (const ir::Expr& d : p.buffer->shape) shape.push_back(*ir::arith::AsConstInt(d));
     TESSEL_ASSIGN_OR_RETURN(runtime::NDArray a, Random(shape, seed++));
