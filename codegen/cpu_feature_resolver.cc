@@ -19,7 +19,7 @@ void InstallCpuFeatureResolver() {
         absl::StatusOr<Target> t = Target::Parse(text);
         if (!t.ok()) return t.status();
         std::vector<std::string> features;
-        for (const char* f : {"avx", "avx2", "fma", "avx512f"}) {
+        for (const char* f : metaschedule::kMachineFeatures) {
           if (t->HasFeature(f)) features.push_back(f);
         }
         return features;

@@ -28,7 +28,7 @@ CpuFeatureResolver& Resolver() {
   return r;
 }
 
-// The ISA features of this CPU that decide vector width and FMA.
+// Which of kMachineFeatures this CPU has (__builtin_cpu_supports takes literals only).
 std::set<std::string> HostFeatures() {
   std::set<std::string> f;
 #if defined(__x86_64__) || defined(__i386__)

@@ -43,7 +43,10 @@ struct Machine {
   std::string ToString() const;
 };
 
-// Turns `-mcpu=` and `-mattr=` into the enabled ISA features ("avx512f", "fma"...).
+// The ISA features the machine model reads (vector width, FMA).
+inline constexpr const char* kMachineFeatures[] = {"avx", "avx2", "fma", "avx512f"};
+
+// Turns `-mcpu=` and `-mattr=` into which of kMachineFeatures are enabled.
 using CpuFeatureResolver = std::function<absl::StatusOr<std::vector<std::string>>(
     const std::string& cpu, const std::string& mattr)>;
 void SetCpuFeatureResolver(CpuFeatureResolver resolver);
