@@ -9,7 +9,7 @@
 // outer loops of the nest's perfect prefix, fused until they give every core
 // kJobsPerCore iterations (or the prefix ends), then marked parallel; when
 // parallel refuses (a dependence), a shorter prefix is tried. Vectorize: for each
-// block under the nest, the loop bound to the spatial iter var of its output's
+// block under the nest, the loop bound to the spatial iter var of its outputs'
 // last dimension -- moved inside the loops below it when those run only the
 // block's reductions (a partial-sum block of add-rfactor) -- split by the vector
 // lanes of the output's dtype (a tail is guarded) and the inner part vectorized;
@@ -119,9 +119,16 @@ class ParallelizeVectorize : public ScheduleRule {
     int sref = index.FindBlock(block);
     const ir::BlockRealizeNode* r = index.realize(sref);
     const ir::BlockNode* b = r->block.get();
-    if (b->writes.size() != 1 || b->writes[0].region.empty()) return none;
-    const ir::BufferRegion& out = b->writes[0];
-    const int k = IterIndexingDim(b, out, out.region.size() - 1);
+    // One spatial iter var indexes the last dimension of every buffer written
+    // (both of layer norm's partial statistics); the narrowest dtype sets the lanes.
+    int k = -1;
+    int64_t lanes = 1 << 30;
+    for (const ir::BufferRegion& out : b->writes) {
+      const int dim = out.region.empty() ? -1 : IterIndexingDim(b, out, out.region.size() - 1);
+      if (dim < 0 || (k >= 0 && dim != k)) return none;
+      k = dim;
+      lanes = std::min<int64_t>(lanes, ctx.machine.Lanes(out.buffer->dtype));
+    }
     if (k < 0 || b->iter_vars[k].kind != ir::IterKind::kSpatial) return none;
     // The loop bound to that iter var, and the loops below it: each bound to a
     // reduce iter var of this block alone (they move outside it).
@@ -147,7 +154,6 @@ class ParallelizeVectorize : public ScheduleRule {
     }
     std::optional<int64_t> extent = ir::arith::AsConstInt(index.loop(above[at])->extent);
     if (!extent || *extent < 2) return none;
-    const int64_t lanes = ctx.machine.Lanes(out.buffer->dtype);
     TESSEL_ASSIGN_OR_RETURN(sch::BlockRV rv, s.GetBlock(block));
     TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> loops, s.GetLoops(rv));
     const size_t first = loops.size() - (above.size() - static_cast<size_t>(at));

@@ -126,6 +126,45 @@ TEST(ScheduleRFactor, TheWholeReduction) {
   }
 }
 
+// Layer norm's statistics: a sum and a maximum in one block, through lets,
+// split together; each buffer gets its rfactor buffer (named after it) and the
+// one write-back combines both.
+TEST(ScheduleRFactor, TwoReductionsInOneBlock) {
+  for (bool whole : {false, true}) {
+    Schedule sch = MustSchedule(R"(
+func @stats(A: f32[6, 12], S: f32[6], M: f32[6]) {
+  for i in range(0, 6) {
+    for k in range(0, 12) {
+      block B(vi: spatial[0, 6] = i, vk: reduce[0, 12] = k) {
+        reads(A[vi, vk])
+        writes(S[vi], M[vi])
+        init {
+          S[vi] = 0.0f32
+          M[vi] = -inf_f32
+        }
+        let s: f32 = S[vi] + A[vi, vk]
+        let m: f32 = max(M[vi], A[vi, vk] * A[vi, vk])
+        S[vi] = s
+        M[vi] = m
+      }
+    }
+  }
+})");
+    PrimFunc original = sch.func();
+    std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("B"))));
+    LoopRV rf_loop = l[1];
+    if (!whole) rf_loop = Must(sch.Split(l[1], {std::nullopt, 4}))[1];
+    BlockRV rf = Must(sch.RFactor(rf_loop, -1));
+    const std::string printed = PrintFunction(sch.func(), sch.func_name());
+    EXPECT_THAT(printed, ::testing::HasSubstr(whole ? "alloc_buffer S_rf: f32[6, 12]"
+                                                    : "alloc_buffer S_rf: f32[6, 4]"));
+    EXPECT_THAT(printed, ::testing::HasSubstr(whole ? "M_rf[vi, vk] = max(-inf_f32, A[vi, vk] * "
+                                                    : "writes(S_rf[vi, vk_1], M_rf[vi, vk_1])"));
+    EXPECT_EQ(Must(sch.Get(rf))->name, "B_rf");
+    ExpectSameResults(original, sch);
+  }
+}
+
 TEST(ScheduleRFactor, ReplaysFromJson) {
   Schedule sch = MustSchedule(kRowSum);
   Must(sch.RFactor(Must(sch.GetLoops(Must(sch.GetBlock("B"))))[2], 0));

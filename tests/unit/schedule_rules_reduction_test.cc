@@ -22,7 +22,7 @@ init {
 }
 B[vi] = B[vi] + A[vi, vk])";
 
-TEST(ScheduleRulesRFactor, ReductionIntoTwoBuffers) {
+TEST(ScheduleRulesRFactor, InitOfOnlyOneOfTwoBuffers) {
   Schedule sch = MustSchedule(RowReduce(
       "for i in range(0, 4) {\nfor k in range(0, 6) {",
       "block B(vi: spatial[0, 4] = i, vk: reduce[0, 6] = k)",
@@ -31,9 +31,24 @@ TEST(ScheduleRulesRFactor, ReductionIntoTwoBuffers) {
       "}\n}", "A: f32[4, 6], B: f32[4], E: f32[4]"));
   std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("B"))));
   ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.RFactor(l[1], 0)); },
-                       {"sch.rfactor(loop=", "block B writes 2 buffers; rfactor needs a reduction "
-                                             "into one",
+                       {"sch.rfactor(loop=",
+                        "block B writes 2 buffer(s), stores 2 update(s) and 1 init(s); rfactor "
+                        "needs one reduction per buffer written",
                         ">>"});
+}
+
+// Two reductions in one block split together only when neither reads the
+// other's accumulator: E's partial results would need B's final value.
+TEST(ScheduleRulesRFactor, AnUpdateReadsTheOtherAccumulator) {
+  Schedule sch = MustSchedule(RowReduce(
+      "for i in range(0, 4) {\nfor k in range(0, 6) {",
+      "block B(vi: spatial[0, 4] = i, vk: reduce[0, 6] = k)",
+      "reads(A[vi, vk])\nwrites(B[vi], E[vi])\ninit {\nB[vi] = 0.0f32\nE[vi] = 0.0f32\n}\n"
+      "B[vi] = B[vi] + A[vi, vk]\nE[vi] = E[vi] + B[vi]",
+      "}\n}", "A: f32[4, 6], B: f32[4], E: f32[4]"));
+  std::vector<LoopRV> l = Must(sch.GetLoops(Must(sch.GetBlock("B"))));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.RFactor(l[1], 0)); },
+                       {"the update of block B is not `C[...] = C[...] op x`", ">>"});
 }
 
 TEST(ScheduleRulesRFactor, InitStoresAnotherElement) {

@@ -10,6 +10,7 @@
 #include "ir/arith/region.h"
 #include "ir/printer.h"
 #include "ir/schedule/block_dataflow.h"
+#include "ir/schedule/cache_stage.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/schedule/simplify_nest.h"
@@ -94,26 +95,10 @@ std::string Divide(const Expr& binding, const std::vector<const ForNode*>& inner
   return "";
 }
 
-void Conjuncts(const Expr& e, std::vector<Expr>* out) {
-  if (e->kind() == NodeKind::kAnd) {
-    const auto* b = static_cast<const BinaryNode*>(e.get());
-    Conjuncts(b->a, out);
-    Conjuncts(b->b, out);
-  } else if (!arith::IsConstTrue(e)) {
-    out->push_back(e);
-  }
-}
-
 Expr AllOf(const std::vector<Expr>& conds) {
   Expr all = Bool(true);
   for (const Expr& c : conds) all = arith::AndE(all, c);
   return all;
-}
-
-std::string UniqueBlockName(const StmtIndex& index, const std::string& base) {
-  std::string name = base;
-  for (int k = 1; index.FindBlock(name) >= 0; ++k) name = absl::StrCat(base, "_", k);
-  return name;
 }
 
 }  // namespace
@@ -225,8 +210,8 @@ absl::StatusOr<std::string> Blockize(ScheduleState* state, const Var& loop_var) 
   }
 
   // The predicate: outer conjuncts go up, the rest stay with outer loops renamed.
-  std::vector<Expr> conds, outer_conds, inner_conds;
-  Conjuncts(realize->predicate, &conds);
+  std::vector<Expr> conds = arith::SplitConjuncts(realize->predicate);
+  std::vector<Expr> outer_conds, inner_conds;
   for (const Expr& c : conds) {
     if (!UsesAnyVar(c, inner_vars)) {
       outer_conds.push_back(c);

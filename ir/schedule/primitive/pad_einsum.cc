@@ -9,6 +9,7 @@
 #include "ir/arith/expr_util.h"
 #include "ir/arith/region.h"
 #include "ir/printer.h"
+#include "ir/schedule/cache_stage.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/status_macros.h"
@@ -86,12 +87,6 @@ bool ProductOfLoads(const Expr& e, const BufferNode* out, std::vector<const Buff
   return false;
 }
 
-
-std::string UniqueBlockName(const StmtIndex& index, const std::string& base) {
-  std::string name = base;
-  for (int k = 1; index.FindBlock(name) >= 0; ++k) name = absl::StrCat(base, "_", k);
-  return name;
-}
 
 // for v_0 in [0, extent_0) ... { block name(v_d: spatial = loop_d) { body(v) } },
 // regions inferred.

@@ -57,49 +57,104 @@ bool IsConstValue(const Expr& e, double v) {
   return false;
 }
 
-// The reason `block` is not a single commutative reduction, or "".
-std::string MatchReduction(const BlockNode* block, Reduction* out) {
+// The stores of `s` in order, each with the values of the lets above it put in
+// place of their variables; false when `s` holds anything but lets and stores.
+// Variables are bound once per function, so the map never needs scoping.
+bool InlinedStores(const Stmt& s, VarMap* lets, std::vector<Stmt>* out) {
+  if (const auto* let = dyn_cast<LetStmtNode>(s.get())) {
+    (*lets)[let->var.get()] = Substitute(let->value, *lets);
+    return InlinedStores(let->body, lets, out);
+  }
+  if (const auto* seq = dyn_cast<SeqStmtNode>(s.get())) {
+    for (const Stmt& part : seq->seq) {
+      if (!InlinedStores(part, lets, out)) return false;
+    }
+    return true;
+  }
+  if (s->kind() != NodeKind::kBufferStore) return false;
+  out->push_back(Substitute(s, *lets));
+  return true;
+}
+
+// The reason `block` is not a commutative reduction into each buffer it
+// writes, or "": one update `C[idx] = C[idx] op x` per written buffer, x
+// reading none of them (so the updates are independent and each splits on its
+// own), and one init `C[idx] = c` per buffer. Lets in the body are inlined, so
+// layer norm's `let s = sum[i] + x; let q = sqsum[i] + x * x; sum[i] = s; sqsum[i] = q`
+// is two reductions.
+std::string MatchReductions(const BlockNode* block, std::vector<Reduction>* out) {
   const std::string what = DescribeBlock(block);
   if (!block->init) return absl::StrCat(what, " has no init; rfactor needs a reduction block");
-  if (block->writes.size() != 1) {
-    return absl::StrCat(what, " writes ", block->writes.size(),
-                        " buffers; rfactor needs a reduction into one");
-  }
-  const auto* store = dyn_cast<BufferStoreNode>(block->body.get());
-  const auto* init = dyn_cast<BufferStoreNode>(block->init.get());
   const std::string shape = "is not `C[...] = C[...] op x` with op one of +, *, max, min";
-  if (store == nullptr || init == nullptr) return absl::StrCat("the update of ", what, " ", shape);
-  const BufferNode* c = block->writes[0].buffer.get();
-  const auto* bin = dyn_cast<BinaryNode>(store->value.get());
-  NodeKind op = store->value->kind();
-  bool combiner =
-      op == NodeKind::kAdd || op == NodeKind::kMul || op == NodeKind::kMax || op == NodeKind::kMin;
-  if (store->buffer.get() != c || bin == nullptr || !combiner) {
+  std::vector<Stmt> updates, inits;
+  VarMap lets;
+  if (!InlinedStores(block->body, &lets, &updates)) {
     return absl::StrCat("the update of ", what, " ", shape);
   }
-  auto is_acc = [&](const Expr& e) {
-    const auto* load = dyn_cast<BufferLoadNode>(e.get());
-    return load != nullptr && load->buffer.get() == c && SameIndices(load->indices, store->indices);
+  if (!InlinedStores(block->init, &lets, &inits) || inits.size() != updates.size() ||
+      updates.size() != block->writes.size()) {
+    return absl::StrCat(what, " writes ", block->writes.size(), " buffer(s), stores ",
+                        updates.size(), " update(s) and ", inits.size(),
+                        " init(s); rfactor needs one reduction per buffer written");
+  }
+  auto written = [&](const BufferNode* b) {
+    for (const BufferRegion& r : block->writes) {
+      if (r.buffer.get() == b) return true;
+    }
+    return false;
   };
-  Expr rhs = is_acc(bin->a) ? bin->b : is_acc(bin->b) ? bin->a : Expr();
-  if (!rhs || ReadsBuffer(rhs, c)) return absl::StrCat("the update of ", what, " ", shape);
-  if (init->buffer.get() != c || !SameIndices(init->indices, store->indices) ||
-      ReadsBuffer(init->value, c)) {
-    return absl::StrCat("the init of ", what,
-                        " does not store to the element the update "
-                        "accumulates into");
+  auto reads_any = [&](const Expr& e) {
+    for (const BufferRegion& r : block->writes) {
+      if (ReadsBuffer(e, r.buffer.get())) return true;
+    }
+    return false;
+  };
+  out->clear();
+  for (const Stmt& u : updates) {
+    const auto* store = static_cast<const BufferStoreNode*>(u.get());
+    const BufferNode* c = store->buffer.get();
+    const auto* bin = dyn_cast<BinaryNode>(store->value.get());
+    NodeKind op = store->value->kind();
+    bool combiner = op == NodeKind::kAdd || op == NodeKind::kMul || op == NodeKind::kMax ||
+                    op == NodeKind::kMin;
+    bool repeated = false;
+    for (const Reduction& r : *out) repeated |= r.buffer.get() == c;
+    if (!written(c) || repeated || bin == nullptr || !combiner) {
+      return absl::StrCat("the update of ", what, " ", shape);
+    }
+    auto is_acc = [&](const Expr& e) {
+      const auto* load = dyn_cast<BufferLoadNode>(e.get());
+      return load != nullptr && load->buffer.get() == c &&
+             SameIndices(load->indices, store->indices);
+    };
+    Expr rhs = is_acc(bin->a) ? bin->b : is_acc(bin->b) ? bin->a : Expr();
+    if (!rhs || reads_any(rhs)) return absl::StrCat("the update of ", what, " ", shape);
+    const BufferStoreNode* init = nullptr;
+    for (const Stmt& i : inits) {
+      const auto* st = static_cast<const BufferStoreNode*>(i.get());
+      if (st->buffer.get() == c) init = st;
+    }
+    if (init == nullptr || !SameIndices(init->indices, store->indices) ||
+        reads_any(init->value)) {
+      return absl::StrCat("the init of ", what,
+                          " does not store to the element the update "
+                          "accumulates into");
+    }
+    // Each partial result starts from the init value: only an identity keeps
+    // the sum (product) what it was; max and min do not mind a repeat.
+    if ((op == NodeKind::kAdd && !IsConstValue(init->value, 0)) ||
+        (op == NodeKind::kMul && !IsConstValue(init->value, 1))) {
+      return absl::StrCat("the init value of ", what, " is not the identity of its combiner (",
+                          op == NodeKind::kAdd ? "0 for +" : "1 for *",
+                          "): every partial result would add it again");
+    }
+    out->push_back(Reduction{op, store->buffer, store->indices, rhs, init->value});
   }
-  // Each partial result starts from the init value: only an identity keeps
-  // the sum (product) what it was; max and min do not mind a repeat.
-  if ((op == NodeKind::kAdd && !IsConstValue(init->value, 0)) ||
-      (op == NodeKind::kMul && !IsConstValue(init->value, 1))) {
-    return absl::StrCat("the init value of ", what, " is not the identity of its combiner (",
-                        op == NodeKind::kAdd ? "0 for +" : "1 for *",
-                        "): every partial result would add it again");
-  }
-  *out = Reduction{op, block->writes[0].buffer, store->indices, rhs, init->value};
   return "";
 }
+
+// One statement as itself, more as a sequence (one reduction keeps its bare store).
+Stmt InOrder(const std::vector<Stmt>& stmts) { return stmts.size() == 1 ? stmts[0] : Seq(stmts); }
 
 Expr Combine(NodeKind op, const Expr& a, const Expr& b) { return ValueOrDie(MakeBinary(op, a, b)); }
 
@@ -126,15 +181,21 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
   const int sref = below[0];
   const BlockRealizeNode* realize = index.realize(sref);
   const BlockNode* blk = realize->block.get();
-  Reduction red;
-  if (std::string why = MatchReduction(blk, &red); !why.empty()) return state->Error(blk, why);
-  const int64_t ndim = red.buffer->ndim();
-  if (factor_axis < -(ndim + 1) || factor_axis > ndim) {
-    return state->ArgError(rf_loop, absl::StrCat("factor_axis ", factor_axis,
-                                                 " is out of range: the rfactor buffer has ",
-                                                 ndim + 1, " dimensions"));
+  std::vector<Reduction> reds;
+  if (std::string why = MatchReductions(blk, &reds); !why.empty()) return state->Error(blk, why);
+  // Where the new dimension goes in each rfactor buffer (a negative axis
+  // counts from each one's end).
+  std::vector<int64_t> axes;
+  for (const Reduction& red : reds) {
+    const int64_t ndim = red.buffer->ndim();
+    if (factor_axis < -(ndim + 1) || factor_axis > ndim) {
+      return state->ArgError(
+          rf_loop, absl::StrCat("factor_axis ", factor_axis, " is out of range: the rfactor buffer",
+                                reds.size() > 1 ? absl::StrCat(" of ", red.buffer->name) : "",
+                                " has ", ndim + 1, " dimensions"));
+    }
+    axes.push_back(factor_axis < 0 ? factor_axis + ndim + 1 : factor_axis);
   }
-  if (factor_axis < 0) factor_axis += ndim + 1;
 
   // Which loops the spatial and the reduce bindings use.
   std::vector<int> loops = index.LoopsAbove(sref);
@@ -181,11 +242,13 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
     const BlockNode* other = index.block(b);
     for (const auto* regions : {&other->reads, &other->writes}) {
       for (const BufferRegion& r : *regions) {
-        if (r.buffer.get() != red.buffer.get()) continue;
-        return state->Error(other,
-                            absl::StrCat(DescribeBlock(other), " uses buffer ", red.buffer->name,
-                                         " under the loop nest of ", DescribeBlock(blk),
-                                         "; the write-back after the nest comes too late"));
+        for (const Reduction& red : reds) {
+          if (r.buffer.get() != red.buffer.get()) continue;
+          return state->Error(other,
+                              absl::StrCat(DescribeBlock(other), " uses buffer ", red.buffer->name,
+                                           " under the loop nest of ", DescribeBlock(blk),
+                                           "; the write-back after the nest comes too late"));
+        }
       }
     }
   }
@@ -219,46 +282,62 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
     iter_subst[iv.var.get()] = Substitute(value, loop_to_iter);
   }
   std::string rf_name = UniqueBlockName(index, absl::StrCat(blk->name, "_rf"));
-  std::vector<Expr> shape = InsertAt(red.buffer->shape, factor_axis, rf_loop->extent);
-  Buffer rf_buf = CacheBuffer(red.buffer, rf_name, red.buffer->scope);
-  {
+  // One rfactor buffer per reduction: named after the block when there is one
+  // (B -> B_rf), after each buffer when there are more (sum -> sum_rf).
+  std::vector<Buffer> rf_bufs;
+  for (size_t p = 0; p < reds.size(); ++p) {
+    const Buffer& c = reds[p].buffer;
+    Buffer rf_buf =
+        CacheBuffer(c, reds.size() == 1 ? rf_name : absl::StrCat(c->name, "_rf"), c->scope);
     auto n = MakeNode<BufferNode>(*rf_buf);
-    n->shape = shape;
+    n->shape = InsertAt(c->shape, axes[p], rf_loop->extent);
     n->strides.clear();
-    rf_buf = Buffer(std::move(n));
+    rf_bufs.push_back(Buffer(std::move(n)));
   }
   arith::Analyzer ana;
   Expr rf_index = ana.Simplify(Sub(v_rf, rf_loop->min));
-  std::vector<Expr> idx;
-  for (const Expr& e : red.indices) idx.push_back(Substitute(e, iter_subst));
-  std::vector<Expr> rf_idx = InsertAt(idx, factor_axis, rf_index);
-  Expr rhs = Substitute(red.rhs, iter_subst);
-  Expr init_value = Substitute(red.init, iter_subst);
   bool reduces = false;
   for (const IterVar& iv : rf_iters) reduces |= iv.kind == IterKind::kReduce;
-  Stmt rf_body, rf_init;
-  if (reduces) {
-    TESSEL_ASSIGN_OR_RETURN(Expr acc, MakeBufferLoad(rf_buf, rf_idx));
-    TESSEL_ASSIGN_OR_RETURN(rf_body, MakeBufferStore(rf_buf, Combine(red.op, acc, rhs), rf_idx));
-    TESSEL_ASSIGN_OR_RETURN(rf_init, MakeBufferStore(rf_buf, init_value, rf_idx));
-  } else {
-    // The loop was the whole reduction: each partial result is one term (an
-    // init needs a reduce iter var to start at). + and * start from their
-    // identity, so the term alone; max and min combine it with the init.
-    bool identity = red.op == NodeKind::kAdd || red.op == NodeKind::kMul;
-    TESSEL_ASSIGN_OR_RETURN(
-        rf_body,
-        MakeBufferStore(rf_buf, identity ? rhs : Combine(red.op, init_value, rhs), rf_idx));
+  std::vector<Stmt> rf_updates, rf_inits;
+  std::vector<BufferRegion> rf_writes;
+  for (size_t p = 0; p < reds.size(); ++p) {
+    const Reduction& red = reds[p];
+    std::vector<Expr> idx;
+    for (const Expr& e : red.indices) idx.push_back(Substitute(e, iter_subst));
+    std::vector<Expr> rf_idx = InsertAt(idx, axes[p], rf_index);
+    Expr rhs = Substitute(red.rhs, iter_subst);
+    Expr init_value = Substitute(red.init, iter_subst);
+    rf_writes.push_back(PointRegion(rf_bufs[p], rf_idx));
+    if (reduces) {
+      TESSEL_ASSIGN_OR_RETURN(Expr acc, MakeBufferLoad(rf_bufs[p], rf_idx));
+      TESSEL_ASSIGN_OR_RETURN(Stmt update,
+                              MakeBufferStore(rf_bufs[p], Combine(red.op, acc, rhs), rf_idx));
+      TESSEL_ASSIGN_OR_RETURN(Stmt init, MakeBufferStore(rf_bufs[p], init_value, rf_idx));
+      rf_updates.push_back(update);
+      rf_inits.push_back(init);
+    } else {
+      // The loop was the whole reduction: each partial result is one term (an
+      // init needs a reduce iter var to start at). + and * start from their
+      // identity, so the term alone; max and min combine it with the init.
+      bool identity = red.op == NodeKind::kAdd || red.op == NodeKind::kMul;
+      TESSEL_ASSIGN_OR_RETURN(
+          Stmt update, MakeBufferStore(rf_bufs[p],
+                                       identity ? rhs : Combine(red.op, init_value, rhs), rf_idx));
+      rf_updates.push_back(update);
+    }
   }
+  Stmt rf_body = InOrder(rf_updates);
+  Stmt rf_init = rf_inits.empty() ? Stmt() : InOrder(rf_inits);
   TESSEL_ASSIGN_OR_RETURN(Block probe, MakeBlock(rf_name, rf_iters, {}, {}, rf_body));
   TESSEL_ASSIGN_OR_RETURN(arith::AccessRegions access, arith::InferBlockAccess(probe, &ana));
   std::vector<BufferRegion> rf_reads;
   for (const arith::AccessRegion& r : access.reads) {
-    if (r.region.buffer.get() != rf_buf.get()) rf_reads.push_back(r.region);
+    bool partial = false;
+    for (const Buffer& rf_buf : rf_bufs) partial |= r.region.buffer.get() == rf_buf.get();
+    if (!partial) rf_reads.push_back(r.region);
   }
-  TESSEL_ASSIGN_OR_RETURN(
-      Block rf_block,
-      MakeBlock(rf_name, rf_iters, rf_reads, {PointRegion(rf_buf, rf_idx)}, rf_body, rf_init));
+  TESSEL_ASSIGN_OR_RETURN(Block rf_block,
+                          MakeBlock(rf_name, rf_iters, rf_reads, rf_writes, rf_body, rf_init));
   TESSEL_ASSIGN_OR_RETURN(Stmt rf_realize,
                           MakeBlockRealize(rf_values, realize->predicate, rf_block));
 
@@ -324,20 +403,28 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
   Var wb_rf = MakeVar(v_rf->name, lt);
   wb_iters.push_back(IterVar{wb_rf, Range{rf_loop->min, rf_loop->extent}, IterKind::kReduce});
   wb_values.push_back(wb_loops[rf_loop->loop_var.get()]);
-  std::vector<Expr> wb_idx;
-  for (const Expr& e : red.indices) wb_idx.push_back(Substitute(e, wb_iter));
-  std::vector<Expr> wb_rf_idx =
-      InsertAt(wb_idx, factor_axis, ana.Simplify(Sub(wb_rf, rf_loop->min)));
-  TESSEL_ASSIGN_OR_RETURN(Expr partial, MakeBufferLoad(rf_buf, wb_rf_idx));
-  TESSEL_ASSIGN_OR_RETURN(Expr out, MakeBufferLoad(red.buffer, wb_idx));
-  TESSEL_ASSIGN_OR_RETURN(Stmt wb_body,
-                          MakeBufferStore(red.buffer, Combine(red.op, out, partial), wb_idx));
-  TESSEL_ASSIGN_OR_RETURN(Stmt wb_init,
-                          MakeBufferStore(red.buffer, Substitute(red.init, wb_iter), wb_idx));
-  TESSEL_ASSIGN_OR_RETURN(
-      Block wb_block,
-      MakeBlock(blk->name, wb_iters, {PointRegion(rf_buf, wb_rf_idx)},
-                {PointRegion(red.buffer, wb_idx)}, wb_body, wb_init, {}, blk->annotations));
+  std::vector<Stmt> wb_updates, wb_inits;
+  std::vector<BufferRegion> wb_reads, wb_writes;
+  for (size_t p = 0; p < reds.size(); ++p) {
+    const Reduction& red = reds[p];
+    std::vector<Expr> wb_idx;
+    for (const Expr& e : red.indices) wb_idx.push_back(Substitute(e, wb_iter));
+    std::vector<Expr> wb_rf_idx =
+        InsertAt(wb_idx, axes[p], ana.Simplify(Sub(wb_rf, rf_loop->min)));
+    TESSEL_ASSIGN_OR_RETURN(Expr partial, MakeBufferLoad(rf_bufs[p], wb_rf_idx));
+    TESSEL_ASSIGN_OR_RETURN(Expr out, MakeBufferLoad(red.buffer, wb_idx));
+    TESSEL_ASSIGN_OR_RETURN(Stmt update,
+                            MakeBufferStore(red.buffer, Combine(red.op, out, partial), wb_idx));
+    TESSEL_ASSIGN_OR_RETURN(Stmt init,
+                            MakeBufferStore(red.buffer, Substitute(red.init, wb_iter), wb_idx));
+    wb_updates.push_back(update);
+    wb_inits.push_back(init);
+    wb_reads.push_back(PointRegion(rf_bufs[p], wb_rf_idx));
+    wb_writes.push_back(PointRegion(red.buffer, wb_idx));
+  }
+  TESSEL_ASSIGN_OR_RETURN(Block wb_block,
+                          MakeBlock(blk->name, wb_iters, wb_reads, wb_writes, InOrder(wb_updates),
+                                    InOrder(wb_inits), {}, blk->annotations));
   TESSEL_ASSIGN_OR_RETURN(Stmt wb, MakeBlockRealize(wb_values, wb_pred, wb_block));
   for (size_t c = copied.size(); c-- > 0;) {
     const ForNode* f = index.loop(copied[c]);
@@ -347,7 +434,7 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
   PrimFunc f = InsertNextTo(state->func(), index.at(top).stmt, wb, /*before=*/false);
   f = ReplaceStmts(f, {{realize, rf_realize}});
   int scope = index.ScopeBlock(sref);
-  f = AllocateInScope(f, StmtIndex(f), scope < 0 ? "" : index.block(scope)->name, {rf_buf});
+  f = AllocateInScope(f, StmtIndex(f), scope < 0 ? "" : index.block(scope)->name, rf_bufs);
   state->Replace(f);
   return rf_name;
 }

@@ -24,10 +24,16 @@
 // reduce iter vars whose bindings use the loop become one iter var per loop
 // they use (as TVM does), so the rfactor block's bindings stay a bijection.
 //
+// A block that reduces into several buffers at once (layer norm's
+// `let s = sum[i] + x; let q = sqsum[i] + x * x; sum[i] = s; sqsum[i] = q`)
+// splits all of them together: one rfactor buffer per buffer (sum_rf, sqsum_rf),
+// one rfactor block writing them all, one write-back combining each.
+//
 // Rules: exactly one block below the loop; it has an init, no opaque iter var,
-// one write buffer, and its update is `C[idx] = C[idx] op x` (or `x op C[idx]`)
-// with op +, *, max or min and x not reading C, its init `C[idx] = c` with c
-// the identity for + (0) and * (1); the loop is bound to reduce iter vars only,
+// and, for each buffer it writes (lets in its body inlined), one update
+// `C[idx] = C[idx] op x` (or `x op C[idx]`) with op +, *, max or min and x
+// reading none of the written buffers, and one init `C[idx] = c` with c the
+// identity for + (0) and * (1); the loop is bound to reduce iter vars only,
 // no loop to both kinds; -(ndim + 1) <= factor_axis <= ndim; a predicate term
 // over loops the write-back does not run over must be `a < b` (or <=) with a
 // smallest at those loops' minimum (a tail split); no other block under the
