@@ -78,6 +78,33 @@ Workload LayerNorm(int64_t r, int64_t c, bool small) {
               });
 }
 
+// 4 FLOPs per element: x * x, the sum, multiply by the reciprocal root, scale.
+Workload RmsNorm(int64_t r, int64_t c, bool small) {
+  return Make(absl::StrCat("rms_norm_", r, "x", c),
+              absl::StrCat("y = x[", r, ", ", c, "] / sqrt(mean(x * x) + eps) * weight[", c,
+                           "] over the last axis, eps 1e-5, f32"),
+              4.0 * r * c, 4.0 * (2 * r * c + c), small, [=]() -> absl::StatusOr<Args> {
+                TESSEL_ASSIGN_OR_RETURN(Tensor x, Placeholder({r, c}, kF32, "x"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor w, Placeholder({c}, kF32, "weight"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor y, ops::RmsNorm(x, w, {-1}, 1e-5, "y"));
+                return Args{x, w, y};
+              });
+}
+
+// An elementwise chain with a broadcast: the bias add (1 FLOP per element)
+// and the tanh GELU (about 8) that follow a dense layer when no library fuses them.
+Workload BiasGelu(int64_t r, int64_t c, bool small) {
+  return Make(absl::StrCat("bias_gelu_", r, "x", c),
+              absl::StrCat("y = gelu_tanh(x[", r, ", ", c, "] + b[", c, "]), f32"), 9.0 * r * c,
+              4.0 * (2 * r * c + c), small, [=]() -> absl::StatusOr<Args> {
+                TESSEL_ASSIGN_OR_RETURN(Tensor x, Placeholder({r, c}, kF32, "x"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor b, Placeholder({c}, kF32, "b"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor sum, ops::Add(x, b, "biased"));
+                TESSEL_ASSIGN_OR_RETURN(Tensor y, ops::Gelu(sum, ops::GeluForm::kTanh, "y"));
+                return Args{x, b, y};
+              });
+}
+
 struct ConvShape {
   int64_t n, c, h, w, o, k, stride, pad, groups;
   int64_t oh() const { return (h + 2 * pad - k) / stride + 1; }
@@ -155,6 +182,8 @@ std::vector<Workload> MakeAll() {
       Conv("conv2d_nhwc_mobilenet_depthwise", {1, 32, 112, 112, 32, 3, 1, 1, 32}, Layout::kNHWC, false),
       Softmax(4096, 4096, false),
       LayerNorm(4096, 768, false),
+      RmsNorm(4096, 768, false),
+      BiasGelu(4096, 3072, false),
       Gemv(4096, 4096, false),
       BertFfn(128, 3072, 768, false),
       Attention(1, 12, 128, 64, false),
@@ -165,6 +194,8 @@ std::vector<Workload> MakeAll() {
       Conv("conv2d_nhwc_depthwise_small", {1, 8, 10, 10, 8, 3, 2, 1, 8}, Layout::kNHWC, true),
       Softmax(16, 33, true),
       LayerNorm(8, 48, true),
+      RmsNorm(8, 48, true),
+      BiasGelu(16, 33, true),
       Gemv(64, 48, true),
       BertFfn(8, 64, 32, true),
       Attention(1, 2, 16, 8, true),

@@ -12,8 +12,12 @@
 //   includes the bias and GELU epilogues the references leave out.
 // - conv2d: oneDNN's direct convolution in the layouts it picks (its reorders are
 //   outside the timing but the one of the result back to NCHW).
-// - softmax, layernorm: memcpy of the bytes the function must move (its inputs once,
-//   its output once) on the same thread count; ratio = achieved / memcpy bandwidth.
+// - conv2d_nhwc_mobilenet_depthwise: oneDNN's depthwise convolution on the same NHWC arrays.
+// - attention: per head, Q Kᵀ and (that) V as oneDNN (and OpenBLAS) sgemm calls; tessel's
+//   time includes the scaling and softmax between them.
+// - softmax, layernorm, rms_norm, bias_gelu: memcpy of the bytes the function must move
+//   (its inputs once, its output once) on the same thread count; ratio = achieved / memcpy
+//   bandwidth.
 #include <cblas.h>
 
 #include <algorithm>
@@ -205,6 +209,53 @@ absl::StatusOr<BenchResult> Conv2d(int threads, const BenchOptions& opts) {
   return FlopsRow(c, threads, opts, 2.0 * 64 * 56 * 56 * 64 * 9, conv, nullptr);
 }
 
+absl::StatusOr<BenchResult> DepthwiseConv2d(int threads, const BenchOptions& opts) {
+  // MobileNet's first depthwise layer: 32 channels, 3x3, stride 1, pad 1, on 112x112, NHWC.
+  constexpr int64_t hw = 112, ch = 32;
+  TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("conv2d_nhwc_mobilenet_depthwise", threads));
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref,
+                          runtime::NDArray::Zeros({1, hw, hw, ch}, ir::DataType::Float(32)));
+  SetOneDnnThreads(threads);
+  TESSEL_ASSIGN_OR_RETURN(std::function<void()> conv,
+                          OneDnnDepthwiseNhwc({1, hw, hw, ch}, 3, 1, 1, F(c.args[0]),
+                                              F(c.args[1]), F(ref)));
+  TESSEL_RETURN_IF_ERROR(TimeOurs(c, threads, 1).status());
+  conv();
+  TESSEL_RETURN_IF_ERROR(Compare(c.args[2], ref, hw * hw * ch, 1e-3, "depthwise conv2d"));
+  return FlopsRow(c, threads, opts, 2.0 * hw * hw * ch * 9, conv, nullptr);
+}
+
+absl::StatusOr<BenchResult> Attention(int threads, const BenchOptions& opts) {
+  constexpr int64_t heads = 12, s = 128, d = 64;
+  TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("attention_1x12x128x64", threads));
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray scores,
+                          runtime::NDArray::Zeros({s, s}, ir::DataType::Float(32)));
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray out,
+                          runtime::NDArray::Zeros({heads, s, d}, ir::DataType::Float(32)));
+  // Per head Q Kᵀ then (that) V: the two matmuls alone, without the scaling and
+  // softmax between them that tessel computes.
+  auto per_head = [&](auto&& gemm) {
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t at = h * s * d;
+      gemm(false, true, s, s, d, F(c.args[0]) + at, F(c.args[1]) + at, F(scores));
+      gemm(false, false, s, d, s, F(scores), F(c.args[2]) + at, F(out) + at);
+    }
+  };
+  return FlopsRow(
+      c, threads, opts, 4.0 * heads * s * s * d,
+      [&] {
+        per_head([](bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a,
+                    const float* b, float* y) { (void)OneDnnSgemm(ta, tb, m, n, k, a, b, y); });
+      },
+      [&] {
+        per_head([](bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a,
+                    const float* b, float* y) {
+          cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                      m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, 0.0f, y, n);
+        });
+      });
+}
+
 // Bytes the function must move (every parameter once) against memcpy of as many bytes.
 absl::StatusOr<BenchResult> Bandwidth(const std::string& workload, int threads,
                                       const BenchOptions& opts) {
@@ -257,6 +308,19 @@ TESSEL_AUTO_BENCH(Softmax, "softmax_4096x4096",
 TESSEL_AUTO_BENCH(LayerNorm, "layernorm_4096x768",
                   "default-schedule'd layer norm 4096x768 against memcpy bandwidth",
                   Bandwidth("layernorm_4096x768", threads, opts))
+TESSEL_AUTO_BENCH(RmsNorm, "rms_norm_4096x768",
+                  "default-schedule'd RMS norm 4096x768 against memcpy bandwidth",
+                  Bandwidth("rms_norm_4096x768", threads, opts))
+TESSEL_AUTO_BENCH(BiasGelu, "bias_gelu_4096x3072",
+                  "default-schedule'd bias add + tanh GELU 4096x3072 against memcpy bandwidth",
+                  Bandwidth("bias_gelu_4096x3072", threads, opts))
+TESSEL_AUTO_BENCH(DepthwiseConv2d, "conv2d_nhwc_mobilenet_depthwise",
+                  "default-schedule'd MobileNet 3x3 depthwise conv2d (NHWC) against oneDNN",
+                  DepthwiseConv2d(threads, opts))
+TESSEL_AUTO_BENCH(Attention, "attention_1x12x128x64",
+                  "default-schedule'd attention (12 heads, 128 x 64) against its matmuls in "
+                  "oneDNN (and OpenBLAS)",
+                  Attention(threads, opts))
 
 }  // namespace
 }  // namespace tessel::bench

@@ -5,6 +5,7 @@
 //   OneDnnSgemm(false, true, m, n, k, A, B, C);          // C = A Bᵀ, row-major
 //   auto conv = *OneDnnConv2dNchw({1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, x, w, y);
 //   conv();                                              // the primitive alone, timed
+//   auto dw = *OneDnnDepthwiseNhwc({1, 112, 112, 32}, 3, 1, 1, x, w, y);
 //
 // Debian's libdnnl runs on OpenMP: the thread count is OpenMP's.
 #ifndef TESSEL_TOOLS_BENCH_ONEDNN_REFERENCE_H_
@@ -31,6 +32,14 @@ absl::StatusOr<std::function<void()>> OneDnnConv2dNchw(std::array<int64_t, 4> da
                                                        std::array<int64_t, 4> weights,
                                                        int64_t stride, int64_t pad,
                                                        const float* x, const float* w, float* y);
+
+// A depthwise convolution (groups = channels, one filter each), NHWC data
+// [n, h, w, c] and HWIO weights [k, k, 1, c] as tessel's op library lays them out;
+// the returned call runs it on the caller's data and result arrays (oneDNN's
+// depthwise kernel takes NHWC as it is) and weights reordered once to its layout.
+absl::StatusOr<std::function<void()>> OneDnnDepthwiseNhwc(std::array<int64_t, 4> data, int64_t k,
+                                                          int64_t stride, int64_t pad,
+                                                          const float* x, const float* w, float* y);
 
 }  // namespace tessel::bench
 
