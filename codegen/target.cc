@@ -155,10 +155,30 @@ absl::StatusOr<Target> Target::Parse(absl::string_view text) {
             "'"));
       }
       t.num_threads = n;
+    } else if (kv.first == "-num-cores" && !kv.second.empty()) {
+      int n = 0;
+      if (!absl::SimpleAtoi(kv.second, &n) || n < 0 || n > kMaxThreads) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "target: -num-cores wants an integer in [0, ", kMaxThreads, "], got '", kv.second,
+            "'"));
+      }
+      t.num_cores = n;
+    } else if ((kv.first == "-l1d-cache" || kv.first == "-l2-cache" || kv.first == "-l3-cache") &&
+               !kv.second.empty()) {
+      int64_t bytes = 0;
+      if (!absl::SimpleAtoi(kv.second, &bytes) || bytes < 1024 || bytes > (int64_t{1} << 40)) {
+        return absl::InvalidArgumentError(absl::StrCat("target: ", kv.first,
+                                                       " wants a size in bytes in [1024, 2^40], "
+                                                       "got '",
+                                                       kv.second, "'"));
+      }
+      (kv.first == "-l1d-cache" ? t.l1d_cache : kv.first == "-l2-cache" ? t.l2_cache : t.l3_cache) =
+          bytes;
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("target: unknown option '", w, "' in '", text,
-                       "' (accepted: -mcpu=NAME, -mattr=+f,-g, -num-threads=N)"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "target: unknown option '", w, "' in '", text,
+          "' (accepted: -mcpu=NAME, -mattr=+f,-g, -num-threads=N, -num-cores=N, "
+          "-l1d-cache=BYTES, -l2-cache=BYTES, -l3-cache=BYTES)"));
     }
   }
   if (absl::Status s = CheckSubtarget(t); !s.ok()) return s;
@@ -170,6 +190,10 @@ std::string Target::ToString() const {
   if (!cpu.empty()) absl::StrAppend(&s, " -mcpu=", cpu);
   if (!features.empty()) absl::StrAppend(&s, " -mattr=", features);
   if (num_threads != 0) absl::StrAppend(&s, " -num-threads=", num_threads);
+  if (num_cores != 0) absl::StrAppend(&s, " -num-cores=", num_cores);
+  if (l1d_cache != 0) absl::StrAppend(&s, " -l1d-cache=", l1d_cache);
+  if (l2_cache != 0) absl::StrAppend(&s, " -l2-cache=", l2_cache);
+  if (l3_cache != 0) absl::StrAppend(&s, " -l3-cache=", l3_cache);
   return s;
 }
 

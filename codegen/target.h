@@ -4,6 +4,9 @@
 //   llvm -mcpu=znver4                       a named CPU (its features)
 //   llvm -mcpu=x86-64 -mattr=+avx2,+fma     a CPU plus/minus LLVM feature names
 //   llvm -num-threads=2                     threads for parallel loops (0: runtime default)
+//   llvm -num-cores=8 -l2-cache=1048576     the machine model's options (metaschedule/machine.h):
+//                                           kept and printed, not used by codegen, so one
+//                                           string serves default-schedule and build
 //
 //   absl::StatusOr<Target> t = Target::Parse("llvm -mcpu=skylake-avx512");
 //   t->ToString()   // "llvm -mcpu=skylake-avx512" (canonical: the cache key of the JIT)
@@ -15,6 +18,7 @@
 #ifndef TESSEL_CODEGEN_TARGET_H_
 #define TESSEL_CODEGEN_TARGET_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +32,10 @@ struct Target {
   std::string cpu;       // "" means the host CPU.
   std::string features;  // LLVM feature string "+avx2,-avx512f"; added to the CPU's.
   int num_threads = 0;   // 0: the runtime's default (TESSEL_NUM_THREADS or all cores).
+  // The schedule rules' machine model: cores to parallelise for and cache sizes in
+  // bytes (0: not set, the host's).
+  int num_cores = 0;
+  int64_t l1d_cache = 0, l2_cache = 0, l3_cache = 0;
 
   static absl::StatusOr<Target> Parse(absl::string_view text);
   static Target Host() { return Target(); }

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "ir/status_macros.h"
 
 namespace tessel::metaschedule {
 
@@ -103,6 +104,16 @@ absl::StatusOr<int> PositiveOption(absl::string_view word, absl::string_view val
   return v;
 }
 
+// A cache size in bytes: 1 KiB to 1 TiB.
+absl::StatusOr<int64_t> CacheOption(absl::string_view word, absl::string_view value) {
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(value, &v) || v < 1024 || v > (int64_t{1} << 40)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "target option '", word, "' takes a size in bytes from 1024 to 2^40, got '", value, "'"));
+  }
+  return v;
+}
+
 }  // namespace
 
 Machine Machine::Host() {
@@ -126,6 +137,8 @@ absl::StatusOr<Machine> Machine::FromTarget(absl::string_view target) {
   }
   std::string cpu, mattr;
   int threads = 0, cores = 0;
+  Machine caches;  // Only its cache sizes: 0 where the target does not set them.
+  caches.l1d_bytes = caches.l2_bytes = caches.l3_bytes = 0;
   for (size_t w = 1; w < words.size(); ++w) {
     absl::string_view word = words[w];
     if (absl::ConsumePrefix(&word, "-mcpu=")) {
@@ -140,10 +153,17 @@ absl::StatusOr<Machine> Machine::FromTarget(absl::string_view target) {
       absl::StatusOr<int> v = PositiveOption("-num-cores", word);
       if (!v.ok()) return v.status();
       cores = *v;
+    } else if (absl::ConsumePrefix(&word, "-l1d-cache=")) {
+      TESSEL_ASSIGN_OR_RETURN(caches.l1d_bytes, CacheOption("-l1d-cache", word));
+    } else if (absl::ConsumePrefix(&word, "-l2-cache=")) {
+      TESSEL_ASSIGN_OR_RETURN(caches.l2_bytes, CacheOption("-l2-cache", word));
+    } else if (absl::ConsumePrefix(&word, "-l3-cache=")) {
+      TESSEL_ASSIGN_OR_RETURN(caches.l3_bytes, CacheOption("-l3-cache", word));
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "target '", target, "': unknown option '", words[w],
-          "' (the machine model reads -mcpu, -mattr, -num-threads and -num-cores)"));
+          "' (the machine model reads -mcpu, -mattr, -num-threads, -num-cores, -l1d-cache, "
+          "-l2-cache and -l3-cache)"));
     }
   }
   if (!cpu.empty() && cpu != "native") {
@@ -177,6 +197,9 @@ absl::StatusOr<Machine> Machine::FromTarget(absl::string_view target) {
     if (features.count("avx2") == 0) features.erase("avx512f");
     SetVectorUnit(features, &m);
   }
+  if (caches.l1d_bytes > 0) m.l1d_bytes = caches.l1d_bytes;
+  if (caches.l2_bytes > 0) m.l2_bytes = caches.l2_bytes;
+  if (caches.l3_bytes > 0) m.l3_bytes = caches.l3_bytes;
   if (cores > 0) {
     m.num_cores = cores;
   } else if (threads > 0) {
@@ -194,6 +217,15 @@ std::string Machine::ToString() const {
   return absl::StrCat("vector-bits=", vector_bits, " vector-registers=", vector_registers,
                       " fma=", fma ? "true" : "false", " cores=", num_cores, " l1d=", l1d_bytes,
                       " l2=", l2_bytes, " l3=", l3_bytes);
+}
+
+std::string Machine::ToTarget() const {
+  // The features SetVectorUnit reads, each stated so that the host's do not matter.
+  const bool wide = vector_bits >= 256, widest = vector_bits >= 512;
+  return absl::StrCat("llvm -mattr=", wide ? "+" : "-", "avx,", wide ? "+" : "-", "avx2,",
+                      fma ? "+" : "-", "fma,", widest ? "+" : "-", "avx512f",
+                      " -num-cores=", num_cores, " -l1d-cache=", l1d_bytes,
+                      " -l2-cache=", l2_bytes, " -l3-cache=", l3_bytes);
 }
 
 void SetCpuFeatureResolver(CpuFeatureResolver resolver) {

@@ -6,10 +6,14 @@
 //   m.vector_bits   // 512 on a Zen 4, 256 on an AVX2-only CPU
 //   absl::StatusOr<Machine> t = Machine::FromTarget("llvm -mattr=+avx2,-avx512f -num-cores=8");
 //   t->ToString()   // "vector-bits=256 vector-registers=16 cores=8 l1d=49152 l2=1048576 ..."
+//   t->ToTarget()   // "llvm -mattr=+avx,+avx2,+fma,-avx512f -num-cores=8 -l1d-cache=49152 ..."
 //
-// A target string is codegen's (codegen/target.h) plus `-num-cores=N`, which sets
-// the cores rules parallelise for (default: `-num-threads`, else this process's
-// CPUs). `-mcpu=NAME` needs the CPU's features, which only LLVM knows: the
+// A target string is codegen's (codegen/target.h), whose options -num-cores=N
+// (the cores rules parallelise for; default: -num-threads, else this process's
+// CPUs) and -l1d-cache=, -l2-cache=, -l3-cache= (bytes; default: the host's)
+// are the machine model's. ToTarget prints a machine as the target string that
+// FromTarget reads back to it, so a schedule's machine can be written down and
+// reproduced on another host. `-mcpu=NAME` needs the CPU's features, which only LLVM knows: the
 // library that links codegen installs a resolver (SetCpuFeatureResolver);
 // without one, a named CPU is refused with the reason.
 #ifndef TESSEL_METASCHEDULE_MACHINE_H_
@@ -41,6 +45,15 @@ struct Machine {
   // Lanes of one vector of `dtype` (at least 1).
   int Lanes(ir::DataType dtype) const;
   std::string ToString() const;
+  // The target string FromTarget reads back to this machine (its vector width
+  // and FMA as -mattr over kMachineFeatures, its cores and caches).
+  std::string ToTarget() const;
+
+  bool operator==(const Machine& o) const {
+    return vector_bits == o.vector_bits && vector_registers == o.vector_registers &&
+           fma == o.fma && num_cores == o.num_cores && l1d_bytes == o.l1d_bytes &&
+           l2_bytes == o.l2_bytes && l3_bytes == o.l3_bytes;
+  }
 };
 
 // The ISA features the machine model reads (vector width, FMA).

@@ -60,7 +60,11 @@ void BindMetaschedule(py::module_& m) {
       .def_property_readonly("func", &ms::DesignSpace::func, "The function the space schedules.")
       .def_property_readonly(
           "machine", [](const ms::DesignSpace& s) { return s.machine().ToString(); },
-          "The machine model the rules decide for.");
+          "The machine model the rules decide for.")
+      .def_property_readonly(
+          "target", [](const ms::DesignSpace& s) { return s.machine().ToTarget(); },
+          "The machine as a target string that reproduces it (vector width, FMA, cores, "
+          "caches).");
   m.def(
       "generate_design_space",
       [](const ir::IRModule& mod, const std::string& func, const std::string& target) {

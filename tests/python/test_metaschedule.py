@@ -15,6 +15,11 @@ def test_draws_agree_with_the_interpreter_and_replay():
     mod = workloads.get("bert_ffn_8x64x32")
     space = metaschedule.generate_design_space(mod, target=TARGET)
     assert "vector-bits=512" in space.machine and "cores=2" in space.machine
+    # The machine as a target string reads back to itself, and codegen takes it too.
+    assert "-num-cores=2" in space.target and "-l1d-cache=" in space.target
+    again = metaschedule.generate_design_space(mod, target=space.target)
+    assert again.machine == space.machine
+    tessel.build(mod, target=space.target)
     func = mod[space.func]
     traces = set()
     for seed in range(1, 6):

@@ -27,6 +27,21 @@ TEST(CodegenTarget, ParsesAndPrintsCanonically) {
   EXPECT_EQ(Target::Parse("llvm -mcpu=native")->ToString(), "llvm");
 }
 
+// The machine model's options ride along: one string for default-schedule and build.
+TEST(CodegenTarget, KeepsTheMachineModelsOptions) {
+  const std::string text =
+      "llvm -mattr=+avx2 -num-cores=8 -l1d-cache=49152 -l2-cache=1048576 -l3-cache=33554432";
+  absl::StatusOr<Target> t = Target::Parse(text);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->num_cores, 8);
+  EXPECT_EQ(t->l2_cache, 1048576);
+  EXPECT_EQ(t->ToString(), text);
+  absl::StatusOr<Target> bad = Target::Parse("llvm -l3-cache=1k");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "target: -l3-cache wants a size in bytes in [1024, 2^40], got '1k'");
+  EXPECT_FALSE(Target::Parse("llvm -num-cores=-2").ok());
+}
+
 TEST(CodegenTarget, RefusesWithReasons) {
   struct Bad {
     const char* text;
@@ -41,7 +56,9 @@ TEST(CodegenTarget, RefusesWithReasons) {
       {"llvm -mattr=", "target: unknown option '-mattr=' in 'llvm -mattr='"},
       {"llvm -num-threads=-1", "target: -num-threads wants an integer in [0, 4096], got '-1'"},
       {"llvm -num-threads=99999", "target: -num-threads wants an integer in [0, 4096], got '99999'"},
-      {"llvm -O3", "target: unknown option '-O3' in 'llvm -O3' (accepted: -mcpu=NAME, -mattr=+f,-g, -num-threads=N)"},
+      {"llvm -O3", "target: unknown option '-O3' in 'llvm -O3' (accepted: -mcpu=NAME, -mattr=+f,-g, "
+                   "-num-threads=N, -num-cores=N, -l1d-cache=BYTES, -l2-cache=BYTES, "
+                   "-l3-cache=BYTES)"},
   };
   for (const Bad& b : bad) {
     SCOPED_TRACE(b.text);

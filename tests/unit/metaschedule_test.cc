@@ -201,5 +201,33 @@ TEST(Machine, TargetsSetVectorWidthAndCores) {
   EXPECT_NE(host.ToString().find("cores="), std::string::npos);
 }
 
+// A machine printed as a target string reads back to itself, whatever the host
+// has: the host, and machines narrower and wider than it with other caches.
+TEST(Machine, PrintsAsATargetThatReadsBack) {
+  std::vector<Machine> machines = {Machine::Host()};
+  for (const char* t : {"llvm -mattr=-avx,-avx2,-fma,-avx512f -num-cores=1",
+                        "llvm -mattr=+avx,+avx2,+fma,-avx512f -num-cores=8 -l2-cache=262144",
+                        "llvm -mattr=+avx512f -num-cores=64 -l1d-cache=32768 -l3-cache=1073741824"}) {
+    absl::StatusOr<Machine> m = Machine::FromTarget(t);
+    ASSERT_TRUE(m.ok()) << t << ": " << m.status().message();
+    machines.push_back(*m);
+  }
+  EXPECT_EQ(machines[2].l2_bytes, 262144);
+  EXPECT_EQ(machines[3].l1d_bytes, 32768);
+  EXPECT_EQ(machines[3].l3_bytes, int64_t{1} << 30);
+  for (const Machine& m : machines) {
+    SCOPED_TRACE(m.ToTarget());
+    absl::StatusOr<Machine> back = Machine::FromTarget(m.ToTarget());
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(*back, m) << back->ToString() << " vs " << m.ToString();
+  }
+  absl::StatusOr<Machine> bad = Machine::FromTarget("llvm -l2-cache=512");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message())
+                .find("'-l2-cache' takes a size in bytes from 1024 to 2^40, got '512'"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace tessel::metaschedule
