@@ -16,10 +16,13 @@
 //         for ax0 unrolled, ax1 vectorized: block C_local  (+ fused epilogue)
 //
 // Applies to a block with spatial and reduce iter vars and an init, alone in a
-// perfect trivially bound nest, writing a buffer of rank >= 2 whose last
-// dimension (cols) and another (rows, see RowsIter) are indexed by spatial iter
-// vars, and reading some buffer that does not use every spatial iter var
-// (reuse: a tile pays).
+// perfect trivially bound nest, writing a buffer of rank >= 2 two of whose
+// dimensions, the columns (ColsIter: the last, or one giving whole vectors) and
+// the rows (RowsIter), are indexed by spatial iter vars, and reading some buffer
+// that does not use every spatial iter var (reuse: a tile pays). Columns that
+// are not the output's last dimension (conv2d NCHW's output channels) get an
+// accumulator laid out with them last; a transposed panel that fits in half the
+// L2 is packed whole, once per call.
 // Each loop is split by sample_perfect_tile (4 levels spatial, 2 reduce). The
 // heuristic (default-schedule): cols' innermost factor is a divisor up to two
 // vectors (ColumnTile), rows' the largest up to what the vector registers hold
@@ -76,6 +79,18 @@ absl::StatusOr<std::vector<sch::LoopRV>> LoopsBelow(sch::Schedule& s, sch::Block
   return std::vector<sch::LoopRV>{};
 }
 
+// Moves the panel copy `pack` under `loop` and vectorizes its innermost loop
+// where it can (a halo, conv2d's rows plus taps, may refuse it).
+absl::Status PackUnder(sch::Schedule& s, sch::BlockRV pack, sch::LoopRV loop) {
+  TESSEL_RETURN_IF_ERROR(s.ComputeAt(pack, loop));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> p, LoopsBelow(s, pack, loop));
+  if (!p.empty()) {
+    sch::Schedule before = s;
+    if (!s.Vectorize(p.back()).ok()) s = std::move(before);
+  }
+  return absl::OkStatus();
+}
+
 // Unrolls all but the innermost of `loops` and vectorizes the innermost.
 absl::Status RegisterTile(sch::Schedule& s, const std::vector<sch::LoopRV>& loops) {
   for (size_t l = 0; l < loops.size(); ++l) {
@@ -107,15 +122,18 @@ std::optional<std::string> ColumnsLast(const ir::BlockNode* b, const ir::BufferR
 
 // The rows of the register tile: a spatial iter var indexing a dimension of the
 // output that no read indexed by `cols` uses, so that each vector such a read
-// loads serves every row (matmul: i, which B[k, j] lacks; conv2d NCHW: the
-// output channel, which the input lacks); the innermost such dimension. When
-// there is none (depthwise), the output's second-last dimension.
+// loads serves every row (matmul: i, which B[k, j] lacks; conv2d NCHW with the
+// output channels as columns: the output's width, which the kernel lacks); the
+// innermost such dimension. When there is none (depthwise), the innermost
+// output dimension the columns do not index.
 int RowsIter(const ir::BlockNode* b, int cols) {
   const ir::BufferRegion& out = b->writes[0];
   const size_t rank = out.region.size();
-  for (size_t d = rank - 1; d-- > 0;) {
+  int fallback = -1;
+  for (size_t d = rank; d-- > 0;) {
     const int k = IterIndexingDim(b, out, d);
     if (k < 0 || k == cols || b->iter_vars[k].kind != ir::IterKind::kSpatial) continue;
+    if (fallback < 0) fallback = k;
     bool shared = true;
     for (const ir::BufferRegion& r : b->reads) {
       if (RegionUsesIter(b, r, static_cast<size_t>(cols)) &&
@@ -125,7 +143,33 @@ int RowsIter(const ir::BlockNode* b, int cols) {
     }
     if (shared) return k;
   }
-  return IterIndexingDim(b, out, rank - 2);
+  return fallback;
+}
+
+// The columns of the register tile: the spatial iter var of the output's last
+// dimension, unless its extent gives no whole vector of columns and another
+// output dimension, read by some operand (the panel), does: conv2d NCHW's 56
+// columns fall to 8 lanes, its 64 output channels give two vectors. The
+// accumulator and the panel are then laid out with the columns last.
+int ColsIter(const ir::BlockNode* b, const TrivialNest& nest, int64_t lanes) {
+  const ir::BufferRegion& out = b->writes[0];
+  const size_t rank = out.region.size();
+  const int last = IterIndexingDim(b, out, rank - 1);
+  auto whole = [&](int k) {
+    return ColumnTile(nest.extents[nest.loop_of_iter[k]], lanes) % lanes == 0;
+  };
+  if (last < 0 || whole(last)) return last;
+  for (size_t d = rank - 1; d-- > 0;) {
+    const int k = IterIndexingDim(b, out, d);
+    if (k < 0 || b->iter_vars[k].kind != ir::IterKind::kSpatial || !whole(k)) continue;
+    for (const ir::BufferRegion& r : b->reads) {
+      if (RegionUsesIter(b, r, static_cast<size_t>(k)) &&
+          !RegionUsesIter(b, r, static_cast<size_t>(last))) {
+        return k;
+      }
+    }
+  }
+  return last;
 }
 
 class MultiLevelTiling : public ScheduleRule {
@@ -146,7 +190,13 @@ class MultiLevelTiling : public ScheduleRule {
     }
     const ir::BufferRegion& out = b->writes[0];
     const size_t rank = out.region.size();
-    const int cols = rank >= 2 ? IterIndexingDim(b.get(), out, rank - 1) : -1;
+    std::variant<TrivialNest, std::string> analysed = AnalyzeNest(s, block);
+    if (const std::string* why = std::get_if<std::string>(&analysed)) {
+      return RuleOutcome::NotApplicable(*why);
+    }
+    const TrivialNest& nest = std::get<TrivialNest>(analysed);
+    const int lanes = std::min(ctx.machine.Lanes(out.buffer->dtype), 64);
+    const int cols = rank >= 2 ? ColsIter(b.get(), nest, lanes) : -1;
     const int rows = cols >= 0 ? RowsIter(b.get(), cols) : -1;
     if (cols < 0 || rows < 0 || cols == rows) {
       return RuleOutcome::NotApplicable(
@@ -169,14 +219,8 @@ class MultiLevelTiling : public ScheduleRule {
       }
     }
     if (!reuse) return RuleOutcome::NotApplicable("no read is reused across its iterations");
-    std::variant<TrivialNest, std::string> analysed = AnalyzeNest(s, block);
-    if (const std::string* why = std::get_if<std::string>(&analysed)) {
-      return RuleOutcome::NotApplicable(*why);
-    }
-    const TrivialNest& nest = std::get<TrivialNest>(analysed);
 
     // The heuristic's factors per iter var.
-    const int lanes = std::min(ctx.machine.Lanes(out.buffer->dtype), 64);
     const int64_t n = nest.extents[nest.loop_of_iter[cols]];
     const int64_t m = nest.extents[nest.loop_of_iter[rows]];
     const int64_t col_tile = ColumnTile(n, lanes);
@@ -247,26 +291,41 @@ class MultiLevelTiling : public ScheduleRule {
 
     // The panel of the operand every row of tiles reads, once per column of tiles.
     TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> rows1, s.Get(parts[rows][1]));
-    if (panel && !ir::arith::IsConstInt(rows1->extent, 1)) {
+    // A panel pays when rows of tiles share it, or when its columns must be
+    // moved last for contiguous vector loads (conv2d's kernel, channels first).
+    std::optional<std::string> map;
+    if (panel) map = ColumnsLast(b.get(), b->reads[*panel], cols);
+    if (panel && (map || !ir::arith::IsConstInt(rows1->extent, 1))) {
       TESSEL_ASSIGN_OR_RETURN(sch::BlockRV pack, s.CacheRead(c, *panel, "global"));
       // The panel laid out with the columns' dimension last, so that the vector
       // loads of the register tile are contiguous (Wᵀ of a dense layer).
-      if (std::optional<std::string> map = ColumnsLast(b.get(), b->reads[*panel], cols)) {
+      if (map) {
         TESSEL_ASSIGN_OR_RETURN(ir::Block pb, s.Get(pack));
         TESSEL_RETURN_IF_ERROR(s.TransformLayout(pack, pb->writes[0].buffer->name, *map));
         did.push_back("transposed panel");
       }
-      TESSEL_RETURN_IF_ERROR(s.ComputeAt(pack, s0_last));
-      TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> p, LoopsBelow(s, pack, s0_last));
-      if (!p.empty()) {  // Best effort: a halo (conv2d's rows plus taps) may refuse it.
-        sch::Schedule before = s;
-        if (!s.Vectorize(p.back()).ok()) s = std::move(before);
+      // A transposed operand that fits in half the L2 (conv2d's kernel) is packed
+      // whole, once per call: under the column loop it would be packed again
+      // for every tile of the spatial loops outside it.
+      const ir::BufferNode* operand = b->reads[*panel].buffer.get();
+      const std::optional<int64_t> elements = ElementCount(operand);
+      if (map && elements && *elements * operand->dtype.bytes() <= ctx.machine.l2_bytes / 2) {
+        did.push_back(absl::StrCat("packed ", b->reads[*panel].buffer->name, " whole"));
+      } else {
+        TESSEL_RETURN_IF_ERROR(PackUnder(s, pack, s0_last));
+        did.push_back(absl::StrCat("packed ", b->reads[*panel].buffer->name));
       }
-      did.push_back(absl::StrCat("packed ", b->reads[*panel].buffer->name));
     }
 
-    // The accumulator tile, written back once per tile, with the epilogues folded in.
+    // The accumulator tile, written back once per tile, with the epilogues folded
+    // in; its columns last (a vector of them in one register) where the output
+    // has them elsewhere.
     TESSEL_ASSIGN_OR_RETURN(sch::BlockRV wb, s.CacheWrite(c, 0, "local"));
+    if (std::optional<std::string> map = ColumnsLast(b.get(), out, cols)) {
+      TESSEL_ASSIGN_OR_RETURN(ir::Block wblock, s.Get(wb));
+      TESSEL_RETURN_IF_ERROR(s.TransformLayout(wb, wblock->reads[0].buffer->name, *map));
+      did.push_back("transposed accumulator");
+    }
     for (int fused = 0; fused < 4; ++fused) {
       TESSEL_ASSIGN_OR_RETURN(ir::Block wblock, s.Get(wb));
       const ir::BufferNode* result = wblock->writes[0].buffer.get();
