@@ -4,7 +4,7 @@
 //     T_softmax_maxelem[i] = max_k x[i, k]
 //     T_softmax_exp[i, j]  = exp(x[i, j] - T_softmax_maxelem[i])
 //     T_softmax_expsum[i]  = sum_k T_softmax_exp[i, k]
-//     T_softmax[i, j]      = T_softmax_exp[i, j] / T_softmax_expsum[i]
+//     T_softmax[i, j]      = T_softmax_exp[i, j] * (1 / T_softmax_expsum[i])
 #include "ir/te/ops/softmax.h"
 
 #include "absl/strings/str_cat.h"
@@ -83,7 +83,10 @@ absl::StatusOr<Tensor> Softmax(const Tensor& x, int axis, std::string name) {
       x.shape(),
       [&](const std::vector<Var>& i) {
         std::vector<Expr> idx = AsExprs(i);
-        return s.exp(idx) / s.sum(DropAxis(idx, a));
+        // One division per row, then a multiply per element (as PyTorch's CPU
+        // softmax does): a vector division costs several multiplies.
+        Expr sum = s.sum(DropAxis(idx, a));
+        return s.exp(idx) * (Const(sum->dtype, 1) / sum);
       },
       name, {.tag = "elemwise"});
 }
