@@ -22,7 +22,8 @@
 // that does not use every spatial iter var (reuse: a tile pays). Columns that
 // are not the output's last dimension (conv2d NCHW's output channels) get an
 // accumulator laid out with them last; a transposed panel that fits in half the
-// L2 is packed whole, once per call.
+// L2 is packed whole, once per call. The register tile runs a registered
+// micro-kernel (tensorize) where one matches it (ComputeTile).
 // Each loop is split by sample_perfect_tile (4 levels spatial, 2 reduce). The
 // heuristic (default-schedule): cols' innermost factor is a divisor up to two
 // vectors (ColumnTile), rows' the largest up to what the vector registers hold
@@ -36,6 +37,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/arith/expr_util.h"
 #include "ir/schedule/block_dataflow.h"
+#include "ir/schedule/tensor_intrin.h"
 #include "metaschedule/rules/block_analysis.h"
 #include "metaschedule/schedule_rule.h"
 
@@ -100,6 +102,83 @@ absl::Status RegisterTile(sch::Schedule& s, const std::vector<sch::LoopRV>& loop
   }
   return absl::OkStatus();
 }
+
+// The loop extents of an intrinsic's description, outermost first ([4, 16] for
+// f32_fma_4x16).
+std::vector<int64_t> DescTile(const ir::PrimFunc& desc) {
+  std::vector<int64_t> tile;
+  const ir::StmtNode* at = desc->body.get();
+  while (const auto* f = ir::dyn_cast<ir::ForNode>(at)) {
+    std::optional<int64_t> e = ir::arith::AsConstInt(f->extent);
+    if (!e) return {};
+    tile.push_back(*e);
+    at = f->body.get();
+  }
+  return tile;
+}
+
+// Splits the register tile (rows, cols) by an intrinsic's [R, W] and
+// tensorizes its inner R x W part; the outer parts are unrolled.
+absl::Status TensorizeTile(sch::Schedule& s, sch::LoopRV rows, sch::LoopRV cols,
+                           const std::string& name, const std::vector<int64_t>& tile) {
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> r, s.Split(rows, {std::nullopt, tile[0]}));
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> c, s.Split(cols, {std::nullopt, tile[1]}));
+  TESSEL_RETURN_IF_ERROR(s.Reorder({r[0], c[0], r[1], c[1]}));
+  for (sch::LoopRV outer : {r[0], c[0]}) {
+    TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(outer));
+    if (!ir::arith::IsConstInt(f->extent, 1)) TESSEL_RETURN_IF_ERROR(s.Unroll(outer));
+  }
+  return s.Tensorize(r[1], name);
+}
+
+// The register tile's computation: a registered micro-kernel where one matches
+// (its [R, W] divides the tile and tensorize accepts the block), else the tile's
+// rows unrolled and columns vectorized. The choice is a sample_categorical over
+// "none" and the intrinsics that match; the heuristic takes the one covering
+// the most of the tile. Returns the intrinsic's name, or "".
+absl::StatusOr<std::string> ComputeTile(const RuleContext& ctx, sch::Schedule& s,
+                                        sch::LoopRV rows, sch::LoopRV cols) {
+  TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> rf, s.Get(rows));
+  TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> cf, s.Get(cols));
+  const std::optional<int64_t> m = ir::arith::AsConstInt(rf->extent);
+  const std::optional<int64_t> n = ir::arith::AsConstInt(cf->extent);
+  std::vector<std::string> names;
+  std::vector<std::vector<int64_t>> tiles;
+  for (const std::string& name : ir::schedule::TensorIntrinNames()) {
+    absl::StatusOr<ir::schedule::TensorIntrin> intrin = ir::schedule::GetTensorIntrin(name);
+    if (!intrin.ok() || !m || !n) continue;
+    std::vector<int64_t> tile = DescTile(intrin->desc);
+    if (tile.size() != 2 || *m % tile[0] != 0 || *n % tile[1] != 0) continue;
+    sch::Schedule trial = s;  // Does tensorize take it? Tried aside, not traced.
+    if (!TensorizeTile(trial, rows, cols, name, tile).ok()) continue;
+    names.push_back(name);
+    tiles.push_back(tile);
+  }
+  std::vector<int64_t> choices = {0};
+  int64_t heuristic = 0;
+  for (size_t k = 0; k < names.size(); ++k) {
+    choices.push_back(static_cast<int64_t>(k) + 1);
+    const std::vector<int64_t>& best = tiles[heuristic == 0 ? k : heuristic - 1];
+    if (heuristic == 0 || tiles[k][0] * tiles[k][1] > best[0] * best[1]) {
+      heuristic = static_cast<int64_t>(k) + 1;
+    }
+  }
+  if (names.empty()) {
+    TESSEL_RETURN_IF_ERROR(RegisterTile(s, {rows, cols}));
+    return std::string();
+  }
+  std::vector<double> probs(choices.size(), 1.0 / static_cast<double>(choices.size()));
+  TESSEL_ASSIGN_OR_RETURN(sch::ExprRV pick, s.SampleCategorical(choices, probs, ctx.Decide(heuristic)));
+  TESSEL_ASSIGN_OR_RETURN(int64_t chosen, s.Get(pick));
+  if (chosen == 0) {
+    TESSEL_RETURN_IF_ERROR(RegisterTile(s, {rows, cols}));
+    return std::string();
+  }
+  const size_t k = static_cast<size_t>(chosen - 1);
+  TESSEL_RETURN_IF_ERROR(TensorizeTile(s, rows, cols, names[k], tiles[k]));
+  return names[k];
+}
+
 
 // The index map moving the dimension of `region` that iter var `cols` indexes
 // to the end ("lambda v0, v1: (v1, v0)"), or none when it is last already.
@@ -349,8 +428,9 @@ class MultiLevelTiling : public ScheduleRule {
     TESSEL_ASSIGN_OR_RETURN(sch::BlockRV init, s.DecomposeReduction(c, r0_first));
     TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> z, LoopsBelow(s, init, s1_last));
     TESSEL_RETURN_IF_ERROR(RegisterTile(s, z));
-    TESSEL_RETURN_IF_ERROR(RegisterTile(s, {parts[rows][3], parts[cols][3]}));
     did.push_back("local accumulator");
+    TESSEL_ASSIGN_OR_RETURN(std::string intrin, ComputeTile(ctx, s, parts[rows][3], parts[cols][3]));
+    if (!intrin.empty()) did.push_back(absl::StrCat("tensorized ", intrin));
     return RuleOutcome::Applied(absl::StrJoin(did, ", "));
   }
 };

@@ -47,6 +47,21 @@ TEST(ScheduleTensorize, GivenALoopBlockizesFirst) {
   EXPECT_EQ(Must(sch.Get(Must(sch.GetBlock("C_o"))))->annotations.count("tensorized"), 1u);
 }
 
+// A producer is not inlined into a tensorized block: its body is the
+// intrinsic's vector code, which inlining would rewrite.
+TEST(ScheduleTensorize, NoInliningIntoATensorizedBlock) {
+  Schedule sch = TeMatmulSchedule(8, 32, 7);
+  PrimFunc original = sch.func();
+  BlockRV copy = Must(sch.CacheRead(Must(sch.GetBlock("C")), 1, "global"));
+  std::vector<LoopRV> t = TileForFma(sch, 4);
+  Must(sch.Tensorize(t[3], "f32_fma_4x16"));
+  ExpectFailsUnchanged(sch, [&] { return StatusOf(sch.ComputeInline(copy)); },
+                       {"compute_inline: block B_global is read by block C_o, which is "
+                        "tensorized: its body is an intrinsic's implementation, which inlining "
+                        "would rewrite"});
+  ExpectSameResults(original, sch);
+}
+
 constexpr const char* kDot4 = R"(
 func @dot4_desc(A: f32[4], B: f32[4], C: f32[1]) {
   for k in range(0, 4) {

@@ -156,6 +156,20 @@ absl::Status ComputeInline(ScheduleState* state, const std::string& block) {
   TESSEL_ASSIGN_OR_RETURN(SpatialStore s, CheckSpatialStore(*state, sref, primitive));
   TESSEL_RETURN_IF_ERROR(CheckPrivateAndSoleWriter(*state, s, primitive));
   const BufferNode* buf = s.store->buffer.get();
+  // A tensorized reader's body is an intrinsic's implementation (vector code
+  // over the matched tile), not the computation it matched: putting the value
+  // in its loads would rewrite that code (a transposing copy would leave a
+  // ramp in a leading index).
+  for (const std::string& reader : ReadersOf(state->index(), buf)) {
+    const BlockNode* rb = state->index().block(state->index().FindBlock(reader));
+    if (rb->annotations.contains("tensorized")) {
+      return state->Error(s.realize,
+                          absl::StrCat(primitive, ": ", DescribeBlock(s.realize->block.get()),
+                                       " is read by ", DescribeBlock(rb),
+                                       ", which is tensorized: its body is an intrinsic's "
+                                       "implementation, which inlining would rewrite"));
+    }
+  }
 
   const StmtNode* root = BlockNestRoot(state->index(), sref);
   absl::StatusOr<PrimFunc> without = RemoveStmt(state->func(), root);
