@@ -16,8 +16,8 @@
 // - attention: per head, Q Kᵀ and (that) V as oneDNN (and OpenBLAS) sgemm calls; tessel's
 //   time includes the scaling and softmax between them.
 // - softmax, layernorm, rms_norm, bias_gelu: memcpy of the bytes the function must move
-//   (its inputs once, its output once) on the same thread count; ratio = achieved / memcpy
-//   bandwidth.
+//   (its inputs once, its output once) on the same thread count, one chunk per thread of
+//   tessel's own pool; ratio = achieved / memcpy bandwidth.
 #include <cblas.h>
 
 #include <algorithm>
@@ -25,7 +25,6 @@
 #include <cstring>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -265,14 +264,26 @@ absl::StatusOr<BenchResult> Bandwidth(const std::string& workload, int threads,
   const int repeat = Repeats(opts);
   TESSEL_ASSIGN_OR_RETURN(double ours, TimeOurs(c, threads, repeat));
   std::vector<char> src(static_cast<size_t>(bytes / 2) + 1), dst(src.size());
-  auto copy = [&] {  // Reads bytes/2 and writes bytes/2: `bytes` moved.
-    std::vector<std::thread> workers;
-    const size_t chunk = src.size() / static_cast<size_t>(threads);
-    for (int t = 1; t < threads; ++t) {
-      workers.emplace_back([&, t] { std::memcpy(&dst[t * chunk], &src[t * chunk], chunk); });
-    }
-    std::memcpy(dst.data(), src.data(), chunk);
-    for (std::thread& w : workers) w.join();
+  // Reads bytes/2 and writes bytes/2: `bytes` moved, in one chunk per thread of
+  // the pool tessel's own parallel loops run on (no thread started per call).
+  struct Copy {
+    char* dst;
+    const char* src;
+    size_t chunk;
+  } job{dst.data(), src.data(), src.size() / static_cast<size_t>(threads)};
+  auto copy = [&] {
+    tessel_set_num_threads(threads);
+    tessel_parallel_for(
+        threads,
+        [](int64_t begin, int64_t end, void* closure) {
+          const Copy* c = static_cast<const Copy*>(closure);
+          for (int64_t t = begin; t < end; ++t) {
+            std::memcpy(c->dst + t * c->chunk, c->src + t * c->chunk, c->chunk);
+          }
+          return 0;
+        },
+        &job);
+    tessel_set_num_threads(0);
   };
   const double theirs = TimeCalls(repeat, copy).median_us * 1e-6;
   TESSEL_ASSIGN_OR_RETURN(double before, UnscheduledSeconds(workload, threads));
