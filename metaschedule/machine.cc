@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "codegen/runtime/cpu_features.h"
 #include "ir/status_macros.h"
 
 namespace tessel::metaschedule {
@@ -29,16 +30,14 @@ CpuFeatureResolver& Resolver() {
   return r;
 }
 
-// Which of kMachineFeatures this CPU has (__builtin_cpu_supports takes literals only).
+// Which of kMachineFeatures this CPU has, from the runtime's CPUID table (the
+// one that checks exported libraries against the CPU they load on).
 std::set<std::string> HostFeatures() {
+  const std::set<std::string> host = runtime::HostCpuFeatures();
   std::set<std::string> f;
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx")) f.insert("avx");
-  if (__builtin_cpu_supports("avx2")) f.insert("avx2");
-  if (__builtin_cpu_supports("fma")) f.insert("fma");
-  if (__builtin_cpu_supports("avx512f")) f.insert("avx512f");
-#endif
+  for (const char* name : kMachineFeatures) {
+    if (host.count(name) != 0) f.insert(name);
+  }
   return f;
 }
 
