@@ -4,6 +4,10 @@
 
 #include <sched.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include <algorithm>
 #include <fstream>
 #include <mutex>
@@ -87,6 +91,43 @@ void ReadCaches(Machine* m) {
   }
 }
 
+// The caches CPUID describes, where sysfs does not (containers and VMs often
+// hide /sys/devices/system/cpu/cpu0/cache): its deterministic cache parameters,
+// leaf 4 on Intel and 0x8000001D on AMD, one subleaf per cache, each giving its
+// type and level and ways x partitions x line size x sets bytes; on an AMD CPU
+// whose hypervisor leaves those empty, the older leaves 0x80000005/6 (L1D and
+// L2 in KiB, L3 in 512 KiB units).
+void ReadCachesFromCpuid(Machine* m) {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return;
+  const bool amd = b == 0x68747541;  // "Auth"enticAMD
+  const unsigned max_ext = __get_cpuid_max(0x80000000u, nullptr);
+  const unsigned leaf = amd ? 0x8000001Du : 4u;
+  if ((amd && max_ext < leaf) || (!amd && a < leaf)) return;
+  bool found = false;
+  for (unsigned sub = 0; sub < 16; ++sub) {
+    __cpuid_count(leaf, sub, a, b, c, d);
+    const unsigned type = a & 0x1f, level = (a >> 5) & 0x7;
+    if (type == 0) break;  // No more caches.
+    found = true;
+    const int64_t bytes = int64_t{((b >> 22) & 0x3ff) + 1} * (((b >> 12) & 0x3ff) + 1) *
+                          ((b & 0xfff) + 1) * (int64_t{c} + 1);
+    if (level == 1 && type == 1) m->l1d_bytes = bytes;
+    if (level == 2 && type != 2) m->l2_bytes = bytes;
+    if (level == 3 && type != 2) m->l3_bytes = bytes;
+  }
+  if (found || !amd || max_ext < 0x80000006u) return;
+  __cpuid(0x80000005u, a, b, c, d);
+  if ((c >> 24) != 0) m->l1d_bytes = int64_t{c >> 24} * 1024;
+  __cpuid(0x80000006u, a, b, c, d);
+  if ((c >> 16) != 0) m->l2_bytes = int64_t{c >> 16} * 1024;
+  if ((d >> 18) != 0) m->l3_bytes = int64_t{d >> 18} * 512 * 1024;
+#else
+  (void)m;
+#endif
+}
+
 int AffinityCores() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -120,7 +161,8 @@ Machine Machine::Host() {
     Machine m;
     SetVectorUnit(HostFeatures(), &m);
     m.num_cores = AffinityCores();
-    ReadCaches(&m);
+    ReadCachesFromCpuid(&m);
+    ReadCaches(&m);  // sysfs, where it is there, has the last word.
     return m;
   }();
   return host;
