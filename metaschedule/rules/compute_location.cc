@@ -9,8 +9,8 @@
 //
 // Offered consumers first, so that a chain of producers gathers under one loop.
 // The location is a sample_compute_location: the heuristic takes the consumers'
-// outermost loop when all consumers are under it, it runs more than once, and the
-// move recomputes nothing (the producer's instances under it, times its extent,
+// outermost shared loop that runs more than once (past loops of one iteration)
+// when all consumers are under it, and the move recomputes nothing (the producer's instances under it, times its extent,
 // are no more than before); a design space draws any legal location.
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
@@ -55,20 +55,31 @@ class ComputeLocation : public ScheduleRule {
         index.ScopeBlock(sref) != index.ScopeBlock(own)) {
       return RuleOutcome::NotApplicable("it does not have a loop nest of its own");
     }
-    int target = -1;
+    // The loops above each consumer, outermost first.
+    std::vector<std::vector<int>> above;
     for (const ir::BufferRegion& w : b->writes) {
       if (sch::IsParam(s.func(), w.buffer.get())) {
         return RuleOutcome::NotApplicable("it writes a parameter");
       }
       for (const std::string& reader : sch::ReadersOf(index, w.buffer.get())) {
-        int outer = OutermostLoop(index, index.FindBlock(reader));
-        if (outer < 0 || (target >= 0 && outer != target)) {
+        above.push_back(index.LoopsAbove(index.FindBlock(reader)));
+        if (above.back().empty() || above.back()[0] != above[0][0]) {
           return RuleOutcome::NotApplicable("its consumers are not under one loop");
         }
-        target = outer;
       }
     }
-    if (target < 0 || target == own) return RuleOutcome::NotApplicable("it has no consumer");
+    if (above.empty() || above[0][0] == own) return RuleOutcome::NotApplicable("it has no consumer");
+    // The outermost loop all consumers share that runs more than once: past the
+    // loops of one iteration a tiling leaves outermost (attention's batch of 1).
+    int target = above[0][0];
+    for (size_t d = 1; ir::arith::IsConstInt(index.loop(target)->extent, 1); ++d) {
+      bool shared = true;
+      for (const std::vector<int>& loops : above) {
+        shared &= d < loops.size() && loops[d] == above[0][d];
+      }
+      if (!shared) break;
+      target = above[0][d];
+    }
     std::optional<int64_t> extent = ir::arith::AsConstInt(index.loop(target)->extent);
     std::optional<int64_t> before = DomainSize(b);
     if (!extent || *extent <= 1 || !before) {
@@ -86,8 +97,12 @@ class ComputeLocation : public ScheduleRule {
     if (!ctx.sample) {
       const sch::StmtIndex& now = s.state().index();
       int moved = now.FindBlock(block);
-      std::vector<int> loops = now.LoopsAbove(moved);
-      std::optional<int64_t> per = InstancesPerIteration(now, moved, loops[0]);
+      int at = -1;  // The target loop, found again in the changed function.
+      for (int l : now.LoopsAbove(moved)) {
+        if (now.loop(l)->loop_var->name == target_name) at = l;
+      }
+      std::optional<int64_t> per =
+          at < 0 ? std::nullopt : InstancesPerIteration(now, moved, at);
       if (!per || *per * *extent > *before) {
         return RuleOutcome::NotApplicable(
             absl::StrCat("under ", target_name, " it would compute ", per ? *per * *extent : -1,

@@ -10,8 +10,8 @@
 // kJobsPerCore iterations (or the prefix ends), then marked parallel; when
 // parallel refuses (a dependence), a shorter prefix is tried. Vectorize: for each
 // block under the nest, the loop bound to the spatial iter var of its outputs'
-// last dimension -- moved inside the loops below it when those run only the
-// block's reductions (a partial-sum block of add-rfactor) -- split by the vector
+// last dimension -- moved inside the loops below it when each runs one iter var
+// of the block (a partial-sum block of add-rfactor) -- split by the vector
 // lanes of the output's dtype (a tail is guarded) and the inner part vectorized;
 // a block that refuses keeps its loops. The prefix length and the vector width
 // are sample_categorical decisions.
@@ -130,8 +130,10 @@ class ParallelizeVectorize : public ScheduleRule {
       lanes = std::min<int64_t>(lanes, ctx.machine.Lanes(out.buffer->dtype));
     }
     if (k < 0 || b->iter_vars[k].kind != ir::IterKind::kSpatial) return none;
-    // The loop bound to that iter var, and the loops below it: each bound to a
-    // reduce iter var of this block alone (they move outside it).
+    // The loop bound to that iter var, and the loops below it: each bound to
+    // another iter var of this block alone (they move outside it: the reductions
+    // of add-rfactor's partial block, and its rows when it sits under a loop
+    // that is not its row loop).
     std::vector<int> above = index.LoopsAbove(sref);
     int at = -1;
     for (size_t l = 0; l < above.size(); ++l) {
@@ -145,12 +147,11 @@ class ParallelizeVectorize : public ScheduleRule {
                                      : static_cast<const ir::StmtNode*>(r);
       if (f->for_kind != ir::ForKind::kSerial || f->body.get() != next) return none;
       if (static_cast<int>(l) == at) continue;
-      bool reduce = false;
+      bool bound = false;
       for (size_t v = 0; v < b->iter_vars.size(); ++v) {
-        reduce |= b->iter_vars[v].kind == ir::IterKind::kReduce &&
-                  r->iter_values[v].get() == f->loop_var.get();
+        bound |= r->iter_values[v].get() == f->loop_var.get();
       }
-      if (!reduce) return none;
+      if (!bound) return none;
     }
     std::optional<int64_t> extent = ir::arith::AsConstInt(index.loop(above[at])->extent);
     if (!extent || *extent < 2) return none;
