@@ -158,9 +158,9 @@ absl::StatusOr<Target> Target::Parse(absl::string_view text) {
     } else if (kv.first == "-num-cores" && !kv.second.empty()) {
       int n = 0;
       if (!absl::SimpleAtoi(kv.second, &n) || n < 0 || n > kMaxThreads) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "target: -num-cores wants an integer in [0, ", kMaxThreads, "], got '", kv.second,
-            "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("target: -num-cores wants an integer in [0, ", kMaxThreads, "], got '",
+                         kv.second, "'"));
       }
       t.num_cores = n;
     } else if ((kv.first == "-l1d-cache" || kv.first == "-l2-cache" || kv.first == "-l3-cache") &&
@@ -172,13 +172,14 @@ absl::StatusOr<Target> Target::Parse(absl::string_view text) {
                                                        "got '",
                                                        kv.second, "'"));
       }
-      (kv.first == "-l1d-cache" ? t.l1d_cache : kv.first == "-l2-cache" ? t.l2_cache : t.l3_cache) =
-          bytes;
+      (kv.first == "-l1d-cache"  ? t.l1d_cache
+       : kv.first == "-l2-cache" ? t.l2_cache
+                                 : t.l3_cache) = bytes;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "target: unknown option '", w, "' in '", text,
-          "' (accepted: -mcpu=NAME, -mattr=+f,-g, -num-threads=N, -num-cores=N, "
-          "-l1d-cache=BYTES, -l2-cache=BYTES, -l3-cache=BYTES)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("target: unknown option '", w, "' in '", text,
+                       "' (accepted: -mcpu=NAME, -mattr=+f,-g, -num-threads=N, -num-cores=N, "
+                       "-l1d-cache=BYTES, -l2-cache=BYTES, -l3-cache=BYTES)"));
     }
   }
   if (absl::Status s = CheckSubtarget(t); !s.ok()) return s;

@@ -265,8 +265,8 @@ std::string Machine::ToTarget() const {
   const bool wide = vector_bits >= 256, widest = vector_bits >= 512;
   return absl::StrCat("llvm -mattr=", wide ? "+" : "-", "avx,", wide ? "+" : "-", "avx2,",
                       fma ? "+" : "-", "fma,", widest ? "+" : "-", "avx512f",
-                      " -num-cores=", num_cores, " -l1d-cache=", l1d_bytes,
-                      " -l2-cache=", l2_bytes, " -l3-cache=", l3_bytes);
+                      " -num-cores=", num_cores, " -l1d-cache=", l1d_bytes, " -l2-cache=", l2_bytes,
+                      " -l3-cache=", l3_bytes);
 }
 
 void SetCpuFeatureResolver(CpuFeatureResolver resolver) {

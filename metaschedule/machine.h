@@ -50,9 +50,9 @@ struct Machine {
   std::string ToTarget() const;
 
   bool operator==(const Machine& o) const {
-    return vector_bits == o.vector_bits && vector_registers == o.vector_registers &&
-           fma == o.fma && num_cores == o.num_cores && l1d_bytes == o.l1d_bytes &&
-           l2_bytes == o.l2_bytes && l3_bytes == o.l3_bytes;
+    return vector_bits == o.vector_bits && vector_registers == o.vector_registers && fma == o.fma &&
+           num_cores == o.num_cores && l1d_bytes == o.l1d_bytes && l2_bytes == o.l2_bytes &&
+           l3_bytes == o.l3_bytes;
   }
 };
 

@@ -179,7 +179,8 @@ std::vector<Workload> MakeAll() {
       // The standard sizes, for benchmarks and tuning.
       Matmul(1024, 1024, 1024, false),
       Conv("conv2d_nchw_resnet50_stage2", {1, 64, 56, 56, 64, 3, 1, 1, 1}, Layout::kNCHW, false),
-      Conv("conv2d_nhwc_mobilenet_depthwise", {1, 32, 112, 112, 32, 3, 1, 1, 32}, Layout::kNHWC, false),
+      Conv("conv2d_nhwc_mobilenet_depthwise", {1, 32, 112, 112, 32, 3, 1, 1, 32}, Layout::kNHWC,
+           false),
       Softmax(4096, 4096, false),
       LayerNorm(4096, 768, false),
       RmsNorm(4096, 768, false),

@@ -10,8 +10,8 @@
 // Offered consumers first, so that a chain of producers gathers under one loop.
 // The location is a sample_compute_location: the heuristic takes the consumers'
 // outermost shared loop that runs more than once (past loops of one iteration)
-// when all consumers are under it, and the move recomputes nothing (the producer's instances under it, times its extent,
-// are no more than before); a design space draws any legal location.
+// when all consumers are under it, and the move recomputes nothing (the producer's instances under
+// it, times its extent, are no more than before); a design space draws any legal location.
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
 #include "ir/schedule/block_dataflow.h"
@@ -68,7 +68,8 @@ class ComputeLocation : public ScheduleRule {
         }
       }
     }
-    if (above.empty() || above[0][0] == own) return RuleOutcome::NotApplicable("it has no consumer");
+    if (above.empty() || above[0][0] == own)
+      return RuleOutcome::NotApplicable("it has no consumer");
     // The outermost loop all consumers share that runs more than once: past the
     // loops of one iteration a tiling leaves outermost (attention's batch of 1).
     int target = above[0][0];
@@ -101,8 +102,7 @@ class ComputeLocation : public ScheduleRule {
       for (int l : now.LoopsAbove(moved)) {
         if (now.loop(l)->loop_var->name == target_name) at = l;
       }
-      std::optional<int64_t> per =
-          at < 0 ? std::nullopt : InstancesPerIteration(now, moved, at);
+      std::optional<int64_t> per = at < 0 ? std::nullopt : InstancesPerIteration(now, moved, at);
       if (!per || *per * *extent > *before) {
         return RuleOutcome::NotApplicable(
             absl::StrCat("under ", target_name, " it would compute ", per ? *per * *extent : -1,

@@ -27,10 +27,10 @@
 // Each loop is split by sample_perfect_tile (4 levels spatial, 2 reduce). The
 // heuristic (default-schedule): cols' innermost factor is a divisor up to two
 // vectors (ColumnTile), rows' the largest up to what the vector registers hold
-// beside it (at most 8, or 16 rows of one vector); cols' remaining factor goes to S0 (parallel, with the panel),
-// rows' to S1; every other spatial loop stays whole in S0 and every reduce loop
-// in R0. That is the recipe of the hand schedule the bench measures against
-// oneDNN (tools/bench), derived from the block instead of written for it.
+// beside it (at most 8, or 16 rows of one vector); cols' remaining factor goes to S0 (parallel,
+// with the panel), rows' to S1; every other spatial loop stays whole in S0 and every reduce loop in
+// R0. That is the recipe of the hand schedule the bench measures against oneDNN (tools/bench),
+// derived from the block instead of written for it.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -136,8 +136,8 @@ absl::Status TensorizeTile(sch::Schedule& s, sch::LoopRV rows, sch::LoopRV cols,
 // rows unrolled and columns vectorized. The choice is a sample_categorical over
 // "none" and the intrinsics that match; the heuristic takes the one covering
 // the most of the tile. Returns the intrinsic's name, or "".
-absl::StatusOr<std::string> ComputeTile(const RuleContext& ctx, sch::Schedule& s,
-                                        sch::LoopRV rows, sch::LoopRV cols) {
+absl::StatusOr<std::string> ComputeTile(const RuleContext& ctx, sch::Schedule& s, sch::LoopRV rows,
+                                        sch::LoopRV cols) {
   TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> rf, s.Get(rows));
   TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> cf, s.Get(cols));
   const std::optional<int64_t> m = ir::arith::AsConstInt(rf->extent);
@@ -154,12 +154,13 @@ absl::StatusOr<std::string> ComputeTile(const RuleContext& ctx, sch::Schedule& s
     names.push_back(name);
     tiles.push_back(tile);
   }
+  // Choice 0 is "none", choice k + 1 the k-th matching intrinsic.
   std::vector<int64_t> choices = {0};
-  int64_t heuristic = 0;
+  int64_t heuristic = 0, covered = 0;
   for (size_t k = 0; k < names.size(); ++k) {
     choices.push_back(static_cast<int64_t>(k) + 1);
-    const std::vector<int64_t>& best = tiles[heuristic == 0 ? k : heuristic - 1];
-    if (heuristic == 0 || tiles[k][0] * tiles[k][1] > best[0] * best[1]) {
+    if (tiles[k][0] * tiles[k][1] > covered) {
+      covered = tiles[k][0] * tiles[k][1];
       heuristic = static_cast<int64_t>(k) + 1;
     }
   }
@@ -168,7 +169,8 @@ absl::StatusOr<std::string> ComputeTile(const RuleContext& ctx, sch::Schedule& s
     return std::string();
   }
   std::vector<double> probs(choices.size(), 1.0 / static_cast<double>(choices.size()));
-  TESSEL_ASSIGN_OR_RETURN(sch::ExprRV pick, s.SampleCategorical(choices, probs, ctx.Decide(heuristic)));
+  TESSEL_ASSIGN_OR_RETURN(sch::ExprRV pick,
+                          s.SampleCategorical(choices, probs, ctx.Decide(heuristic)));
   TESSEL_ASSIGN_OR_RETURN(int64_t chosen, s.Get(pick));
   if (chosen == 0) {
     TESSEL_RETURN_IF_ERROR(RegisterTile(s, {rows, cols}));
@@ -178,7 +180,6 @@ absl::StatusOr<std::string> ComputeTile(const RuleContext& ctx, sch::Schedule& s
   TESSEL_RETURN_IF_ERROR(TensorizeTile(s, rows, cols, names[k], tiles[k]));
   return names[k];
 }
-
 
 // The index map moving the dimension of `region` that iter var `cols` indexes
 // to the end ("lambda v0, v1: (v1, v0)"), or none when it is last already.
@@ -429,7 +430,8 @@ class MultiLevelTiling : public ScheduleRule {
     TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> z, LoopsBelow(s, init, s1_last));
     TESSEL_RETURN_IF_ERROR(RegisterTile(s, z));
     did.push_back("local accumulator");
-    TESSEL_ASSIGN_OR_RETURN(std::string intrin, ComputeTile(ctx, s, parts[rows][3], parts[cols][3]));
+    TESSEL_ASSIGN_OR_RETURN(std::string intrin,
+                            ComputeTile(ctx, s, parts[rows][3], parts[cols][3]));
     if (!intrin.empty()) did.push_back(absl::StrCat("tensorized ", intrin));
     return RuleOutcome::Applied(absl::StrJoin(did, ", "));
   }

@@ -41,8 +41,7 @@ void BindMetaschedule(py::module_& m) {
       .def_property_readonly(
           "not_applied", [](const ms::RuleSchedule& r) { return Lines(r.not_applied); },
           "'rule on block: why not', for every rule that did not apply.");
-  py::class_<ms::DesignSpace>(m, "DesignSpace",
-                              "The schedules a function's target rules can make.")
+  py::class_<ms::DesignSpace>(m, "DesignSpace", "The schedules a function's target rules can make.")
       .def(
           "draw",
           [](const ms::DesignSpace& s, uint64_t seed) {

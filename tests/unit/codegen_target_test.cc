@@ -38,7 +38,8 @@ TEST(CodegenTarget, KeepsTheMachineModelsOptions) {
   EXPECT_EQ(t->ToString(), text);
   absl::StatusOr<Target> bad = Target::Parse("llvm -l3-cache=1k");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "target: -l3-cache wants a size in bytes in [1024, 2^40], got '1k'");
+  EXPECT_EQ(bad.status().message(),
+            "target: -l3-cache wants a size in bytes in [1024, 2^40], got '1k'");
   EXPECT_FALSE(Target::Parse("llvm -num-cores=-2").ok());
 }
 
@@ -55,10 +56,12 @@ TEST(CodegenTarget, RefusesWithReasons) {
       {"llvm -mattr=avx2", "target: -mattr item 'avx2' must be +feature or -feature"},
       {"llvm -mattr=", "target: unknown option '-mattr=' in 'llvm -mattr='"},
       {"llvm -num-threads=-1", "target: -num-threads wants an integer in [0, 4096], got '-1'"},
-      {"llvm -num-threads=99999", "target: -num-threads wants an integer in [0, 4096], got '99999'"},
-      {"llvm -O3", "target: unknown option '-O3' in 'llvm -O3' (accepted: -mcpu=NAME, -mattr=+f,-g, "
-                   "-num-threads=N, -num-cores=N, -l1d-cache=BYTES, -l2-cache=BYTES, "
-                   "-l3-cache=BYTES)"},
+      {"llvm -num-threads=99999",
+       "target: -num-threads wants an integer in [0, 4096], got '99999'"},
+      {"llvm -O3",
+       "target: unknown option '-O3' in 'llvm -O3' (accepted: -mcpu=NAME, -mattr=+f,-g, "
+       "-num-threads=N, -num-cores=N, -l1d-cache=BYTES, -l2-cache=BYTES, "
+       "-l3-cache=BYTES)"},
   };
   for (const Bad& b : bad) {
     SCOPED_TRACE(b.text);

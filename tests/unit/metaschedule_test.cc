@@ -205,9 +205,10 @@ TEST(Machine, TargetsSetVectorWidthAndCores) {
 // has: the host, and machines narrower and wider than it with other caches.
 TEST(Machine, PrintsAsATargetThatReadsBack) {
   std::vector<Machine> machines = {Machine::Host()};
-  for (const char* t : {"llvm -mattr=-avx,-avx2,-fma,-avx512f -num-cores=1",
-                        "llvm -mattr=+avx,+avx2,+fma,-avx512f -num-cores=8 -l2-cache=262144",
-                        "llvm -mattr=+avx512f -num-cores=64 -l1d-cache=32768 -l3-cache=1073741824"}) {
+  for (const char* t :
+       {"llvm -mattr=-avx,-avx2,-fma,-avx512f -num-cores=1",
+        "llvm -mattr=+avx,+avx2,+fma,-avx512f -num-cores=8 -l2-cache=262144",
+        "llvm -mattr=+avx512f -num-cores=64 -l1d-cache=32768 -l3-cache=1073741824"}) {
     absl::StatusOr<Machine> m = Machine::FromTarget(t);
     ASSERT_TRUE(m.ok()) << t << ": " << m.status().message();
     machines.push_back(*m);

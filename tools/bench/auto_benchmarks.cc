@@ -215,9 +215,9 @@ absl::StatusOr<BenchResult> DepthwiseConv2d(int threads, const BenchOptions& opt
   TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref,
                           runtime::NDArray::Zeros({1, hw, hw, ch}, ir::DataType::Float(32)));
   SetOneDnnThreads(threads);
-  TESSEL_ASSIGN_OR_RETURN(std::function<void()> conv,
-                          OneDnnDepthwiseNhwc({1, hw, hw, ch}, 3, 1, 1, F(c.args[0]),
-                                              F(c.args[1]), F(ref)));
+  TESSEL_ASSIGN_OR_RETURN(
+      std::function<void()> conv,
+      OneDnnDepthwiseNhwc({1, hw, hw, ch}, 3, 1, 1, F(c.args[0]), F(c.args[1]), F(ref)));
   TESSEL_RETURN_IF_ERROR(TimeOurs(c, threads, 1).status());
   conv();
   TESSEL_RETURN_IF_ERROR(Compare(c.args[2], ref, hw * hw * ch, 1e-3, "depthwise conv2d"));

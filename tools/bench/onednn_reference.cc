@@ -66,7 +66,8 @@ absl::StatusOr<std::function<void()>> OneDnnConv2dNchw(std::array<int64_t, 4> da
 
 absl::StatusOr<std::function<void()>> OneDnnDepthwiseNhwc(std::array<int64_t, 4> data, int64_t k,
                                                           int64_t stride, int64_t pad,
-                                                          const float* x, const float* w, float* y) {
+                                                          const float* x, const float* w,
+                                                          float* y) {
   using dnnl::memory;
   try {
     auto engine = std::make_shared<dnnl::engine>(dnnl::engine::kind::cpu, 0);
@@ -87,9 +88,9 @@ absl::StatusOr<std::function<void()>> OneDnnDepthwiseNhwc(std::array<int64_t, 4>
     memory::desc w_md(w_dims, f32, memory::format_tag::hwigo);
     memory::desc dst_md(dst_dims, f32, memory::format_tag::nhwc);
     memory::desc w_any(w_dims, f32, memory::format_tag::any);
-    dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md, w_any,
-        dst_md, {stride, stride}, {pad, pad}, {pad, pad});
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                         dnnl::algorithm::convolution_direct, src_md, w_any, dst_md,
+                                         {stride, stride}, {pad, pad}, {pad, pad});
     dnnl::convolution_forward::primitive_desc pd(desc, *engine);
     auto src = std::make_shared<memory>(src_md, *engine, const_cast<float*>(x));
     memory user_w(w_md, *engine, const_cast<float*>(w));

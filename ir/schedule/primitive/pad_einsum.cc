@@ -87,7 +87,6 @@ bool ProductOfLoads(const Expr& e, const BufferNode* out, std::vector<const Buff
   return false;
 }
 
-
 // for v_0 in [0, extent_0) ... { block name(v_d: spatial = loop_d) { body(v) } },
 // regions inferred.
 absl::StatusOr<Stmt> CopyNest(const std::string& name, const std::vector<int64_t>& extents,

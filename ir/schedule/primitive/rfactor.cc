@@ -134,8 +134,7 @@ std::string MatchReductions(const BlockNode* block, std::vector<Reduction>* out)
       const auto* st = static_cast<const BufferStoreNode*>(i.get());
       if (st->buffer.get() == c) init = st;
     }
-    if (init == nullptr || !SameIndices(init->indices, store->indices) ||
-        reads_any(init->value)) {
+    if (init == nullptr || !SameIndices(init->indices, store->indices) || reads_any(init->value)) {
       return absl::StrCat("the init of ", what,
                           " does not store to the element the update "
                           "accumulates into");
@@ -321,8 +320,8 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
       // identity, so the term alone; max and min combine it with the init.
       bool identity = red.op == NodeKind::kAdd || red.op == NodeKind::kMul;
       TESSEL_ASSIGN_OR_RETURN(
-          Stmt update, MakeBufferStore(rf_bufs[p],
-                                       identity ? rhs : Combine(red.op, init_value, rhs), rf_idx));
+          Stmt update,
+          MakeBufferStore(rf_bufs[p], identity ? rhs : Combine(red.op, init_value, rhs), rf_idx));
       rf_updates.push_back(update);
     }
   }
@@ -409,8 +408,7 @@ absl::StatusOr<std::string> RFactor(ScheduleState* state, const Var& loop, int64
     const Reduction& red = reds[p];
     std::vector<Expr> wb_idx;
     for (const Expr& e : red.indices) wb_idx.push_back(Substitute(e, wb_iter));
-    std::vector<Expr> wb_rf_idx =
-        InsertAt(wb_idx, axes[p], ana.Simplify(Sub(wb_rf, rf_loop->min)));
+    std::vector<Expr> wb_rf_idx = InsertAt(wb_idx, axes[p], ana.Simplify(Sub(wb_rf, rf_loop->min)));
     TESSEL_ASSIGN_OR_RETURN(Expr partial, MakeBufferLoad(rf_bufs[p], wb_rf_idx));
     TESSEL_ASSIGN_OR_RETURN(Expr out, MakeBufferLoad(red.buffer, wb_idx));
     TESSEL_ASSIGN_OR_RETURN(Stmt update,
