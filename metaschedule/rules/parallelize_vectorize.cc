@@ -120,7 +120,7 @@ class ParallelizeVectorize : public ScheduleRule {
     const ir::BlockRealizeNode* r = index.realize(sref);
     const ir::BlockNode* b = r->block.get();
     // One spatial iter var indexes the last dimension of every buffer written
-    // (both of layer norm's partial statistics); the narrowest dtype sets the lanes.
+    // (both of layer norm's partial statistics); the widest dtype (fewest lanes) sets them.
     int k = -1;
     int64_t lanes = 1 << 30;
     for (const ir::BufferRegion& out : b->writes) {
