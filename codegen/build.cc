@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "dispatch/runtime/dispatch_runtime.h"
 #include "passes/pass_context.h"
 #include "passes/pass_manager.h"
 
@@ -17,7 +18,11 @@ JitOptions WithRuntimeSymbols(JitOptions options) {
       options.symbols.begin(),
       {{"tessel_parallel_for", reinterpret_cast<void*>(&tessel_parallel_for)},
        {"tessel_set_last_error", reinterpret_cast<void*>(&tessel_set_last_error)},
-       {"tessel_get_num_threads", reinterpret_cast<void*>(&tessel_get_num_threads)}});
+       {"tessel_get_num_threads", reinterpret_cast<void*>(&tessel_get_num_threads)},
+       // The library shims dispatched functions call (dispatch/runtime/).
+       {"tessel_blas_gemm", reinterpret_cast<void*>(&tessel_blas_gemm)},
+       {"tessel_blas_gemv", reinterpret_cast<void*>(&tessel_blas_gemv)},
+       {"tessel_onednn_matmul", reinterpret_cast<void*>(&tessel_onednn_matmul)}});
   return options;
 }
 

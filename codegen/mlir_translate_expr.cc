@@ -399,6 +399,63 @@ static absl::StatusOr<mlir::Value> ExternCall(FuncTranslator& t, const ir::CallN
   return call.getResult(0);
 }
 
+// A packed call (ir/expr.h): every argument in one i64 slot of an array on the
+// stack, `int32_t sym(const int64_t* args, int32_t n)`, and a non-zero result
+// recorded in the status word (the first failure wins), as a parallel body's is.
+static absl::StatusOr<mlir::Value> PackedCall(FuncTranslator& t, const ir::CallNode* op) {
+  mlir::OpBuilder& b = t.b_;
+  mlir::Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(b.getContext());
+  mlir::Value array;
+  {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(t.entry_);
+    int64_t n = std::max<int64_t>(static_cast<int64_t>(op->args.size()), 1);
+    mlir::Value count = b.create<mlir::LLVM::ConstantOp>(t.loc_, i64, b.getI64IntegerAttr(n));
+    array = b.create<mlir::LLVM::AllocaOp>(t.loc_, ptr, i64, count, 8);
+  }
+  for (size_t i = 0; i < op->args.size(); ++i) {
+    const ir::Expr& a = op->args[i];
+    mlir::Value slot;
+    const auto* addr = ir::dyn_cast<ir::CallNode>(a);
+    if (addr != nullptr && addr->callee == ir::CallNode::Callee::kAddressOf) {
+      TESSEL_ASSIGN_OR_RETURN(slot, t.ElementAddress(addr));
+    } else {
+      TESSEL_ASSIGN_OR_RETURN(mlir::Value v, t.Expr(a));
+      mlir::Type type = v.getType();
+      if (auto ft = mlir::dyn_cast<mlir::FloatType>(type)) {
+        v = b.create<mlir::arith::BitcastOp>(t.loc_, b.getIntegerType(ft.getWidth()), v);
+      }
+      unsigned bits = v.getType().getIntOrFloatBitWidth();
+      bool sign_extend = a->dtype.is_int() && bits < 64;
+      if (bits == 64) {
+        slot = v;
+      } else if (sign_extend) {
+        slot = b.create<mlir::arith::ExtSIOp>(t.loc_, i64, v);
+      } else {
+        slot = b.create<mlir::arith::ExtUIOp>(t.loc_, i64, v);
+      }
+    }
+    mlir::Value p = b.create<mlir::LLVM::GEPOp>(
+        t.loc_, ptr, i64, array, llvm::ArrayRef<mlir::LLVM::GEPArg>{static_cast<int32_t>(i)});
+    b.create<mlir::LLVM::StoreOp>(t.loc_, slot, p);
+  }
+  mlir::func::FuncOp callee = t.DeclareExternal(op->name, b.getFunctionType({ptr, i32}, {i32}));
+  if (callee.getFunctionType() != b.getFunctionType({ptr, i32}, {i32})) {
+    return t.Error(op, absl::StrCat("extern symbol '", op->name,
+                                    "' is called both packed and with a plain signature"));
+  }
+  mlir::Value n = t.IntConst(i32, static_cast<int64_t>(op->args.size()));
+  mlir::Value rc =
+      b.create<mlir::func::CallOp>(t.loc_, callee, mlir::ValueRange{array, n}).getResult(0);
+  mlir::Value before = t.LoadStatus();
+  mlir::Value clean = b.create<mlir::arith::CmpIOp>(t.loc_, mlir::arith::CmpIPredicate::eq, before,
+                                                    t.IntConst(i32, 0));
+  b.create<mlir::LLVM::StoreOp>(t.loc_, b.create<mlir::arith::SelectOp>(t.loc_, clean, rc, before),
+                                t.status_);
+  return rc;
+}
+
 static absl::StatusOr<mlir::Value> Intrinsic(FuncTranslator& t, const ir::CallNode* op) {
   Ops o{t, t.b_, t.loc_};
   mlir::OpBuilder& b = t.b_;
@@ -492,6 +549,10 @@ absl::StatusOr<mlir::Value> FuncTranslator::Expr(const ir::Expr& e) {
     case NodeKind::kCall: {
       const auto* c = ir::cast<ir::CallNode>(e);
       if (c->callee == ir::CallNode::Callee::kExtern) return ExternCall(*this, c);
+      if (c->callee == ir::CallNode::Callee::kPacked) return PackedCall(*this, c);
+      if (c->callee == ir::CallNode::Callee::kAddressOf) {
+        return Error(c, "address_of is only an argument of a packed call");
+      }
       return Intrinsic(*this, c);
     }
     default:

@@ -198,6 +198,19 @@ absl::Status FuncTranslator::StoreBuffer(const ir::BufferStoreNode* op) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<mlir::Value> FuncTranslator::ElementAddress(const ir::CallNode* address_of) {
+  const auto* ld = ir::cast<ir::BufferLoadNode>(address_of->args[0]);
+  TESSEL_ASSIGN_OR_RETURN(Access a, ResolveAccess(*this, address_of, ld->buffer, ld->indices));
+  if (a.kind != Access::kScalar) return Error(address_of, "address_of a vector of elements");
+  mlir::Type i64 = b_.getI64Type();
+  mlir::Value base = b_.create<mlir::memref::ExtractAlignedPointerAsIndexOp>(loc_, a.memref);
+  const int64_t elem_bytes = (StorageType(ld->buffer->dtype).getIntOrFloatBitWidth() + 7) / 8;
+  mlir::Value bytes = b_.create<mlir::arith::MulIOp>(
+      loc_, a.index, b_.create<mlir::arith::ConstantIndexOp>(loc_, elem_bytes));
+  mlir::Value addr = b_.create<mlir::arith::AddIOp>(loc_, base, bytes);
+  return mlir::Value(b_.create<mlir::arith::IndexCastOp>(loc_, i64, addr));
+}
+
 void FuncTranslator::InitStatus() {
   mlir::OpBuilder::InsertionGuard guard(b_);
   b_.setInsertionPointToStart(entry_);

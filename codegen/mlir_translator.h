@@ -68,6 +68,8 @@ class FuncTranslator {
   absl::StatusOr<mlir::Value> LoadBuffer(const ir::BufferLoadNode* op);
   absl::Status StoreBuffer(const ir::BufferStoreNode* op);
   absl::Status Allocate(const ir::AllocateNode* op);
+  // address_of(A[i]): the element's address as an i64 (for packed calls).
+  absl::StatusOr<mlir::Value> ElementAddress(const ir::CallNode* address_of);
   // A memref of `type` over a raw data pointer (an !llvm.ptr value).
   mlir::Value MemRefFromPointer(mlir::Value ptr, mlir::MemRefType type);
 

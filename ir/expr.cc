@@ -311,8 +311,31 @@ absl::StatusOr<Expr> MakeCall(DataType dtype, CallNode::Callee callee, std::stri
       return absl::InvalidArgumentError(
           absl::StrCat("Call ", name, ": operates on floats, not ", dtype.ToString()));
     }
+  } else if (callee == CallNode::Callee::kAddressOf) {
+    if (args.size() != 1 || args[0]->kind() != NodeKind::kBufferLoad ||
+        args[0]->dtype.is_vector()) {
+      return absl::InvalidArgumentError(
+          "Call address_of: takes one scalar buffer element, e.g. address_of(A[0, 0])");
+    }
+    if (!dtype.is_handle()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Call address_of: its type is handle, not ", dtype.ToString()));
+    }
+    name = "address_of";
   } else if (name.empty()) {
     return absl::InvalidArgumentError("Call: an extern call needs a symbol name");
+  } else if (callee == CallNode::Callee::kPacked) {
+    if (dtype != DataType::Int(32)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Call @", name, ": a packed call returns its status as i32, not ", dtype.ToString()));
+    }
+    for (const Expr& a : args) {
+      if (a->dtype.is_vector() || a->dtype.is_void()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Call @", name, ": a packed call takes scalars and address_of(...), not ",
+                         a->dtype.ToString()));
+      }
+    }
   }
   return Expr(MakeNode<CallNode>(dtype, callee, std::move(name), std::move(args)));
 }
@@ -322,6 +345,12 @@ absl::StatusOr<Expr> MakeCall(DataType dtype, CallNode::Callee callee, std::stri
 Expr IntImm32(int64_t v) { return ValueOrDie(MakeIntImm(DataType::Int(32), v)); }
 Expr IntImm(DataType dtype, int64_t v) { return ValueOrDie(MakeIntImm(dtype, v)); }
 Expr FloatImm(DataType dtype, double v) { return ValueOrDie(MakeFloatImm(dtype, v)); }
+Expr AddressOf(Buffer buffer) {
+  std::vector<Expr> zeros(buffer->shape.size(), IntImm32(0));
+  Expr element = ValueOrDie(MakeBufferLoad(std::move(buffer), std::move(zeros)));
+  return ValueOrDie(
+      MakeCall(DataType::Handle(), CallNode::Callee::kAddressOf, "address_of", {element}));
+}
 Expr Bool(bool v) { return ValueOrDie(MakeIntImm(DataType::Bool(), v ? 1 : 0)); }
 Expr Add(Expr a, Expr b) { return ValueOrDie(MakeBinary(NodeKind::kAdd, std::move(a), std::move(b))); }
 Expr Sub(Expr a, Expr b) { return ValueOrDie(MakeBinary(NodeKind::kSub, std::move(a), std::move(b))); }

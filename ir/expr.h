@@ -132,10 +132,28 @@ class BroadcastNode : public ExprNode {
   static bool classof(NodeKind k) { return k == NodeKind::kBroadcast; }
 };
 
-// A call of a math intrinsic (see ir/intrinsics.h) or of an external C symbol.
+// A call of a math intrinsic (see ir/intrinsics.h), of an external C symbol, of an
+// external symbol through the packed convention, or the address of a buffer element.
+//
+//   exp(x)                                  kIntrinsic: pure math, float operands
+//   @my_fn(x, 3): f32                       kExtern: `float my_fn(float, int32_t)`
+//   @tessel_blas_sgemm(address_of(A[0, 0]), 64, ...): packed
+//                                           kPacked: `int32_t f(const int64_t* args,
+//                                           int32_t num_args)`, each argument in one i64
+//                                           slot (integers sign-extended, floats by their
+//                                           bits, addresses as integers); it returns 0 or
+//                                           non-zero after tessel_set_last_error. Only as
+//                                           a statement (Evaluate); result dtype i32.
+//   address_of(A[i, j])                     kAddressOf: a handle to that element, as an
+//                                           argument of a packed call only; the callee
+//                                           may read and write all of A.
+//
+// Packed calls are how library dispatch calls its runtime shims (dispatch/runtime/):
+// one calling convention for every shim, so codegen packs arguments the same way for
+// all of them and the interpreter runs them through ir/packed_functions.h.
 class CallNode : public ExprNode {
  public:
-  enum class Callee : uint8_t { kIntrinsic, kExtern };
+  enum class Callee : uint8_t { kIntrinsic, kExtern, kPacked, kAddressOf };
   Callee callee;
   std::string name;
   std::vector<Expr> args;
@@ -159,7 +177,9 @@ absl::StatusOr<Expr> MakeCast(DataType dtype, Expr value);
 absl::StatusOr<Expr> MakeBufferLoad(Buffer buffer, std::vector<Expr> indices);
 absl::StatusOr<Expr> MakeRamp(Expr base, Expr stride, int lanes);
 absl::StatusOr<Expr> MakeBroadcast(Expr value, int lanes);
-// Intrinsics are checked against ir/intrinsics.h (name, arity, float operands).
+// Intrinsics are checked against ir/intrinsics.h (name, arity, float operands);
+// a packed call returns i32 and takes scalars and address_of arguments; address_of
+// takes one scalar BufferLoad and is a handle.
 absl::StatusOr<Expr> MakeCall(DataType dtype, CallNode::Callee callee, std::string name,
                               std::vector<Expr> args);
 
@@ -168,6 +188,7 @@ absl::StatusOr<Expr> MakeCall(DataType dtype, CallNode::Callee callee, std::stri
 Expr IntImm32(int64_t v);
 Expr IntImm(DataType dtype, int64_t v);
 Expr FloatImm(DataType dtype, double v);
+Expr AddressOf(Buffer buffer);  // address_of(buffer[0, ..., 0])
 Expr Bool(bool v);
 Expr Add(Expr a, Expr b);
 Expr Sub(Expr a, Expr b);

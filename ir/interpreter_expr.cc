@@ -400,6 +400,10 @@ TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileBroadcast(Compiler& comp, const 
 TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileCall(Compiler& comp, const Expr& e,
                                                      const StmtNode* where) {
   const auto* call = static_cast<const CallNode*>(e.get());
+  if (call->callee == CallNode::Callee::kPacked) return CompilePackedCall(comp, call, where);
+  if (call->callee == CallNode::Callee::kAddressOf) {
+    return comp.Error(where, "address_of is only an argument of a packed call: " + PrintExpr(e));
+  }
   int lanes = e->dtype.lanes();
   std::vector<CExprPtr> args;
   for (const Expr& a : call->args) {

@@ -195,6 +195,11 @@ inline int64_t FastOffset(const BufState& b, const int64_t* idx, int ndim) {
   return off;
 }
 
+class Compiler;
+// A packed call (interpreter_packed.cc).
+absl::StatusOr<CExprPtr> CompilePackedCall(Compiler& comp, const CallNode* call,
+                                           const StmtNode* where);
+
 class Compiler {
  public:
   explicit Compiler(std::string func_name) : func_name_(std::move(func_name)) {}

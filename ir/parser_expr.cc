@@ -228,8 +228,15 @@ absl::StatusOr<Expr> Parser::ParsePrimary() {
                                               "(...): f32"));
         }
         Next();
-        TESSEL_ASSIGN_OR_RETURN(DataType dt, ParseDType());
-        absl::StatusOr<Expr> e = MakeCall(dt, CallNode::Callee::kExtern, std::move(name), std::move(args));
+        CallNode::Callee callee = CallNode::Callee::kExtern;
+        DataType dt = DataType::Int(32);
+        if (Peek().Is("packed")) {  // @sym(...): packed -- the packed convention, see expr.h
+          Next();
+          callee = CallNode::Callee::kPacked;
+        } else {
+          TESSEL_ASSIGN_OR_RETURN(dt, ParseDType());
+        }
+        absl::StatusOr<Expr> e = MakeCall(dt, callee, std::move(name), std::move(args));
         if (!e.ok()) return ErrorAt(t, e.status());
         return *e;
       }
@@ -318,6 +325,9 @@ absl::StatusOr<Expr> Parser::ParseCallLike(const Token& name) {
   } else if (absl::StatusOr<DataType> dt = DataType::Parse(n); dt.ok()) {
     TESSEL_RETURN_IF_ERROR(arity(1));
     e = MakeCast(*dt, args[0]);
+  } else if (n == "address_of") {
+    TESSEL_RETURN_IF_ERROR(arity(1));
+    e = MakeCall(DataType::Handle(), CallNode::Callee::kAddressOf, "address_of", std::move(args));
   } else if (const IntrinsicInfo* info = LookupIntrinsic(n)) {
     TESSEL_RETURN_IF_ERROR(arity(static_cast<size_t>(info->arity)));
     DataType t = args.empty() ? DataType::Float(32) : args[0]->dtype;

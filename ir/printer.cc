@@ -130,10 +130,11 @@ void Printer::PrintExpr(const Expr& e, int min_prec) {
     }
     case NodeKind::kCall: {
       const auto* c = static_cast<const CallNode*>(n);
-      if (c->callee == CallNode::Callee::kExtern) {
+      if (c->callee == CallNode::Callee::kExtern || c->callee == CallNode::Callee::kPacked) {
         absl::StrAppend(&out_, "@", QuotedName(c->name), "(");
         PrintExprList(c->args);
-        absl::StrAppend(&out_, "): ", c->dtype.ToString());
+        absl::StrAppend(
+            &out_, "): ", c->callee == CallNode::Callee::kPacked ? "packed" : c->dtype.ToString());
       } else {
         absl::StrAppend(&out_, c->name, "(");
         PrintExprList(c->args);

@@ -315,7 +315,12 @@ bool EqualChecker::E(const Expr& ra, const Expr& rb) {
     case NodeKind::kCall: {
       const auto* x = static_cast<const CallNode*>(a);
       const auto* y = static_cast<const CallNode*>(b);
-      if (x->callee != y->callee) return Mismatch("callee kinds differ (intrinsic vs extern)", a, b);
+      if (x->callee != y->callee) {
+        static const char* kCallees[] = {"intrinsic", "extern", "packed", "address_of"};
+        return Mismatch(absl::StrCat("callee kinds differ (", kCallees[static_cast<int>(x->callee)],
+                                     " vs ", kCallees[static_cast<int>(y->callee)], ")"),
+                        a, b);
+      }
       if (x->name != y->name) return FieldMismatch("name", "call names differ", x->name, y->name);
       return Exprs("args", x->args, y->args);
     }

@@ -384,7 +384,7 @@ void Hasher::E(const ExprNode* e) {
     }
     case NodeKind::kCall: {
       const auto* x = static_cast<const CallNode*>(e);
-      W(x->callee == CallNode::Callee::kIntrinsic ? 0 : 1);
+      W(static_cast<int>(x->callee));
       Str(x->name);
       return Exprs(x->args);
     }

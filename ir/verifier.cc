@@ -326,9 +326,35 @@ absl::Status FunctionVerifier::CheckExpr(const Expr& e) {
     case NodeKind::kBroadcast:
       children = CheckExpr(cast<BroadcastNode>(n)->value);
       break;
-    case NodeKind::kCall:
-      children = CheckExprs(cast<CallNode>(n)->args);
+    case NodeKind::kCall: {
+      const auto* op = cast<CallNode>(n);
+      if (op->callee == CallNode::Callee::kAddressOf) {
+        return Fail("address_of(...) is only an argument of a packed call (@f(...): packed)", n);
+      }
+      if (op->callee != CallNode::Callee::kPacked) {
+        children = CheckExprs(op->args);
+        break;
+      }
+      if (n != root_expr_ || stmt_ == nullptr || stmt_->kind() != NodeKind::kEvaluate) {
+        return Fail(absl::StrCat("the packed call @", op->name,
+                                 " is a statement of its own, not part of an expression"),
+                    n);
+      }
+      for (const Expr& a : op->args) {
+        const auto* addr = dyn_cast<CallNode>(a.get());
+        if (addr != nullptr && addr->callee == CallNode::Callee::kAddressOf) {
+          children = CheckExprs(addr->args);
+          if (children.ok()) {
+            if (absl::Status s = RecheckExprNode(*addr); !s.ok())
+              return Fail(std::string(s.message()), addr);
+          }
+        } else {
+          children = CheckExpr(a);
+        }
+        if (!children.ok()) break;
+      }
       break;
+    }
     default:
       if (const auto* op = dyn_cast<BinaryNode>(n)) {
         children = CheckExpr(op->a);

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "codegen/runtime/func_signature.h"
 #include "codegen/runtime/library_module.h"
+#include "ir/visitor.h"
 
 #ifndef TESSEL_RUNTIME_LIBRARY_DIR
 #define TESSEL_RUNTIME_LIBRARY_DIR ""
@@ -255,8 +256,29 @@ absl::Status ExportLibrary(const std::vector<std::string>& object_files,
   return status;
 }
 
+namespace {
+
+// Packed calls of the dispatch shims (`@tessel_onednn_matmul(...): packed`) need
+// libtessel_dispatch_runtime, which sits beside libtessel_runtime.
+class ShimCalls : public ir::IRVisitor {
+ public:
+  bool found = false;
+  void VisitCall(const ir::CallNode* op) override {
+    if (op->callee == ir::CallNode::Callee::kPacked && op->name.rfind("tessel_", 0) == 0)
+      found = true;
+    IRVisitor::VisitCall(op);
+  }
+};
+
+}  // namespace
+
 absl::Status ExportModule(const ir::IRModule& mod, const std::string& object_code,
-                          const std::string& library_path, const ExportOptions& options) {
+                          const std::string& library_path, const ExportOptions& given) {
+  ExportOptions options = given;
+  ShimCalls shims;
+  for (const auto& [name, func] : mod->functions) shims.VisitStmt(func->body);
+  if (shims.found)
+    options.extra_flags.insert(options.extra_flags.begin(), "-ltessel_dispatch_runtime");
   absl::StatusOr<std::vector<FunctionSignature>> sigs = SignaturesOf(mod);
   if (!sigs.ok()) return sigs.status();
   absl::StatusOr<fs::path> dir = MakeTempDir();

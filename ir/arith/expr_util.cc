@@ -237,7 +237,7 @@ class PurityCheck : public IRVisitor {
  public:
   bool pure = true;
   void VisitCall(const CallNode* op) override {
-    if (op->callee == CallNode::Callee::kExtern) pure = false;
+    if (op->callee != CallNode::Callee::kIntrinsic) pure = false;
     if (pure) IRVisitor::VisitCall(op);
   }
 };

@@ -84,6 +84,15 @@ class AccessCollector : public IRVisitor {
     IRVisitor::VisitBufferStore(op);
     AddPoint(&writes_, op->buffer, op->indices);
   }
+  void VisitCall(const CallNode* op) override {
+    if (op->callee != CallNode::Callee::kAddressOf) return IRVisitor::VisitCall(op);
+    // The callee of a packed call may read and write all of the buffer.
+    const Buffer& b = cast<BufferLoadNode>(op->args[0])->buffer;
+    std::vector<Range> whole;
+    for (const Expr& e : b->shape) whole.push_back(Range{IntImm(e->dtype, 0), e});
+    AddAccess(&reads_, b, whole, {}, {});
+    AddAccess(&writes_, b, whole, {}, {});
+  }
   void VisitBlockRealize(const BlockRealizeNode* op) override {
     for (const Expr& v : op->iter_values) VisitExpr(v);
     if (op->predicate) VisitExpr(op->predicate);

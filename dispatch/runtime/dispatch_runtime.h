@@ -1,0 +1,68 @@
+/* The runtime shims library dispatch calls: oneDNN and OpenBLAS behind tessel's
+ * packed convention (ir/expr.h), so codegen calls every one of them the same way:
+ *
+ *   int32_t shim(const int64_t* args, int32_t num_args);   0, or -1 and
+ *                                                           tessel_last_error()
+ *
+ * Each argument is one int64 slot: integers as they are, pointers as addresses,
+ * f32 values by their bits in the low 32. The layouts below are what the dispatch
+ * rules (dispatch/rules/) emit; the shims check counts and extents and name the
+ * problem instead of crashing. libtessel_dispatch_runtime needs libtessel_runtime
+ * (errors, thread count), libdnnl and libopenblas; no MLIR, no Abseil, so exported
+ * libraries link it as they link libtessel_runtime.
+ */
+#ifndef TESSEL_DISPATCH_RUNTIME_DISPATCH_RUNTIME_H_
+#define TESSEL_DISPATCH_RUNTIME_DISPATCH_RUNTIME_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* C[b] = op(A[b]) @ op(B[b]) through cblas_sgemm / cblas_dgemm, b < batch:
+ *   0 dtype bits (32 | 64)  1 batch  2 M  3 N  4 K
+ *   5 A  6 A batch stride  7 A row stride (M)  8 A column stride (K)
+ *   9 B 10 B batch stride 11 B row stride (K) 12 B column stride (N)
+ *  13 C 14 C batch stride 15 C row stride (M), its column stride is 1
+ * Strides in elements; a matrix is either row-major (column stride 1) or its
+ * transpose (row stride 1); a batch stride of 0 broadcasts. */
+int32_t tessel_blas_gemm(const int64_t* args, int32_t num_args);
+
+/* y = A @ x (or A^T @ x) through cblas_sgemv / cblas_dgemv:
+ *   0 dtype bits  1 M (rows of y)  2 K
+ *   3 A  4 A row stride (M)  5 A column stride (K)  6 x  7 x stride  8 y  9 y stride */
+int32_t tessel_blas_gemv(const int64_t* args, int32_t num_args);
+
+/* oneDNN matmul with post-ops, f32:
+ *   0 batch  1 M  2 N  3 K
+ *   4 A  5..7 A strides (batch, M, K)
+ *   8 B  9..11 B strides (batch, K, N)
+ *  12 C 13..15 C strides (batch, M, N)
+ *  16 number of post-ops P (at most 8), then 7 slots per post-op:
+ *     kind, alpha (f32 bits), beta (f32 bits), operand, operand strides (batch, M, N)
+ * A stride of 0 broadcasts that dimension (batch broadcast, a bias over N, ...).
+ * Post-op kinds (TesselPostOpKind) apply in order to the accumulator. */
+int32_t tessel_onednn_matmul(const int64_t* args, int32_t num_args);
+
+enum TesselPostOpKind {
+  kTesselPostRelu = 0,     /* max(x, 0) */
+  kTesselPostGeluErf = 1,  /* 0.5 x (1 + erf(x / sqrt 2)) */
+  kTesselPostGeluTanh = 2, /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+  kTesselPostSigmoid = 3,  /* 1 / (1 + exp(-x)) */
+  kTesselPostSilu = 4,     /* x sigmoid(x) */
+  kTesselPostLinear = 5,   /* alpha x + beta */
+  kTesselPostTanh = 6,     /* tanh(x) */
+  kTesselPostAdd = 10,     /* x + operand (bias, residual; broadcast by zero strides) */
+  kTesselPostMul = 11      /* x * operand */
+};
+
+/* Primitives created so far and calls served from the cache (for tests and benches). */
+int64_t tessel_onednn_primitives_created(void);
+int64_t tessel_onednn_cache_hits(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSEL_DISPATCH_RUNTIME_DISPATCH_RUNTIME_H_ */

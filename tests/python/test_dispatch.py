@@ -1,0 +1,193 @@
+"""Library dispatch from Python: dispatch-library with the oneDNN and BLAS rules on
+matmuls of every layout (odd sizes, transposed, batched, broadcast batch) and each
+epilogue, compiled and compared with numpy; partial dispatch scheduled afterwards;
+threads; an exported dispatched library; bad shim arguments at call time."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tessel
+from tessel import nd, ops, te, transform
+
+RNG = np.random.default_rng(11)
+
+
+def rand(shape, dtype="float32"):
+    return RNG.uniform(-1, 1, size=shape).astype(dtype)
+
+
+def ph(shape, name, dtype="float32"):
+    return te.placeholder(shape, dtype, name=name)
+
+
+def erf(x):
+    return np.vectorize(math.erf)(x.astype("float64"))
+
+
+def dispatched(mod, rules):
+    return transform.DispatchLibrary(rules=rules)(mod)
+
+
+def run(mod, name, arrays, out_shape, dtype="float32"):
+    ex = tessel.build(mod, target="llvm")
+    args = [nd.array(a) for a in arrays] + [nd.empty(out_shape, dtype)]
+    ex[name](*args)
+    return args[-1].numpy()
+
+
+MATMULS = [
+    # (name, shapes, build, numpy)
+    ("plain", [(17, 23), (23, 31)], lambda a, b: ops.matmul(a, b), lambda a, b: a @ b),
+    ("ta", [(23, 17), (23, 31)], lambda a, b: ops.matmul(a, b, transpose_a=True), lambda a, b: a.T @ b),
+    ("tb", [(17, 23), (31, 23)], lambda a, b: ops.matmul(a, b, transpose_b=True), lambda a, b: a @ b.T),
+    ("tab", [(23, 17), (31, 23)], lambda a, b: ops.matmul(a, b, True, True), lambda a, b: a.T @ b.T),
+    ("bmm", [(3, 5, 9), (3, 9, 7)], lambda a, b: ops.batch_matmul(a, b), lambda a, b: a @ b),
+    ("bmm_bcast", [(3, 5, 9), (1, 9, 7)], lambda a, b: ops.batch_matmul(a, b), lambda a, b: a @ b),
+    ("dense", [(8, 33), (12, 33)], lambda a, b: ops.dense(a, b), lambda a, b: a @ b.T),
+]
+
+
+@pytest.mark.parametrize("rule", ["onednn", "blas"])
+@pytest.mark.parametrize("case", MATMULS, ids=[c[0] for c in MATMULS])
+def test_matmul_layouts(rule, case):
+    name, shapes, build, ref = case
+    A, B = ph(shapes[0], "A"), ph(shapes[1], "B")
+    C = build(A, B)
+    mod = te.create_module([A, B, C], name=name)
+    out = dispatched(mod, [rule])
+    text = str(out)
+    assert f"tessel_{'onednn' if rule == 'onednn' else 'blas'}_" in text, text
+    assert "scheduled = true" in text
+    a, b = rand(shapes[0]), rand(shapes[1])
+    got = run(out, name, [a, b], tuple(int(d) for d in C.shape))
+    np.testing.assert_allclose(got, ref(a, b), rtol=1e-4, atol=1e-5)
+
+
+def test_blas_dgemm_and_gemv():
+    A, B = ph((9, 13), "A", "float64"), ph((13, 6), "B", "float64")
+    mod = te.create_module([A, B, ops.matmul(A, B)], name="dgemm")
+    out = dispatched(mod, ["blas"])
+    a, b = rand((9, 13), "float64"), rand((13, 6), "float64")
+    np.testing.assert_allclose(run(out, "dgemm", [a, b], (9, 6), "float64"), a @ b, rtol=1e-12)
+    M, x = ph((37, 29), "M"), ph((29,), "x")
+    mod = te.create_module([M, x, ops.gemv(M, x)], name="gemv")
+    out = dispatched(mod, ["blas"])
+    assert "tessel_blas_gemv" in str(out)
+    m, v = rand((37, 29)), rand((29,))
+    np.testing.assert_allclose(run(out, "gemv", [m, v], (37,)), m @ v, rtol=1e-4, atol=1e-5)
+
+
+EPILOGUES = [
+    ("relu", lambda t: ops.relu(t), lambda y: np.maximum(y, 0)),
+    ("gelu_erf", lambda t: ops.gelu(t), lambda y: 0.5 * y * (1 + erf(y / math.sqrt(2)))),
+    ("gelu_tanh", lambda t: ops.gelu(t, approximate="tanh"),
+     lambda y: 0.5 * y * (1 + np.tanh(math.sqrt(2 / math.pi) * (y + 0.044715 * y ** 3)))),
+    ("sigmoid", lambda t: ops.sigmoid(t), lambda y: 1 / (1 + np.exp(-y))),
+    ("silu", lambda t: ops.silu(t), lambda y: y / (1 + np.exp(-y))),
+    ("tanh", lambda t: ops.tanh(t), np.tanh),
+]
+
+
+@pytest.mark.parametrize("epi", EPILOGUES, ids=[e[0] for e in EPILOGUES])
+def test_dense_bias_epilogues_are_post_ops(epi):
+    name, make, ref = epi
+    X, W, b = ph((7, 19), "X"), ph((11, 19), "W"), ph((11,), "b")
+    Y = make(ops.dense(X, W, b))
+    mod = te.create_module([X, W, b, Y], name="layer")
+    out = dispatched(mod, ["onednn"])
+    text = str(out)
+    assert text.count("tessel_onednn_matmul") == 1 and "block" not in text.split("root")[1], text
+    x, w, bias = rand((7, 19)), rand((11, 19)), rand((11,))
+    got = run(out, "layer", [x, w, bias], (7, 11))
+    np.testing.assert_allclose(got, ref(x @ w.T + bias), rtol=1e-4, atol=1e-5)
+
+
+def test_residual_and_scale():
+    X, W, R = ph((6, 10), "X"), ph((10, 10), "W"), ph((6, 10), "R")
+    Y = ops.multiply(ops.add(ops.matmul(X, W), R), 0.5)
+    mod = te.create_module([X, W, R, Y], name="res")
+    out = dispatched(mod, ["onednn"])
+    assert "scheduled = true" in str(out)
+    x, w, r = rand((6, 10)), rand((10, 10)), rand((6, 10))
+    np.testing.assert_allclose(run(out, "res", [x, w, r], (6, 10)), (x @ w + r) * 0.5, rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_partial_dispatch_then_default_schedule():
+    X, W = ph((16, 24), "X"), ph((24, 32), "W")
+    Y = ops.exp(ops.matmul(X, W))  # exp is no post-op of the rule: it stays tessel code
+    mod = te.create_module([X, W, Y], name="partial")
+    out = dispatched(mod, ["onednn"])
+    text = str(out)
+    assert "tessel_onednn_matmul" in text and 'dispatched = "onednn"' in text
+    assert "scheduled" not in text and "exp(" in text
+    scheduled = transform.DefaultSchedule()(out)
+    x, w = rand((16, 24)), rand((24, 32))
+    np.testing.assert_allclose(run(scheduled, "partial", [x, w], (16, 32)), np.exp(x @ w),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_dispatched_functions_are_skipped_by_scheduling():
+    A, B = ph((8, 8), "A"), ph((8, 8), "B")
+    mod = te.create_module([A, B, ops.matmul(A, B)], name="mm")
+    out = dispatched(mod, ["onednn"])
+    again = transform.DefaultSchedule()(out)
+    assert str(again) == str(out)
+
+
+def test_two_threads_beside_a_tessel_parallel_loop():
+    before = tessel.get_num_threads()
+    tessel.set_num_threads(2)
+    try:
+        A, B = ph((64, 96), "A"), ph((96, 80), "B")
+        mm = te.create_module([A, B, ops.matmul(A, B)], name="mm")
+        lib = tessel.build(dispatched(mm, ["onednn"]))
+        X = ph((4096,), "X")
+        par = transform.DefaultSchedule()(te.create_module([X, ops.exp(X)], name="ex"))
+        tlib = tessel.build(par)
+        a, b, x = rand((64, 96)), rand((96, 80)), rand((4096,))
+        for _ in range(20):
+            c, y = nd.empty((64, 80), "float32"), nd.empty((4096,), "float32")
+            lib["mm"](nd.array(a), nd.array(b), c)
+            tlib["ex"](nd.array(x), y)
+            np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4, atol=1e-5)
+            np.testing.assert_allclose(y.numpy(), np.exp(x), rtol=1e-6)
+    finally:
+        tessel.set_num_threads(before)
+
+
+def test_exported_dispatched_library_loads_and_runs(tmp_path):
+    A, B = ph((9, 5), "A"), ph((5, 7), "B")
+    mod = dispatched(te.create_module([A, B, ops.matmul(A, B)], name="mm"), ["onednn"])
+    path = tmp_path / "dispatched.so"
+    tessel.build(mod).export_library(str(path))
+    lib = tessel.load_library(str(path))
+    a, b, c = rand((9, 5)), rand((5, 7)), nd.empty((9, 7), "float32")
+    lib["mm"](nd.array(a), nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-5, atol=1e-6)
+
+
+def test_a_bad_shim_argument_is_a_clear_error():
+    bad = tessel.parse("""\
+func @bad(A: f32[4, 4], B: f32[4, 4], C: f32[4, 4]) {
+  evaluate @tessel_onednn_matmul(1i64, 4i64, 4i64, -4i64, address_of(A[0, 0]), 0i64, 4i64, 1i64, address_of(B[0, 0]), 0i64, 4i64, 1i64, address_of(C[0, 0]), 0i64, 4i64, 1i64, 0i64): packed
+}
+""")
+    a, b = rand((4, 4)), rand((4, 4))
+    c = np.full((4, 4), 7.0, dtype="float32")
+    lib = tessel.build(bad)
+    out = nd.array(c)
+    with pytest.raises(tessel.RuntimeError, match="batch, M, N, K must be positive"):
+        lib["bad"](nd.array(a), nd.array(b), out)
+    np.testing.assert_array_equal(out.numpy(), c)  # nothing written
+    with pytest.raises(tessel.TesselError, match="batch, M, N, K must be positive"):
+        tessel.interpret(bad["bad"], a, b, c)
+    short = tessel.parse("""\
+func @short(A: f32[4, 4]) {
+  evaluate @tessel_blas_gemm(32i64, address_of(A[0, 0])): packed
+}
+""")
+    with pytest.raises(tessel.RuntimeError, match="tessel_blas_gemm: takes 16 arguments, got 2"):
+        tessel.build(short)["short"](nd.array(a))
