@@ -189,6 +189,10 @@ py::dict AttrsToPy(const ir::Attrs& attrs);
 // The binding files, one per area.
 void BindErrors(py::module_& m);
 void BindIR(py::module_& m);
+// Node classes with their fields, visit, transform, substitute (ir_nodes.cc).
+void BindIRNodes(py::module_& m);
+// Dispatch rules written in Python (dispatch.cc).
+void BindDispatch(py::module_& m);
 void BindTE(py::module_& m);
 void BindOps(py::module_& m);
 void BindPasses(py::module_& m);

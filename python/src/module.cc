@@ -363,9 +363,11 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "The C++ core of tessel. Use the `tessel` package; this module is private.";
   tp::BindErrors(m);
   tp::BindIR(m);
+  tp::BindIRNodes(m);
   tp::BindTE(m);
   tp::BindOps(m);
   tp::BindPasses(m);
+  tp::BindDispatch(m);
   tp::BindInterpreter(m);
   tp::BindSchedule(m);
   tp::BindMetaschedule(m);

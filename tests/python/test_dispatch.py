@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tessel
-from tessel import nd, ops, te, transform
+from tessel import dispatch, ir, nd, ops, te, transform
 
 RNG = np.random.default_rng(11)
 
@@ -191,3 +191,81 @@ func @short(A: f32[4, 4]) {
 """)
     with pytest.raises(tessel.RuntimeError, match="tessel_blas_gemm: takes 16 arguments, got 2"):
         tessel.build(short)["short"](nd.array(a))
+
+
+# ---- Rules written in Python -------------------------------------------------------------
+
+
+def _gemm_rule(func, target):
+    """A whole-matmul rule in Python: finds the one reduction block by its iter
+    kinds, reads the shapes off the buffers, calls the BLAS shim."""
+    blocks = []
+    ir.post_order_visit(func, lambda n: blocks.append(n) if isinstance(n, ir.Block) else None)
+    reductions = [b for b in blocks if [iv.kind for iv in b.iter_vars] == ["spatial", "spatial", "reduce"]]
+    if len(reductions) != 1 or len(func.params) != 3:
+        return "not a lone matmul"
+    a, b, c = func.params
+    (m, k), (_, n) = a.shape, b.shape
+    call = ir.call_packed("tessel_blas_gemm",
+                          [32, 1, m, n, k, a, 0, k, 1, b, 0, n, 1, c, 0, n])
+    return func.with_body(ir.Evaluate(call), attrs={"scheduled": True})
+
+
+def test_a_python_rule_in_a_textual_pipeline():
+    dispatch.register(_gemm_rule, name="py-gemm", priority=50)
+    try:
+        assert ("py-gemm", 50, ["llvm"]) in [tuple(r) for r in dispatch.list_rules()]
+        A, B = ph((13, 21), "A"), ph((21, 9), "B")
+        mod = te.create_module([A, B, ops.matmul(A, B)], name="mm")
+        out = transform.parse_pipeline("dispatch-library{rules=[py-gemm]}")(mod)
+        text = str(out)
+        assert "tessel_blas_gemm" in text and 'dispatched = "py-gemm"' in text
+        a, b = rand((13, 21)), rand((21, 9))
+        np.testing.assert_allclose(run(out, "mm", [a, b], (13, 9)), a @ b, rtol=1e-4, atol=1e-5)
+        # The rule's reason reaches the log where it declines.
+        X = ph((5,), "X")
+        other = te.create_module([X, ops.relu(X)], name="r")
+        ctx = transform.PassContext()
+        with ctx:
+            same = transform.parse_pipeline("dispatch-library{rules=[py-gemm]}")(other)
+        assert str(same) == str(other)
+        assert "py-gemm: not a lone matmul" in ctx.log
+    finally:
+        assert dispatch.unregister("py-gemm")
+    assert "py-gemm" not in [r.name for r in dispatch.list_rules()]
+
+
+def test_reregistering_replaces_and_errors_are_pass_errors():
+    @dispatch.rule(name="py-bad", priority=1)
+    def first(func, target):
+        return 42
+
+    A = ph((4,), "A")
+    mod = te.create_module([A, ops.relu(A)], name="r")
+    try:
+        with pytest.raises(tessel.PassError, match="returned 42, expected a PrimFunc"):
+            transform.DispatchLibrary(rules=["py-bad"])(mod)
+
+        @dispatch.rule(name="py-bad", priority=1)
+        def second(func, target):
+            raise ValueError("boom")
+
+        with pytest.raises(tessel.PassError, match="python dispatch rule 'py-bad' raised") as e:
+            transform.DispatchLibrary(rules=["py-bad"])(mod)
+        assert isinstance(e.value.__cause__, ValueError)
+    finally:
+        dispatch.unregister("py-bad")
+
+
+def test_interpreter_exit_with_a_registered_rule_is_clean():
+    import subprocess
+    import sys
+    code = (
+        "import tessel\n"
+        "from tessel import dispatch, te, ops, transform\n"
+        "dispatch.register(lambda f, t: None, name='kept', priority=3)\n"
+        "A = te.placeholder((4,), 'float32', name='A')\n"
+        "transform.DispatchLibrary(rules=['kept'])(te.create_module([A, ops.relu(A)], name='r'))\n"
+        "print('ok')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
