@@ -4,11 +4,11 @@
 //
 //   tessel-bench --filter=codegen/
 //   {"name": "codegen/matmul_1024_f32", "threads": 1, "tessel_gflops": 88.1,
-//    "openblas_gflops": 93.0, "ratio": 0.95, ...}
+//    "openblas_gflops": 93.0, "onednn_gflops": 95.0, "ratio": 0.95, ...}
 //
 // - codegen/matmul_1024_f32_{1,2}t: a hand-written schedule (MatmulSchedule below)
 //   through `lower` and the JIT, against OpenBLAS cblas_sgemm on the same thread
-//   count; results compared before timing.
+//   count (oneDNN's sgemm beside it); results compared before timing.
 // - codegen/matmul_1024_f32_tensorized_{1,2}t: the same schedule with the tile's k
 //   step tensorized to the built-in f32_fma_4x16 intrinsic (docs/codegen.md).
 // - codegen/jit_compile_matmul_1024: lowering plus JIT of that matmul, uncached.
@@ -32,6 +32,7 @@
 #include "ir/status_macros.h"
 #include "tools/bench/benchmark.h"
 #include "tools/bench/kernel_timing.h"
+#include "tools/bench/onednn_reference.h"
 
 extern "C" void openblas_set_num_threads(int num_threads);
 
@@ -152,6 +153,13 @@ absl::StatusOr<BenchResult> MatmulCase(int threads, const BenchOptions& opts,
   DLTensor* args[] = {a.dltensor(), b.dltensor(), c.dltensor()};
   TESSEL_ASSIGN_OR_RETURN(const double ours_s, KernelSeconds(*f, args, repeat));
   const double blas_s = TimeCalls(repeat, blas).median_us * 1e-6;
+  SetOneDnnThreads(threads);
+  auto dnnl = [&] {
+    (void)OneDnnSgemm(false, false, kN, kN, kN, static_cast<const float*>(a.data()),
+                      static_cast<const float*>(b.data()), static_cast<float*>(ref.data()));
+  };
+  dnnl();
+  const double dnnl_s = TimeCalls(repeat, dnnl).median_us * 1e-6;
   const double flops = 2.0 * kN * kN * kN;
   const double ours_gflops = flops / ours_s * 1e-9;
   const double blas_gflops = flops / blas_s * 1e-9;
@@ -161,6 +169,7 @@ absl::StatusOr<BenchResult> MatmulCase(int threads, const BenchOptions& opts,
   r.Add("threads", static_cast<int64_t>(threads));
   r.Add("tessel_gflops", ours_gflops);
   r.Add("openblas_gflops", blas_gflops);
+  r.Add("onednn_gflops", flops / dnnl_s * 1e-9);
   r.Add("ratio", ours_gflops / blas_gflops);
   r.Add("max_abs_diff", max_err);
   r.Add("repeats", static_cast<int64_t>(repeat));

@@ -21,6 +21,30 @@ absl::Status OneDnnSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::function<void()>> OneDnnMatmul(int64_t m, int64_t n, int64_t k,
+                                                   const float* a, const float* b, float* c) {
+  using dnnl::memory;
+  try {
+    auto engine = std::make_shared<dnnl::engine>(dnnl::engine::kind::cpu, 0);
+    auto stream = std::make_shared<dnnl::stream>(*engine);
+    const auto f32 = memory::data_type::f32;
+    memory::desc a_md({m, k}, f32, memory::format_tag::ab);
+    memory::desc b_md({k, n}, f32, memory::format_tag::ab);
+    memory::desc c_md({m, n}, f32, memory::format_tag::ab);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), *engine);
+    auto mm = std::make_shared<dnnl::matmul>(pd);
+    auto ma = std::make_shared<memory>(a_md, *engine, const_cast<float*>(a));
+    auto mb = std::make_shared<memory>(b_md, *engine, const_cast<float*>(b));
+    auto mc = std::make_shared<memory>(c_md, *engine, c);
+    return std::function<void()>([=] {
+      mm->execute(*stream, {{DNNL_ARG_SRC, *ma}, {DNNL_ARG_WEIGHTS, *mb}, {DNNL_ARG_DST, *mc}});
+      stream->wait();
+    });
+  } catch (const dnnl::error& e) {
+    return absl::InternalError(absl::StrCat("oneDNN matmul: ", e.what()));
+  }
+}
+
 absl::StatusOr<std::function<void()>> OneDnnConv2dNchw(std::array<int64_t, 4> data,
                                                        std::array<int64_t, 4> weights,
                                                        int64_t stride, int64_t pad,

@@ -25,6 +25,11 @@ void SetOneDnnThreads(int threads);
 absl::Status OneDnnSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                          const float* a, const float* b, float* c);
 
+// A row-major f32 matmul C = A B as a oneDNN matmul primitive created once; the
+// returned call executes it (what a library user calling oneDNN directly pays).
+absl::StatusOr<std::function<void()>> OneDnnMatmul(int64_t m, int64_t n, int64_t k,
+                                                   const float* a, const float* b, float* c);
+
 // A forward convolution, NCHW data and OIHW weights in the caller's layout;
 // oneDNN picks its own (blocked) layouts, and the returned call runs the
 // convolution alone on arrays reordered once, then reorders the result back.

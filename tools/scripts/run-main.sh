@@ -12,4 +12,4 @@ build/bin/tessel-examples tools/examples --workloads=tools/examples/workloads
 # OpenBLAS and memcpy bandwidth, with the JIT's compile time: unscheduled, ours, the
 # reference, the ratio.
 echo
-build/bin/tessel-bench --filter='codegen/|auto/' | /usr/bin/python3 tools/scripts/bench_table.py
+build/bin/tessel-bench --filter='codegen/|auto/|dispatch/' | /usr/bin/python3 tools/scripts/bench_table.py

@@ -1,0 +1,188 @@
+// Library dispatch measured against calling the library directly, in the same run.
+//
+//   tessel-bench --filter=dispatch/
+//   {"name": "dispatch/matmul_1024x1024x1024_f32_1t", "threads": 1, "tessel_gflops": 101.3,
+//    "reference": "onednn_direct", "reference_gflops": 101.9, "ratio": 0.99, ...}
+//
+// - matmul 1024³: the workload through dispatch-library{rules=[onednn]} and codegen
+//   (argument checks, the packed call, the shim's primitive cache) against the same
+//   oneDNN matmul primitive created once and executed directly.
+// - matmul 64³: the same, reported as microseconds per call and the overhead.
+// - dense 128x3072x768 + bias + GELU: dispatched with the bias and GELU as oneDNN
+//   post-ops, against oneDNN's matmul followed by a separate bias pass and GELU pass
+//   (what calling the library op by op does), with default-schedule's tessel code
+//   beside them.
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/build.h"
+#include "codegen/runtime/ndarray.h"
+#include "ir/arith/expr_util.h"
+#include "ir/status_macros.h"
+#include "ir/te/compute.h"
+#include "ir/te/create_prim_func.h"
+#include "ir/te/ops/ops.h"
+#include "ir/te/workloads.h"
+#include "passes/pass_manager.h"
+#include "passes/pipeline.h"
+#include "tools/bench/benchmark.h"
+#include "tools/bench/kernel_timing.h"
+#include "tools/bench/onednn_reference.h"
+
+namespace tessel::bench {
+namespace {
+
+struct Built {
+  runtime::Module module;
+  std::vector<runtime::NDArray> args;
+  std::string name;
+};
+
+absl::StatusOr<Built> BuildWith(const ir::IRModule& source, const std::string& pipeline) {
+  ir::IRModule mod = source;
+  if (!pipeline.empty()) {
+    TESSEL_ASSIGN_OR_RETURN(passes::PassPtr pass, passes::ParsePipeline(pipeline));
+    TESSEL_ASSIGN_OR_RETURN(mod, passes::RunPipeline(*pass, mod));
+  }
+  TESSEL_ASSIGN_OR_RETURN(runtime::Module m, codegen::Build(mod, codegen::Target::Host()));
+  Built b{std::move(m), {}, mod->functions.front().first};
+  uint32_t seed = 1;
+  for (const ir::Param& p : mod->functions.front().second->params) {
+    std::vector<int64_t> shape;
+    for (const ir::Expr& d : p.buffer->shape) shape.push_back(*ir::arith::AsConstInt(d));
+    TESSEL_ASSIGN_OR_RETURN(runtime::NDArray a, Random(shape, seed++));
+    b.args.push_back(std::move(a));
+  }
+  return b;
+}
+
+absl::StatusOr<double> Seconds(Built& b, int threads, int repeat) {
+  std::vector<DLTensor*> args;
+  for (runtime::NDArray& a : b.args) args.push_back(a.dltensor());
+  tessel_set_num_threads(threads);
+  absl::Status warm = runtime::CallFunction(*b.module.Find(b.name), args);
+  absl::StatusOr<double> s = warm.ok() ? KernelSeconds(*b.module.Find(b.name), args, repeat)
+                                       : absl::StatusOr<double>(warm);
+  tessel_set_num_threads(0);
+  return s;
+}
+
+float* F(runtime::NDArray& a) { return static_cast<float*>(a.data()); }
+
+double MaxDiff(runtime::NDArray& a, runtime::NDArray& b) {
+  double err = 0;
+  for (int64_t k = 0; k < a.nbytes() / 4; ++k) err = std::max(err, double(std::fabs(F(a)[k] - F(b)[k])));
+  return err;
+}
+
+int Repeats(const BenchOptions& opts) { return std::max(3, std::min(opts.repeats, 15)); }
+
+absl::StatusOr<BenchResult> Matmul(int64_t n, int threads, const BenchOptions& opts) {
+  const std::string workload = absl::StrCat("matmul_", n, "x", n, "x", n, "_f32");
+  TESSEL_ASSIGN_OR_RETURN(ir::IRModule mod, ir::te::BuildWorkload(workload));
+  TESSEL_ASSIGN_OR_RETURN(Built b, BuildWith(mod, "dispatch-library{rules=[onednn]}"));
+  const int repeat = n <= 64 ? 200 : Repeats(opts);
+  TESSEL_ASSIGN_OR_RETURN(double ours, Seconds(b, threads, repeat));
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref, runtime::NDArray::Zeros({n, n}, ir::DataType::Float(32)));
+  SetOneDnnThreads(threads);
+  TESSEL_ASSIGN_OR_RETURN(std::function<void()> direct,
+                          OneDnnMatmul(n, n, n, F(b.args[0]), F(b.args[1]), F(ref)));
+  direct();
+  if (double err = MaxDiff(b.args[2], ref); err > 1e-3) {
+    return absl::InternalError(absl::StrCat("dispatched matmul differs from oneDNN by ", err));
+  }
+  const double theirs = TimeCalls(repeat, direct).median_us * 1e-6;
+  const double flops = 2.0 * n * n * n;
+  BenchResult r;
+  r.Add("threads", static_cast<int64_t>(threads));
+  r.Add("tessel_gflops", flops / ours * 1e-9);
+  r.Add("reference", "onednn_direct");
+  r.Add("reference_gflops", flops / theirs * 1e-9);
+  r.Add("tessel_us", ours * 1e6);
+  r.Add("reference_us", theirs * 1e6);
+  r.Add("overhead_us", (ours - theirs) * 1e6);
+  r.Add("ratio", theirs / ours);
+  r.Add("repeats", static_cast<int64_t>(repeat));
+  return r;
+}
+
+absl::StatusOr<ir::IRModule> DenseBiasGelu(int64_t m, int64_t n, int64_t k) {
+  using namespace ir::te;  // NOLINT: the op library's names read best unqualified here.
+  const ir::DataType f32 = ir::DataType::Float(32);
+  TESSEL_ASSIGN_OR_RETURN(Tensor x, Placeholder({m, k}, f32, "X"));
+  TESSEL_ASSIGN_OR_RETURN(Tensor w, Placeholder({n, k}, f32, "W"));
+  TESSEL_ASSIGN_OR_RETURN(Tensor bias, Placeholder({n}, f32, "bias"));
+  TESSEL_ASSIGN_OR_RETURN(Tensor up, ops::Dense(x, w, bias, ir::DataType::Void(), "up"));
+  TESSEL_ASSIGN_OR_RETURN(Tensor y, ops::Gelu(up, ops::GeluForm::kErf, "Y"));
+  return CreateModule({x, w, bias, y}, "dense_bias_gelu");
+}
+
+absl::StatusOr<BenchResult> DenseBiasGeluRow(int threads, const BenchOptions& opts) {
+  constexpr int64_t m = 128, n = 3072, k = 768;
+  TESSEL_ASSIGN_OR_RETURN(ir::IRModule mod, DenseBiasGelu(m, n, k));
+  TESSEL_ASSIGN_OR_RETURN(Built d, BuildWith(mod, "dispatch-library{rules=[onednn]}"));
+  TESSEL_ASSIGN_OR_RETURN(
+      Built s, BuildWith(mod, absl::StrCat("default-schedule{target=\"llvm -num-cores=", threads,
+                                           "\"}")));
+  const int repeat = Repeats(opts);
+  TESSEL_ASSIGN_OR_RETURN(double dispatched, Seconds(d, threads, repeat));
+  TESSEL_ASSIGN_OR_RETURN(double scheduled, Seconds(s, threads, repeat));
+  // The library op by op: matmul, then a bias pass and a GELU pass over the result.
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref, runtime::NDArray::Zeros({m, n}, ir::DataType::Float(32)));
+  SetOneDnnThreads(threads);
+  float* x = F(d.args[0]);
+  float* w = F(d.args[1]);
+  float* bias = F(d.args[2]);
+  float* y = F(ref);
+  auto op_by_op = [&] {
+    (void)OneDnnSgemm(false, true, m, n, k, x, w, y);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) y[i * n + j] += bias[j];
+    }
+    for (int64_t e = 0; e < m * n; ++e) y[e] = 0.5f * y[e] * (1.0f + std::erf(y[e] * 0.70710677f));
+  };
+  op_by_op();
+  if (double err = MaxDiff(d.args[3], ref); err > 1e-3) {
+    return absl::InternalError(absl::StrCat("dispatched dense+bias+gelu differs by ", err));
+  }
+  const double theirs = TimeCalls(repeat, op_by_op).median_us * 1e-6;
+  const double flops = 2.0 * m * n * k;
+  BenchResult r;
+  r.Add("threads", static_cast<int64_t>(threads));
+  r.Add("tessel_gflops", flops / dispatched * 1e-9);
+  r.Add("reference", "onednn_then_epilogue");
+  r.Add("reference_gflops", flops / theirs * 1e-9);
+  r.Add("default_schedule_gflops", flops / scheduled * 1e-9);
+  r.Add("ratio", theirs / dispatched);
+  r.Add("repeats", static_cast<int64_t>(repeat));
+  return r;
+}
+
+#define TESSEL_DISPATCH_BENCH(id, name, doc, call)                     \
+  TESSEL_BENCHMARK(id##1T, "dispatch/" name "_1t", doc ", 1 thread") {  \
+    const int threads = 1;                                             \
+    return call;                                                       \
+  }                                                                    \
+  TESSEL_BENCHMARK(id##2T, "dispatch/" name "_2t", doc ", 2 threads") { \
+    const int threads = 2;                                             \
+    return call;                                                       \
+  }
+
+TESSEL_DISPATCH_BENCH(Matmul1024, "matmul_1024x1024x1024_f32",
+                      "dispatch-library{rules=[onednn]} matmul 1024^3 against the oneDNN "
+                      "primitive called directly",
+                      Matmul(1024, threads, opts))
+TESSEL_DISPATCH_BENCH(Matmul64, "matmul_64x64x64_f32",
+                      "dispatch-library{rules=[onednn]} matmul 64^3: per-call overhead against "
+                      "the oneDNN primitive called directly",
+                      Matmul(64, threads, opts))
+TESSEL_DISPATCH_BENCH(DenseBiasGelu, "dense_bias_gelu_128x3072x768",
+                      "dense + bias + GELU dispatched with oneDNN post-ops, against oneDNN's "
+                      "matmul then separate bias and GELU passes (default-schedule beside)",
+                      DenseBiasGeluRow(threads, opts))
+
+}  // namespace
+}  // namespace tessel::bench
