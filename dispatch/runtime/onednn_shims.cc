@@ -65,7 +65,7 @@ dnnl::memory::desc Desc(int64_t batch, int64_t rows, int64_t cols, int64_t bs, i
   // A broadcast (stride 0) dimension has extent 1 for oneDNN.
   memory::dims dims = {bs == 0 ? 1 : batch, rs == 0 ? 1 : rows, cs == 0 ? 1 : cols};
   memory::dims strides = {bs, rs, cs};
-  for (int d = 0; d < 3; ++d) {
+  for (int d = 2; d >= 0; --d) {  // Innermost first: a size-1 dimension's stride from the next.
     if (dims[d] == 1) strides[d] = d == 2 ? 1 : dims[d + 1] * strides[d + 1];
   }
   return memory::desc(dims, memory::data_type::f32, strides);

@@ -6,6 +6,7 @@
  *
  *   c_abi_test path/to/kernels.so
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,10 +71,11 @@ int main(int argc, char** argv) {
     fprintf(stderr, "cannot load %s: %s\n", argv[1], tessel_last_error());
     return 1;
   }
-  CHECK(tessel_module_num_functions(m) == 2);
+  CHECK(tessel_module_num_functions(m) == 3);
   CHECK(strcmp(tessel_module_function_name(m, 0), "vector_add") == 0);
   CHECK(strcmp(tessel_module_function_name(m, 1), "axpy") == 0);
-  CHECK(tessel_module_function_name(m, 2) == NULL);
+  CHECK(strcmp(tessel_module_function_name(m, 2), "matmul_onednn") == 0);
+  CHECK(tessel_module_function_name(m, 3) == NULL);
 
   enum { N = 1000 };
   DLDataType f32 = {kDLFloat, 32, 1};
@@ -118,6 +120,27 @@ int main(int argc, char** argv) {
   CHECK(kernels_axpy(m, &tx, &ty, &talpha) == 0);
   int wrong = 0;
   for (int i = 0; i < 1000; ++i) wrong += y[i] != 2.0f * (float)(i % 7) + 1.0f;
+  CHECK(wrong == 0);
+
+  /* A matmul dispatched to oneDNN, checked against a plain loop. */
+  float* ma = AllocFloats(128);
+  float* mb = AllocFloats(64);
+  float* mc = AllocFloats(32);
+  for (int i = 0; i < 128; ++i) ma[i] = (float)(i % 5) - 2.0f;
+  for (int i = 0; i < 64; ++i) mb[i] = (float)(i % 3) * 0.5f;
+  int64_t sa[2] = {8, 16}, sb[2] = {16, 4}, sc[2] = {8, 4};
+  DLTensor tma = Tensor(ma, f32, 2, sa), tmb = Tensor(mb, f32, 2, sb), tmc = Tensor(mc, f32, 2, sc);
+  int32_t mrc = kernels_matmul_onednn(m, &tma, &tmb, &tmc);
+  if (mrc != 0) fprintf(stderr, "matmul_onednn: %s\n", tessel_last_error());
+  CHECK(mrc == 0);
+  wrong = 0;
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      float want = 0.0f;
+      for (int k = 0; k < 16; ++k) want += ma[i * 16 + k] * mb[k * 4 + j];
+      wrong += fabsf(mc[i * 4 + j] - want) > 1e-4f;
+    }
+  }
   CHECK(wrong == 0);
 
   /* Bad arguments: each refused with a message; C keeps its marker values. */
@@ -168,6 +191,9 @@ int main(int argc, char** argv) {
   free(c);
   free(x);
   free(y);
+  free(ma);
+  free(mb);
+  free(mc);
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;
