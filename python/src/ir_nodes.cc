@@ -180,64 +180,95 @@ void BindIRNodes(py::module_& m) {
           "op", [](const ir::BinaryNode& n) { return ir::NodeKindName(n.kind()); },
           "'Add', 'Sub', 'Mul', 'Div', 'Mod', 'FloorDiv', 'FloorMod', 'Min', "
           "'Max', 'EQ', 'NE', 'LT', 'LE', 'GT', 'GE', 'And' or 'Or'.")
-      .def_property_readonly("a", [](const ir::BinaryNode& n) { return n.a; })
-      .def_property_readonly("b", [](const ir::BinaryNode& n) { return n.b; });
+      .def_property_readonly("a", [](const ir::BinaryNode& n) { return n.a; },
+                             "The left operand.")
+      .def_property_readonly("b", [](const ir::BinaryNode& n) { return n.b; },
+                             "The right operand.");
   py::class_<ir::NotNode, ir::ExprNode, ir::Ref<ir::NotNode>>(m, "Not", "not a.")
-      .def_property_readonly("a", [](const ir::NotNode& n) { return n.a; });
+      .def_property_readonly("a", [](const ir::NotNode& n) { return n.a; },
+                             "The operand.");
   py::class_<ir::SelectNode, ir::ExprNode, ir::Ref<ir::SelectNode>>(m, "Select",
                                                                     "select(condition, t, f).")
-      .def_property_readonly("condition", [](const ir::SelectNode& n) { return n.condition; })
-      .def_property_readonly("true_value", [](const ir::SelectNode& n) { return n.true_value; })
-      .def_property_readonly("false_value", [](const ir::SelectNode& n) { return n.false_value; });
+      .def_property_readonly("condition", [](const ir::SelectNode& n) { return n.condition; },
+                             "The bool condition.")
+      .def_property_readonly("true_value", [](const ir::SelectNode& n) { return n.true_value; },
+                             "The value where it holds.")
+      .def_property_readonly("false_value", [](const ir::SelectNode& n) { return n.false_value; },
+                             "The value where it does not.");
   py::class_<ir::CastNode, ir::ExprNode, ir::Ref<ir::CastNode>>(m, "Cast", "dtype(value).")
-      .def_property_readonly("value", [](const ir::CastNode& n) { return n.value; });
+      .def_property_readonly("value", [](const ir::CastNode& n) { return n.value; },
+                             "The value converted to this dtype.");
   py::class_<ir::BufferLoadNode, ir::ExprNode, ir::Ref<ir::BufferLoadNode>>(m, "BufferLoad",
                                                                             "buffer[indices].")
-      .def_property_readonly("buffer", [](const ir::BufferLoadNode& n) { return n.buffer; })
-      .def_property_readonly("indices", [](const ir::BufferLoadNode& n) { return n.indices; });
+      .def_property_readonly("buffer", [](const ir::BufferLoadNode& n) { return n.buffer; },
+                             "The buffer read.")
+      .def_property_readonly("indices", [](const ir::BufferLoadNode& n) { return n.indices; },
+                             "One index per dimension.");
   py::class_<ir::RampNode, ir::ExprNode, ir::Ref<ir::RampNode>>(m, "Ramp",
                                                                 "ramp(base, stride, lanes).")
-      .def_property_readonly("base", [](const ir::RampNode& n) { return n.base; })
-      .def_property_readonly("stride", [](const ir::RampNode& n) { return n.stride; })
-      .def_property_readonly("lanes", [](const ir::RampNode& n) { return n.lanes; });
+      .def_property_readonly("base", [](const ir::RampNode& n) { return n.base; },
+                             "The first lane.")
+      .def_property_readonly("stride", [](const ir::RampNode& n) { return n.stride; },
+                             "The step between lanes.")
+      .def_property_readonly("lanes", [](const ir::RampNode& n) { return n.lanes; },
+                             "How many lanes.");
   py::class_<ir::BroadcastNode, ir::ExprNode, ir::Ref<ir::BroadcastNode>>(
       m, "Broadcast", "broadcast(value, lanes).")
-      .def_property_readonly("value", [](const ir::BroadcastNode& n) { return n.value; })
-      .def_property_readonly("lanes", [](const ir::BroadcastNode& n) { return n.lanes; });
+      .def_property_readonly("value", [](const ir::BroadcastNode& n) { return n.value; },
+                             "The scalar repeated.")
+      .def_property_readonly("lanes", [](const ir::BroadcastNode& n) { return n.lanes; },
+                             "How many lanes.");
   py::class_<ir::CallNode, ir::ExprNode, ir::Ref<ir::CallNode>>(
       m, "Call", "An intrinsic (exp(x)), an extern or packed call (@f(...)), or address_of(A[i]).")
       .def_property_readonly(
           "callee", [](const ir::CallNode& n) { return CalleeName(n.callee); },
           "'intrinsic', 'extern', 'packed' or 'address_of'.")
-      .def_property_readonly("name", [](const ir::CallNode& n) { return n.name; })
-      .def_property_readonly("args", [](const ir::CallNode& n) { return n.args; });
+      .def_property_readonly("name", [](const ir::CallNode& n) { return n.name; },
+                             "The intrinsic or symbol name ('address_of' for address_of).")
+      .def_property_readonly("args", [](const ir::CallNode& n) { return n.args; },
+                             "The arguments.");
 
   py::class_<ir::BufferStoreNode, ir::StmtNode, ir::Ref<ir::BufferStoreNode>>(
       m, "BufferStore", "buffer[indices] = value.")
-      .def_property_readonly("buffer", [](const ir::BufferStoreNode& n) { return n.buffer; })
-      .def_property_readonly("value", [](const ir::BufferStoreNode& n) { return n.value; })
-      .def_property_readonly("indices", [](const ir::BufferStoreNode& n) { return n.indices; });
+      .def_property_readonly("buffer", [](const ir::BufferStoreNode& n) { return n.buffer; },
+                             "The buffer written.")
+      .def_property_readonly("value", [](const ir::BufferStoreNode& n) { return n.value; },
+                             "The value stored.")
+      .def_property_readonly("indices", [](const ir::BufferStoreNode& n) { return n.indices; },
+                             "One index per dimension.");
   py::class_<ir::ForNode, ir::StmtNode, ir::Ref<ir::ForNode>>(m, "For", "A loop.")
-      .def_property_readonly("loop_var", [](const ir::ForNode& n) { return n.loop_var; })
-      .def_property_readonly("min", [](const ir::ForNode& n) { return n.min; })
-      .def_property_readonly("extent", [](const ir::ForNode& n) { return n.extent; })
+      .def_property_readonly("loop_var", [](const ir::ForNode& n) { return n.loop_var; },
+                             "The loop variable.")
+      .def_property_readonly("min", [](const ir::ForNode& n) { return n.min; },
+                             "The first value.")
+      .def_property_readonly("extent", [](const ir::ForNode& n) { return n.extent; },
+                             "How many iterations.")
       .def_property_readonly(
           "for_kind", [](const ir::ForNode& n) { return ir::ForKindName(n.for_kind); },
           "'serial', 'parallel', 'vectorized', 'unrolled' or 'thread'.")
-      .def_property_readonly("thread_tag", [](const ir::ForNode& n) { return n.thread_tag; })
+      .def_property_readonly("thread_tag", [](const ir::ForNode& n) { return n.thread_tag; },
+                             "The thread axis of a 'thread' loop ('' otherwise).")
       .def_property_readonly("annotations",
-                             [](const ir::ForNode& n) { return AttrsToPy(n.annotations); })
-      .def_property_readonly("body", [](const ir::ForNode& n) { return n.body; });
+                             [](const ir::ForNode& n) { return AttrsToPy(n.annotations); },
+                             "Annotations (a dict).")
+      .def_property_readonly("body", [](const ir::ForNode& n) { return n.body; },
+                             "The loop body.");
   py::class_<ir::IfThenElseNode, ir::StmtNode, ir::Ref<ir::IfThenElseNode>>(m, "IfThenElse",
                                                                             "if / else.")
-      .def_property_readonly("condition", [](const ir::IfThenElseNode& n) { return n.condition; })
-      .def_property_readonly("then_case", [](const ir::IfThenElseNode& n) { return n.then_case; })
-      .def_property_readonly("else_case", [](const ir::IfThenElseNode& n) { return n.else_case; });
+      .def_property_readonly("condition", [](const ir::IfThenElseNode& n) { return n.condition; },
+                             "The bool condition.")
+      .def_property_readonly("then_case", [](const ir::IfThenElseNode& n) { return n.then_case; },
+                             "Run where it holds.")
+      .def_property_readonly("else_case", [](const ir::IfThenElseNode& n) { return n.else_case; },
+                             "Run where it does not (None when absent).");
   py::class_<ir::LetStmtNode, ir::StmtNode, ir::Ref<ir::LetStmtNode>>(m, "LetStmt",
                                                                       "let var = value.")
-      .def_property_readonly("var", [](const ir::LetStmtNode& n) { return n.var; })
-      .def_property_readonly("value", [](const ir::LetStmtNode& n) { return n.value; })
-      .def_property_readonly("body", [](const ir::LetStmtNode& n) { return n.body; });
+      .def_property_readonly("var", [](const ir::LetStmtNode& n) { return n.var; },
+                             "The variable bound.")
+      .def_property_readonly("value", [](const ir::LetStmtNode& n) { return n.value; },
+                             "Its value.")
+      .def_property_readonly("body", [](const ir::LetStmtNode& n) { return n.body; },
+                             "Where it is bound.");
   py::class_<ir::SeqStmtNode, ir::StmtNode, ir::Ref<ir::SeqStmtNode>>(m, "SeqStmt",
                                                                       "Statements in order.")
       .def(py::init([](const std::vector<Stmt>& seq) {
@@ -246,7 +277,8 @@ void BindIRNodes(py::module_& m) {
                  const_cast<ir::SeqStmtNode*>(ir::cast<ir::SeqStmtNode>(s)));
            }),
            py::arg("seq"))
-      .def_property_readonly("seq", [](const ir::SeqStmtNode& n) { return n.seq; });
+      .def_property_readonly("seq", [](const ir::SeqStmtNode& n) { return n.seq; },
+                             "The statements, in order.");
   py::class_<ir::EvaluateNode, ir::StmtNode, ir::Ref<ir::EvaluateNode>>(
       m, "Evaluate", "An expression run for its effect: a packed or extern call.")
       .def(py::init([](const Expr& value) {
@@ -255,35 +287,51 @@ void BindIRNodes(py::module_& m) {
                  const_cast<ir::EvaluateNode*>(ir::cast<ir::EvaluateNode>(s)));
            }),
            py::arg("value"))
-      .def_property_readonly("value", [](const ir::EvaluateNode& n) { return n.value; });
+      .def_property_readonly("value", [](const ir::EvaluateNode& n) { return n.value; },
+                             "The expression run.");
   py::class_<ir::AllocateNode, ir::StmtNode, ir::Ref<ir::AllocateNode>>(m, "Allocate",
                                                                         "Storage for a buffer.")
-      .def_property_readonly("buffer", [](const ir::AllocateNode& n) { return n.buffer; })
-      .def_property_readonly("body", [](const ir::AllocateNode& n) { return n.body; });
+      .def_property_readonly("buffer", [](const ir::AllocateNode& n) { return n.buffer; },
+                             "The buffer given storage.")
+      .def_property_readonly("body", [](const ir::AllocateNode& n) { return n.body; },
+                             "Where it is bound.");
   py::class_<ir::DeclBufferNode, ir::StmtNode, ir::Ref<ir::DeclBufferNode>>(
       m, "DeclBuffer", "Another view of a buffer's storage.")
-      .def_property_readonly("buffer", [](const ir::DeclBufferNode& n) { return n.buffer; })
-      .def_property_readonly("source", [](const ir::DeclBufferNode& n) { return n.source; })
-      .def_property_readonly("body", [](const ir::DeclBufferNode& n) { return n.body; });
+      .def_property_readonly("buffer", [](const ir::DeclBufferNode& n) { return n.buffer; },
+                             "The view.")
+      .def_property_readonly("source", [](const ir::DeclBufferNode& n) { return n.source; },
+                             "The buffer whose storage it views.")
+      .def_property_readonly("body", [](const ir::DeclBufferNode& n) { return n.body; },
+                             "Where it is bound.");
   py::class_<ir::BlockNode, ir::StmtNode, ir::Ref<ir::BlockNode>>(m, "Block", "A block.")
-      .def_property_readonly("name", [](const ir::BlockNode& n) { return n.name; })
-      .def_property_readonly("iter_vars", [](const ir::BlockNode& n) { return n.iter_vars; })
+      .def_property_readonly("name", [](const ir::BlockNode& n) { return n.name; },
+                             "The name, unique in its function.")
+      .def_property_readonly("iter_vars", [](const ir::BlockNode& n) { return n.iter_vars; },
+                             "Its iter vars (IterVar).")
       .def_property_readonly(
           "reads", [](const ir::BlockNode& n) { return Regions(n.reads); },
           "[(buffer, [(min, extent), ...]), ...]")
-      .def_property_readonly("writes", [](const ir::BlockNode& n) { return Regions(n.writes); })
-      .def_property_readonly("init", [](const ir::BlockNode& n) { return n.init; })
-      .def_property_readonly("body", [](const ir::BlockNode& n) { return n.body; })
+      .def_property_readonly("writes", [](const ir::BlockNode& n) { return Regions(n.writes); },
+                             "[(buffer, [(min, extent), ...]), ...]")
+      .def_property_readonly("init", [](const ir::BlockNode& n) { return n.init; },
+                             "The init statement of a reduction (None when absent).")
+      .def_property_readonly("body", [](const ir::BlockNode& n) { return n.body; },
+                             "The body.")
       .def_property_readonly("alloc_buffers",
-                             [](const ir::BlockNode& n) { return n.alloc_buffers; })
+                             [](const ir::BlockNode& n) { return n.alloc_buffers; },
+                             "Buffers the block allocates.")
       .def_property_readonly("annotations",
-                             [](const ir::BlockNode& n) { return AttrsToPy(n.annotations); });
+                             [](const ir::BlockNode& n) { return AttrsToPy(n.annotations); },
+                             "Annotations (a dict).");
   py::class_<ir::BlockRealizeNode, ir::StmtNode, ir::Ref<ir::BlockRealizeNode>>(
       m, "BlockRealize", "A block with its iter vars bound.")
       .def_property_readonly("iter_values",
-                             [](const ir::BlockRealizeNode& n) { return n.iter_values; })
-      .def_property_readonly("predicate", [](const ir::BlockRealizeNode& n) { return n.predicate; })
-      .def_property_readonly("block", [](const ir::BlockRealizeNode& n) { return n.block; });
+                             [](const ir::BlockRealizeNode& n) { return n.iter_values; },
+                             "The value bound to each iter var.")
+      .def_property_readonly("predicate", [](const ir::BlockRealizeNode& n) { return n.predicate; },
+                             "Where the block runs.")
+      .def_property_readonly("block", [](const ir::BlockRealizeNode& n) { return n.block; },
+                             "The block.");
 
   m.def(
       "post_order_visit",

@@ -26,6 +26,8 @@ __all__ = ["rule", "register", "unregister", "list_rules", "RuleInfo"]
 
 
 class RuleInfo(NamedTuple):
+    """A registered rule: its name, priority and the target kinds it serves."""
+
     name: str
     priority: int
     targets: List[str]

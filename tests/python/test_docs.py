@@ -5,9 +5,10 @@ count). Later bindings are held to the same rule."""
 import inspect
 
 import tessel
-from tessel import errors, metaschedule, nd, ops, runtime, schedule, te, transform, workloads
+from tessel import dispatch, errors, ir, metaschedule, nd, ops, runtime, schedule, te, transform, workloads
 
-MODULES = [tessel, te, ops, transform, workloads, schedule, metaschedule, errors, nd, runtime]
+MODULES = [tessel, te, ops, transform, workloads, schedule, metaschedule, errors, nd, runtime, ir,
+           dispatch]
 
 
 def documented(obj, name):
