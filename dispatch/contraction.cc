@@ -50,12 +50,13 @@ std::string Contraction::ToString() const {
 std::variant<std::vector<int64_t>, std::string> RoleStrides(const ir::BlockNode* block,
                                                             const ir::Buffer& buffer,
                                                             const std::vector<ir::Expr>& indices,
-                                                            const std::vector<int>& role_of) {
+                                                            const std::vector<int>& role_of,
+                                                            int num_roles) {
   std::variant<std::vector<int64_t>, std::string> strides = ElementStrides(buffer);
   if (auto* why = std::get_if<std::string>(&strides)) return *why;
   const std::vector<int64_t>& s = std::get<std::vector<int64_t>>(strides);
-  std::vector<int64_t> out(4, 0);
-  std::vector<bool> seen(4, false);
+  std::vector<int64_t> out(num_roles, 0);
+  std::vector<bool> seen(num_roles, false);
   for (size_t d = 0; d < indices.size(); ++d) {
     const auto* imm = ir::dyn_cast<ir::IntImmNode>(indices[d]);
     if (imm != nullptr && imm->value == 0) continue;  // A broadcast dimension: B[0, k, j].

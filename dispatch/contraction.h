@@ -48,13 +48,15 @@ std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* blo
                                                         const std::vector<int64_t>& extents);
 
 // The element strides of `buffer` per role, where `indices` (plain iter vars of
-// `block`) index it and `role_of` gives each iter var's role: {batch, M, N, K},
-// 0 for a role that indexes no dimension. Fails on an index that is not a plain
-// iter var, or an iter var used twice.
+// `block`, or 0) index it and `role_of` gives each iter var's role in
+// [0, num_roles) (-1: none): {batch, M, N, K} for a contraction, an output's
+// dimension positions for an epilogue. 0 for a role that indexes no dimension
+// (a broadcast). Fails on an index that is not a plain iter var, or a role used twice.
 std::variant<std::vector<int64_t>, std::string> RoleStrides(const ir::BlockNode* block,
                                                             const ir::Buffer& buffer,
                                                             const std::vector<ir::Expr>& indices,
-                                                            const std::vector<int>& role_of);
+                                                            const std::vector<int>& role_of,
+                                                            int num_roles = 4);
 
 // The same index expressions (the same objects): C[vi, vj] read where it is written.
 bool SameIndices(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b);

@@ -193,8 +193,7 @@ std::string EpilogueOp::ToString() const {
 }
 
 std::variant<EpilogueOp, std::string> MatchEpilogue(const ir::BlockNode* block,
-                                                    const ir::Buffer& input,
-                                                    const std::vector<Role>& dims) {
+                                                    const ir::Buffer& input) {
   const auto* store = ir::dyn_cast<ir::BufferStoreNode>(block->body);
   if (store == nullptr || block->init) return std::string("it is not one elementwise store");
   for (const ir::IterVar& iv : block->iter_vars) {
@@ -222,7 +221,7 @@ std::variant<EpilogueOp, std::string> MatchEpilogue(const ir::BlockNode* block,
   for (size_t d = 0; d < store->indices.size(); ++d) {
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
       if (store->indices[d].same_as(block->iter_vars[i].var))
-        role_of[i] = static_cast<int>(dims[d]);
+        role_of[i] = static_cast<int>(d);
     }
   }
   const std::vector<const ir::BufferLoadNode*>& others = scan.others;
@@ -247,14 +246,12 @@ std::variant<EpilogueOp, std::string> MatchEpilogue(const ir::BlockNode* block,
     return absl::StrCat("operand '", y->buffer->name, "' is ", y->buffer->dtype.ToString());
   }
   std::variant<std::vector<int64_t>, std::string> s =
-      RoleStrides(block, y->buffer, y->indices, role_of);
+      RoleStrides(block, y->buffer, y->indices, role_of, static_cast<int>(store->indices.size()));
   if (auto* why = std::get_if<std::string>(&s)) return *why;
   const std::vector<int64_t>& r = std::get<std::vector<int64_t>>(s);
   EpilogueOp op{.kind = bin->kind() == ir::NodeKind::kAdd ? PostOp::kAdd : PostOp::kMul};
   op.operand = y->buffer;
-  op.strides[0] = r[static_cast<int>(Role::kBatch)];
-  op.strides[1] = r[static_cast<int>(Role::kM)];
-  op.strides[2] = r[static_cast<int>(Role::kN)];
+  op.out_strides = r;
   op.out = out;
   return op;
 }

@@ -5,7 +5,7 @@
 // `max(x, 0)` / `select(x > 0, x, 0)` are recognised alike; a binary block must be
 // x + y or x * y with y another buffer broadcast along some of the matmul's dims.
 //
-//   D[vi, vj] = C[vi, vj] + bias[vj]   -> {kAdd, operand bias, strides (0, 0, 1)}
+//   D[vi, vj] = C[vi, vj] + bias[vj]   -> {kAdd, operand bias, out_strides (0, 1)}
 //   G[vi, vj] = 0.5 * D[vi, vj] * (1 + erf(D[vi, vj] * 0.70710677))  -> {kGeluErf}
 #ifndef TESSEL_DISPATCH_EPILOGUE_H_
 #define TESSEL_DISPATCH_EPILOGUE_H_
@@ -37,16 +37,16 @@ struct EpilogueOp {
   PostOp kind;
   float alpha = 0.0f, beta = 0.0f;  // kLinear; 0 elsewhere (relu: no negative slope)
   ir::Buffer operand = {};          // kAdd, kMul.
-  int64_t strides[3] = {0, 0, 0};   // The operand's (batch, M, N) element strides.
+  // The operand's element stride along each dimension of the output (0: broadcast).
+  std::vector<int64_t> out_strides = {};
   ir::Buffer out = {};              // What the block writes.
   std::string ToString() const;     // "add(bias)", "gelu_erf", "linear(0.5, 0)"
 };
 
-// What `block` (all spatial, its iter var extents `extents`) applies to `input`,
-// whose dimensions play `dims` in the matmul; or why it is not one post-op.
+// What `block` (all spatial) applies elementwise to `input`, or why it is not
+// one post-op.
 std::variant<EpilogueOp, std::string> MatchEpilogue(const ir::BlockNode* block,
-                                                    const ir::Buffer& input,
-                                                    const std::vector<Role>& dims);
+                                                    const ir::Buffer& input);
 
 }  // namespace tessel::dispatch
 

@@ -83,7 +83,7 @@ absl::StatusOr<DispatchResult> RewriteMatmuls(const ir::PrimFunc& func,
         stop = absl::StrCat("'", cur->name, "' is also read outside the matched region");
         break;
       }
-      std::variant<EpilogueOp, std::string> e = MatchEpilogue(next.block, cur, site.c.c_dims);
+      std::variant<EpilogueOp, std::string> e = MatchEpilogue(next.block, cur);
       if (auto* why = std::get_if<std::string>(&e)) {
         stop = absl::StrCat("block '", next.block->name, "': ", *why);
         break;

@@ -45,7 +45,11 @@ std::variant<ir::Stmt, std::string> Build(const MatmulSite& s) {
     args.push_back(F32Bits(e.alpha));
     args.push_back(F32Bits(e.beta));
     args.push_back(e.operand ? ir::AddressOf(e.operand) : I64(0));
-    for (int64_t st : e.strides) args.push_back(I64(st));
+    int64_t roles[3] = {0, 0, 0};  // (batch, M, N) from the output's dimensions.
+    for (size_t d = 0; d < e.out_strides.size() && d < c.c_dims.size(); ++d) {
+      if (c.c_dims[d] != Role::kK) roles[static_cast<int>(c.c_dims[d])] = e.out_strides[d];
+    }
+    for (int64_t st : roles) args.push_back(I64(st));
   }
   return PackedCallStmt("tessel_onednn_matmul", std::move(args));
 }
