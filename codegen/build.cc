@@ -22,7 +22,8 @@ JitOptions WithRuntimeSymbols(JitOptions options) {
        // The library shims dispatched functions call (dispatch/runtime/).
        {"tessel_blas_gemm", reinterpret_cast<void*>(&tessel_blas_gemm)},
        {"tessel_blas_gemv", reinterpret_cast<void*>(&tessel_blas_gemv)},
-       {"tessel_onednn_matmul", reinterpret_cast<void*>(&tessel_onednn_matmul)}});
+       {"tessel_onednn_matmul", reinterpret_cast<void*>(&tessel_onednn_matmul)},
+       {"tessel_onednn_conv2d", reinterpret_cast<void*>(&tessel_onednn_conv2d)}});
   return options;
 }
 

@@ -12,15 +12,6 @@ namespace {
 
 constexpr int kNoRole = -1;
 
-// The iter var index `e` is, or -1.
-int IterOf(const ir::BlockNode* block, const ir::Expr& e) {
-  const auto* v = ir::dyn_cast<ir::VarNode>(e);
-  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-    if (v != nullptr && block->iter_vars[i].var.get() == v) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 bool IsZero(const ir::Expr& e) {
   const auto* f = ir::dyn_cast<ir::FloatImmNode>(e);
   return f != nullptr && f->value == 0.0;
@@ -33,6 +24,14 @@ std::string Layout(const MatrixView& v) {
 }
 
 }  // namespace
+
+int IterIndex(const ir::BlockNode* block, const ir::Expr& e) {
+  const auto* v = ir::dyn_cast<ir::VarNode>(e);
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    if (v != nullptr && block->iter_vars[i].var.get() == v) return static_cast<int>(i);
+  }
+  return -1;
+}
 
 bool SameIndices(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b) {
   if (a.size() != b.size()) return false;
@@ -60,7 +59,7 @@ std::variant<std::vector<int64_t>, std::string> RoleStrides(const ir::BlockNode*
   for (size_t d = 0; d < indices.size(); ++d) {
     const auto* imm = ir::dyn_cast<ir::IntImmNode>(indices[d]);
     if (imm != nullptr && imm->value == 0) continue;  // A broadcast dimension: B[0, k, j].
-    int it = IterOf(block, indices[d]);
+    int it = IterIndex(block, indices[d]);
     if (it < 0) {
       return absl::StrCat("index ", ir::PrintExpr(indices[d]), " of '", buffer->name,
                           "' is not a plain iterator");
@@ -76,8 +75,7 @@ std::variant<std::vector<int64_t>, std::string> RoleStrides(const ir::BlockNode*
   return out;
 }
 
-std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* block,
-                                                        const std::vector<int64_t>& extents) {
+std::variant<SumOfProducts, std::string> MatchSumOfProducts(const ir::BlockNode* block) {
   const auto* store = ir::dyn_cast<ir::BufferStoreNode>(block->body);
   if (store == nullptr) return std::string("its body is not one store");
   const ir::DataType dt = store->buffer->dtype;
@@ -88,8 +86,9 @@ std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* blo
     return std::string("it is not a sum from zero (no init C = 0)");
   }
   const auto* add = ir::dyn_cast<ir::BinaryNode>(store->value);
-  if (add == nullptr || add->kind() != ir::NodeKind::kAdd)
+  if (add == nullptr || add->kind() != ir::NodeKind::kAdd) {
     return std::string("its update is not C + ...");
+  }
   auto is_acc = [&](const ir::Expr& e) {
     const auto* ld = ir::dyn_cast<ir::BufferLoadNode>(e);
     return ld != nullptr && ld->buffer.get() == store->buffer.get() &&
@@ -102,12 +101,22 @@ std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* blo
   }
   const auto* x = ir::dyn_cast<ir::BufferLoadNode>(mul->a);
   const auto* y = ir::dyn_cast<ir::BufferLoadNode>(mul->b);
-  if (x == nullptr || y == nullptr)
+  if (x == nullptr || y == nullptr) {
     return std::string("a factor of the product is not a buffer element");
+  }
   if (x->buffer->dtype != dt || y->buffer->dtype != dt) {
     return absl::StrCat("dtypes ", x->buffer->dtype.ToString(), " * ", y->buffer->dtype.ToString(),
                         " -> ", dt.ToString(), " (one float dtype only)");
   }
+  return SumOfProducts{store, x, y};
+}
+
+std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* block,
+                                                        const std::vector<int64_t>& extents) {
+  std::variant<SumOfProducts, std::string> sp = MatchSumOfProducts(block);
+  if (auto* why = std::get_if<std::string>(&sp)) return *why;
+  const auto [store, x, y] = std::get<SumOfProducts>(sp);
+  const ir::DataType dt = store->buffer->dtype;
   // Classify each iter var by the buffers that use it.
   const size_t n_iters = block->iter_vars.size();
   std::vector<int> in_c(n_iters, 0), in_x(n_iters, 0), in_y(n_iters, 0);
@@ -149,7 +158,7 @@ std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* blo
   for (Role r : {Role::kM, Role::kN}) {
     if (count(r) != 2 || count(Role::kBatch) != 0) continue;
     for (const ir::Expr& e : store->indices) {
-      int it = IterOf(block, e);
+      int it = IterIndex(block, e);
       if (it >= 0 && role_of[it] == static_cast<int>(r)) {
         role_of[it] = static_cast<int>(Role::kBatch);
         break;
@@ -197,7 +206,7 @@ std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* blo
     return w;
   }
   for (const ir::Expr& e : store->indices)
-    c.c_dims.push_back(static_cast<Role>(role_of[IterOf(block, e)]));
+    c.c_dims.push_back(static_cast<Role>(role_of[IterIndex(block, e)]));
   return c;
 }
 

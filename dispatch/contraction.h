@@ -42,6 +42,15 @@ struct Contraction {
   std::string ToString() const;  // "batch 1, 64x16x32, A row-major, B transposed"
 };
 
+// C[...] = C[...] + X[...] * Y[...] from C = 0, one float dtype: the shape of a
+// matmul and of a convolution.
+struct SumOfProducts {
+  const ir::BufferStoreNode* store;
+  const ir::BufferLoadNode* x;
+  const ir::BufferLoadNode* y;
+};
+std::variant<SumOfProducts, std::string> MatchSumOfProducts(const ir::BlockNode* block);
+
 // The contraction `block` computes (its iter var extents in `extents`), or why
 // it is none.
 std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* block,
@@ -57,6 +66,9 @@ std::variant<std::vector<int64_t>, std::string> RoleStrides(const ir::BlockNode*
                                                             const std::vector<ir::Expr>& indices,
                                                             const std::vector<int>& role_of,
                                                             int num_roles = 4);
+
+// The position of iter var `e` among `block`'s iter vars, or -1 when `e` is not one.
+int IterIndex(const ir::BlockNode* block, const ir::Expr& e);
 
 // The same index expressions (the same objects): C[vi, vj] read where it is written.
 bool SameIndices(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b);

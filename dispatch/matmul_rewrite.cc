@@ -26,6 +26,39 @@ std::variant<MatrixView, std::string> OutView(const ir::Buffer& buffer,
 
 }  // namespace
 
+EpilogueChain ChainEpilogue(const ir::PrimFunc& func, const StageList& list, size_t s,
+                            const ir::Buffer& result, int max_ops) {
+  EpilogueChain chain;
+  chain.out = result;
+  const size_t n = list.stages.size();
+  for (size_t j = s + 1; j < n && static_cast<int>(chain.ops.size()) < max_ops; ++j) {
+    const Stage& next = list.stages[j];
+    const ir::Buffer& cur = chain.out;
+    if (next.block == nullptr || !StageReads(next, cur.get())) break;
+    if (IsParam(func, cur.get())) {
+      chain.stop = absl::StrCat("'", cur->name, "' is a parameter (the caller reads it)");
+      break;
+    }
+    bool elsewhere = false;
+    for (size_t k = 0; k < n; ++k) {
+      if (k != j && k != s && StageReads(list.stages[k], cur.get())) elsewhere = true;
+    }
+    if (elsewhere) {
+      chain.stop = absl::StrCat("'", cur->name, "' is also read outside the matched region");
+      break;
+    }
+    std::variant<EpilogueOp, std::string> e = MatchEpilogue(next.block, cur);
+    if (auto* why = std::get_if<std::string>(&e)) {
+      chain.stop = absl::StrCat("block '", next.block->name, "': ", *why);
+      break;
+    }
+    chain.ops.push_back(std::get<EpilogueOp>(std::move(e)));
+    chain.stages.push_back(j);
+    chain.out = chain.ops.back().out;
+  }
+  return chain;
+}
+
 ir::Expr I64(int64_t v) { return ir::IntImm(ir::DataType::Int(64), v); }
 ir::Expr F32Bits(float v) { return ir::FloatImm(ir::DataType::Float(32), v); }
 
@@ -39,84 +72,33 @@ std::variant<ir::Stmt, std::string> PackedCallStmt(const std::string& name,
   return *s;
 }
 
-absl::StatusOr<DispatchResult> RewriteMatmuls(const ir::PrimFunc& func,
-                                              const MatmulRewriteOptions& options) {
+absl::StatusOr<DispatchResult> RewriteStages(const ir::PrimFunc& func, const std::string& library,
+                                             const SiteMatcher& match) {
   std::variant<StageList, std::string> split = SplitStages(func);
   if (auto* why = std::get_if<std::string>(&split)) return NotApplicable{*why};
   const StageList& list = std::get<StageList>(split);
   const size_t n = list.stages.size();
   std::vector<std::optional<ir::Stmt>> replacement(n);
   std::vector<const ir::BufferNode*> dropped;
-  std::vector<std::string> reasons, done;
+  std::vector<std::string> reasons(n), done;
   for (size_t s = 0; s < n; ++s) {
-    if (replacement[s].has_value()) continue;
-    const Stage& stage = list.stages[s];
-    if (stage.block == nullptr) continue;  // A library call placed earlier.
-    const std::string block = stage.block->name;
-    std::variant<Contraction, std::string> m = MatchContraction(stage.block, stage.extents);
-    if (auto* why = std::get_if<std::string>(&m)) {
-      reasons.push_back(absl::StrCat("block '", block, "': ", *why));
+    if (replacement[s].has_value() || list.stages[s].block == nullptr) continue;
+    std::variant<SiteRewrite, std::string> r = match(func, list, s);
+    if (auto* why = std::get_if<std::string>(&r)) {
+      reasons[s] = absl::StrCat("block '", list.stages[s].block->name, "': ", *why);
       continue;
     }
-    MatmulSite site{std::get<Contraction>(std::move(m))};
-    if (std::string why = options.check(site.c); !why.empty()) {
-      reasons.push_back(absl::StrCat("block '", block, "': ", why));
-      continue;
-    }
-    // Chain the epilogue.
-    ir::Buffer cur = site.c.c.buffer;
-    std::vector<size_t> absorbed;
-    std::string stop;
-    for (size_t j = s + 1; j < n && static_cast<int>(site.epilogue.size()) < options.max_epilogue;
-         ++j) {
-      const Stage& next = list.stages[j];
-      if (next.block == nullptr || !StageReads(next, cur.get())) break;
-      if (IsParam(func, cur.get())) {
-        stop = absl::StrCat("'", cur->name, "' is a parameter (the caller reads it)");
-        break;
-      }
-      bool elsewhere = false;
-      for (size_t k = 0; k < n; ++k) {
-        if (k != j && k != s && StageReads(list.stages[k], cur.get())) elsewhere = true;
-      }
-      if (elsewhere) {
-        stop = absl::StrCat("'", cur->name, "' is also read outside the matched region");
-        break;
-      }
-      std::variant<EpilogueOp, std::string> e = MatchEpilogue(next.block, cur);
-      if (auto* why = std::get_if<std::string>(&e)) {
-        stop = absl::StrCat("block '", next.block->name, "': ", *why);
-        break;
-      }
-      site.epilogue.push_back(std::get<EpilogueOp>(std::move(e)));
-      absorbed.push_back(j);
-      cur = site.epilogue.back().out;
-    }
-    std::variant<MatrixView, std::string> out = OutView(cur, site.c.c_dims);
-    if (auto* why = std::get_if<std::string>(&out)) {
-      reasons.push_back(absl::StrCat("block '", block, "': ", *why));
-      continue;
-    }
-    site.out = std::get<MatrixView>(out);
-    std::variant<ir::Stmt, std::string> call = options.build(site);
-    if (auto* why = std::get_if<std::string>(&call)) {
-      reasons.push_back(absl::StrCat("block '", block, "': ", *why));
-      continue;
-    }
-    replacement[s] = std::get<ir::Stmt>(call);
-    std::vector<std::string> ops;
-    for (size_t j : absorbed) replacement[j] = ir::Stmt();
-    for (size_t i = 0; i < site.epilogue.size(); ++i) {
-      ops.push_back(site.epilogue[i].ToString());
-      // Every buffer before the final output is gone with its stage.
-      dropped.push_back(i == 0 ? site.c.c.buffer.get() : site.epilogue[i - 1].out.get());
-    }
-    std::string text = absl::StrCat("block '", block, "' (", site.c.ToString(), ")");
-    if (!ops.empty()) absl::StrAppend(&text, " + ", absl::StrJoin(ops, ", "));
-    if (!stop.empty()) absl::StrAppend(&text, "; epilogue stops: ", stop);
-    done.push_back(text);
+    SiteRewrite& site = std::get<SiteRewrite>(r);
+    replacement[s] = site.call;
+    for (size_t j : site.absorbed) replacement[j] = ir::Stmt();
+    dropped.insert(dropped.end(), site.dropped.begin(), site.dropped.end());
+    done.push_back(site.summary);
   }
-  if (done.empty()) return NotApplicable{absl::StrJoin(reasons, "; ")};
+  std::vector<std::string> left;
+  for (size_t s = 0; s < n; ++s) {
+    if (!replacement[s].has_value() && !reasons[s].empty()) left.push_back(reasons[s]);
+  }
+  if (done.empty()) return NotApplicable{absl::StrJoin(left, "; ")};
   absl::StatusOr<ir::PrimFunc> rebuilt = RebuildBody(func, list, replacement, dropped);
   if (!rebuilt.ok()) return rebuilt.status();
   bool whole = true;
@@ -124,11 +106,45 @@ absl::StatusOr<DispatchResult> RewriteMatmuls(const ir::PrimFunc& func,
     whole = whole && (replacement[i].has_value() || list.stages[i].block == nullptr);
   }
   auto out = ir::MakeNode<ir::PrimFuncNode>(**rebuilt);
-  out->attrs[kDispatchedAttr] = ir::AttrValue(options.library);
+  out->attrs[kDispatchedAttr] = ir::AttrValue(library);
   if (whole) out->attrs["scheduled"] = ir::AttrValue(true);
   std::string summary = absl::StrJoin(done, "; ");
-  if (!whole) absl::StrAppend(&summary, "; left to tessel: ", absl::StrJoin(reasons, "; "));
+  if (!whole) absl::StrAppend(&summary, "; left to tessel: ", absl::StrJoin(left, "; "));
   return DispatchRewrite{ir::PrimFunc(std::move(out)), summary};
+}
+
+SiteMatcher MatmulSites(MatmulRewriteOptions options) {
+  return [options](const ir::PrimFunc& func, const StageList& list,
+                   size_t s) -> std::variant<SiteRewrite, std::string> {
+    const Stage& stage = list.stages[s];
+    std::variant<Contraction, std::string> m = MatchContraction(stage.block, stage.extents);
+    if (auto* why = std::get_if<std::string>(&m)) return *why;
+    MatmulSite site{std::get<Contraction>(std::move(m))};
+    if (std::string why = options.check(site.c); !why.empty()) return why;
+    EpilogueChain chain = ChainEpilogue(func, list, s, site.c.c.buffer, options.max_epilogue);
+    site.epilogue = chain.ops;
+    std::variant<MatrixView, std::string> out = OutView(chain.out, site.c.c_dims);
+    if (auto* why = std::get_if<std::string>(&out)) return *why;
+    site.out = std::get<MatrixView>(out);
+    std::variant<ir::Stmt, std::string> call = options.build(site);
+    if (auto* why = std::get_if<std::string>(&call)) return *why;
+    SiteRewrite r{std::get<ir::Stmt>(call), chain.stages, {}, ""};
+    std::vector<std::string> ops;
+    for (size_t i = 0; i < site.epilogue.size(); ++i) {
+      ops.push_back(site.epilogue[i].ToString());
+      // Every buffer before the final output is gone with its stage.
+      r.dropped.push_back(i == 0 ? site.c.c.buffer.get() : site.epilogue[i - 1].out.get());
+    }
+    r.summary = absl::StrCat("block '", stage.block->name, "' (", site.c.ToString(), ")");
+    if (!ops.empty()) absl::StrAppend(&r.summary, " + ", absl::StrJoin(ops, ", "));
+    if (!chain.stop.empty()) absl::StrAppend(&r.summary, "; epilogue stops: ", chain.stop);
+    return r;
+  };
+}
+
+absl::StatusOr<DispatchResult> RewriteMatmuls(const ir::PrimFunc& func,
+                                              const MatmulRewriteOptions& options) {
+  return RewriteStages(func, options.library, MatmulSites(options));
 }
 
 }  // namespace tessel::dispatch

@@ -22,6 +22,7 @@
 #include "dispatch/contraction.h"
 #include "dispatch/dispatch_rule.h"
 #include "dispatch/epilogue.h"
+#include "dispatch/stages.h"
 
 namespace tessel::dispatch {
 
@@ -39,6 +40,38 @@ struct MatmulRewriteOptions {
   // The call statement for a site, or why the library cannot take it.
   std::function<std::variant<ir::Stmt, std::string>(const MatmulSite&)> build;
 };
+
+// The elementwise stages after stage `s` (whose result is `result`) that apply as
+// post-ops, at most `max_ops`: an intermediate is absorbed only when it is not a
+// parameter and no stage outside the chain reads it.
+struct EpilogueChain {
+  std::vector<EpilogueOp> ops;
+  std::vector<size_t> stages;  // The absorbed stages, in order.
+  ir::Buffer out;              // What the last absorbed stage writes (`result` if none).
+  std::string stop;            // Why the chain stopped, when a stage could have continued it.
+};
+EpilogueChain ChainEpilogue(const ir::PrimFunc& func, const StageList& list, size_t s,
+                            const ir::Buffer& result, int max_ops);
+
+// One library call found at stage s: the call, the stages it absorbs (after s,
+// or a pad stage before it), the allocations that go with them, the log text.
+struct SiteRewrite {
+  ir::Stmt call;
+  std::vector<size_t> absorbed;
+  std::vector<const ir::BufferNode*> dropped;
+  std::string summary;
+};
+using SiteMatcher = std::function<std::variant<SiteRewrite, std::string>(
+    const ir::PrimFunc& func, const StageList& list, size_t s)>;
+
+// Offers every stage not yet taken to `match`, in order, and rebuilds the
+// function around the calls: `dispatched = library`, and `scheduled = true` when
+// only calls are left. Not applicable (with each stage's reason) when no stage
+// matched.
+absl::StatusOr<DispatchResult> RewriteStages(const ir::PrimFunc& func, const std::string& library,
+                                             const SiteMatcher& match);
+// The matmul sites of `options` (contraction + epilogue chain + options.build).
+SiteMatcher MatmulSites(MatmulRewriteOptions options);
 
 absl::StatusOr<DispatchResult> RewriteMatmuls(const ir::PrimFunc& func,
                                               const MatmulRewriteOptions& options);

@@ -22,6 +22,7 @@ const bool kRegistered = [] {
   Register("tessel_blas_gemm", tessel_blas_gemm);
   Register("tessel_blas_gemv", tessel_blas_gemv);
   Register("tessel_onednn_matmul", tessel_onednn_matmul);
+  Register("tessel_onednn_conv2d", tessel_onednn_conv2d);
   return true;
 }();
 

@@ -1,5 +1,5 @@
-// onednn: matmul, batch_matmul and dense (any transposition expressed by
-// strides, a broadcast batch) with their epilogue as oneDNN post-ops, through
+// The matmul part of the onednn rule: matmul, batch_matmul and dense (any transposition expressed
+// by strides, a broadcast batch) with their epilogue as oneDNN post-ops, through
 // tessel_onednn_matmul (dispatch/runtime/onednn_shims.cc). f32 only.
 //
 //   for i, j, k: up[i, j] += X[i, k] * W1[j, k]
@@ -13,7 +13,7 @@
 //                         2, 10, 0.0, 0.0, address_of(b1[0]), 0, 0, 1,   add(b1)
 //                            1, 0.0, 0.0, 0, 0, 0, 0): packed            gelu_erf
 #include "absl/strings/str_cat.h"
-#include "dispatch/matmul_rewrite.h"
+#include "dispatch/rules/onednn_sites.h"
 
 namespace tessel::dispatch {
 namespace {
@@ -54,12 +54,11 @@ std::variant<ir::Stmt, std::string> Build(const MatmulSite& s) {
   return PackedCallStmt("tessel_onednn_matmul", std::move(args));
 }
 
-absl::StatusOr<DispatchResult> Match(const ir::PrimFunc& func, const std::string&) {
-  return RewriteMatmuls(
-      func, {.library = "onednn", .max_epilogue = kMaxPostOps, .check = Check, .build = Build});
+}  // namespace
+
+SiteMatcher OneDnnMatmulSites() {
+  return MatmulSites(
+      {.library = "onednn", .max_epilogue = kMaxPostOps, .check = Check, .build = Build});
 }
 
-const DispatchRuleRegistrar kOneDnnMatmul(DispatchRule("onednn", {"llvm"}, 20, Match));
-
-}  // namespace
 }  // namespace tessel::dispatch

@@ -45,6 +45,17 @@ int32_t tessel_blas_gemv(const int64_t* args, int32_t num_args);
  * Post-op kinds (TesselPostOpKind) apply in order to the accumulator. */
 int32_t tessel_onednn_matmul(const int64_t* args, int32_t num_args);
 
+/* oneDNN 2-D convolution with post-ops, f32, any layouts by strides:
+ *   0 N  1 C  2 H  3 W (the input, unpadded)  4 OC  5 KH  6 KW  7 OH  8 OW  9 groups
+ *  10, 11 strides (H, W)  12, 13 dilations (H, W; 1 = dense)
+ *  14, 15 padding before (H, W)  16, 17 padding after (H, W)
+ *  18 src 19..22 src strides (n, c, h, w)
+ *  23 weights 24..27 weight strides (o, i, kh, kw); i counts the channels of a group
+ *  28 dst 29..32 dst strides (n, c, h, w)
+ *  33 number of post-ops P (at most 8), then 8 slots per post-op:
+ *     kind, alpha, beta, operand, operand strides (n, c, h, w) */
+int32_t tessel_onednn_conv2d(const int64_t* args, int32_t num_args);
+
 enum TesselPostOpKind {
   kTesselPostRelu = 0,     /* max(x, 0) */
   kTesselPostGeluErf = 1,  /* 0.5 x (1 + erf(x / sqrt 2)) */

@@ -269,3 +269,61 @@ def test_interpreter_exit_with_a_registered_rule_is_clean():
         "print('ok')\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+# ---- Convolutions ---------------------------------------------------------------------
+
+
+def conv_ref(x, w, stride, pad, dilation, groups, layout):
+    """A plain numpy convolution: NCHW x with OIHW w, or NHWC x with HWIO w."""
+    if layout == "NHWC":
+        x = x.transpose(0, 3, 1, 2)
+        w = w.transpose(3, 2, 0, 1)
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    t, l, b, r = pad
+    xp = np.pad(x.astype("float64"), ((0, 0), (0, 0), (t, b), (l, r)))
+    oh = (h + t + b - (kh - 1) * dilation - 1) // stride + 1
+    ow = (wd + l + r - (kw - 1) * dilation - 1) // stride + 1
+    out = np.zeros((n, o, oh, ow))
+    per = o // groups
+    for oc in range(o):
+        g = oc // per
+        for ry in range(kh):
+            for rx in range(kw):
+                patch = xp[:, g * cg:(g + 1) * cg, ry * dilation:ry * dilation + stride * oh:stride,
+                           rx * dilation:rx * dilation + stride * ow:stride]
+                out[:, oc] += np.einsum("nchw,c->nhw", patch, w[oc, :, ry, rx])
+    return out.transpose(0, 2, 3, 1) if layout == "NHWC" else out
+
+
+CONVS = [
+    # (id, layout, c, o, k, stride, pad, dilation, groups)
+    ("nchw_3x3", "NCHW", 8, 16, 3, 1, (1, 1, 1, 1), 1, 1),
+    ("nchw_stride2_asym", "NCHW", 5, 7, 3, 2, (1, 0, 2, 1), 1, 1),
+    ("nhwc_dilated", "NHWC", 6, 4, 3, 1, (2, 2, 2, 2), 2, 1),
+    ("nchw_groups", "NCHW", 8, 12, 3, 1, (1, 1, 1, 1), 1, 4),
+    ("nhwc_depthwise", "NHWC", 8, 8, 3, 2, (1, 1, 1, 1), 1, 8),
+]
+
+
+@pytest.mark.parametrize("case", CONVS, ids=[c[0] for c in CONVS])
+def test_conv2d_with_bias_and_relu(case):
+    _, layout, c, o, k, stride, pad, dilation, groups = case
+    h = w = 11
+    xs = (2, c, h, w) if layout == "NCHW" else (2, h, w, c)
+    ks = (o, c // groups, k, k) if layout == "NCHW" else (k, k, c // groups, o)
+    X, K = ph(xs, "X"), ph(ks, "K")
+    bias = ph((o, 1, 1) if layout == "NCHW" else (o,), "bias")
+    conv = ops.conv2d(X, K, strides=stride, padding=pad, dilation=dilation, groups=groups,
+                      layout=layout)
+    Y = ops.relu(ops.add(conv, bias))
+    mod = te.create_module([X, K, bias, Y], name="conv")
+    out = dispatched(mod, ["onednn"])
+    text = str(out)
+    assert text.count("tessel_onednn_conv2d") == 1 and "scheduled = true" in text, text
+    x, kk, bb = rand(xs), rand(ks), rand(tuple(int(d) for d in bias.shape))
+    got = run(out, "conv", [x, kk, bb], tuple(int(d) for d in Y.shape))
+    ref = conv_ref(x, kk, stride, pad, dilation, groups, layout)
+    ref = np.maximum(ref + (bb.reshape(1, o, 1, 1) if layout == "NCHW" else bb), 0)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)

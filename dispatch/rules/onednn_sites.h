@@ -1,0 +1,15 @@
+// The parts of the `onednn` rule (rules/onednn.cc), one file per library op:
+// each finds its sites in a function's stages and emits the shim call.
+#ifndef TESSEL_DISPATCH_RULES_ONEDNN_SITES_H_
+#define TESSEL_DISPATCH_RULES_ONEDNN_SITES_H_
+
+#include "dispatch/matmul_rewrite.h"
+
+namespace tessel::dispatch {
+
+SiteMatcher OneDnnMatmulSites();  // rules/onednn_matmul.cc
+SiteMatcher OneDnnConv2dSites();  // rules/onednn_conv2d.cc
+
+}  // namespace tessel::dispatch
+
+#endif  // TESSEL_DISPATCH_RULES_ONEDNN_SITES_H_

@@ -1,0 +1,105 @@
+// oneDNN's 2-D convolution behind the packed convention (dispatch_runtime.h):
+// any layout of data, weights and output expressed by strides, stride,
+// dilation, asymmetric padding, groups (depthwise included), the epilogue as
+// post-ops; the primitive created once per arguments and threads, and cached.
+//
+//   conv2d NCHW 1x64x56x56, 64 filters 3x3, pad 1, then + bias[c] and relu
+//     -> convolution_forward(src 1x64x56x56, weights 64x64x3x3, dst 1x64x56x56,
+//                            post-ops {binary_add(bias: 1 x 64 x 1 x 1), eltwise_relu})
+//
+// oneDNN is given the caller's layouts as they are (no reorders), so a layout
+// its fast kernels do not take (NCHW) runs a slower reference-like kernel; the
+// bench says how much.
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "dispatch/runtime/dispatch_runtime.h"
+#include "dispatch/runtime/onednn_support.h"
+#include "dispatch/runtime/shim_args.h"
+
+namespace tessel::dispatch::shim {
+namespace {
+
+constexpr int kFixedArgs = 34;
+constexpr int kMaxPostOps = 8;
+
+struct ConvPrim {
+  dnnl::convolution_forward conv;
+  dnnl::memory::desc src, weights, dst;
+  PostOpList posts;
+};
+
+std::shared_ptr<const void> Create(const int64_t* a, int64_t posts) {
+  const int64_t n = a[0], c = a[1], h = a[2], w = a[3], oc = a[4], kh = a[5], kw = a[6];
+  const int64_t oh = a[7], ow = a[8], g = a[9];
+  auto p = std::make_shared<ConvPrim>();
+  p->src = BroadcastDesc({n, c, h, w}, {a[19], a[20], a[21], a[22]});
+  if (g == 1) {
+    p->weights = BroadcastDesc({oc, c, kh, kw}, {a[24], a[25], a[26], a[27]});
+  } else {  // goihw: the group stride is (oc / g) output channels.
+    p->weights =
+        BroadcastDesc({g, oc / g, c / g, kh, kw}, {a[24] * (oc / g), a[24], a[25], a[26], a[27]});
+  }
+  p->dst = BroadcastDesc({n, oc, oh, ow}, {a[29], a[30], a[31], a[32]});
+  p->posts = ParsePostOps(a + kFixedArgs, posts, {n, oc, oh, ow});
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(p->posts.ops);
+  dnnl::convolution_forward::desc desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, p->src, p->weights,
+      p->dst, {a[10], a[11]}, {a[12] - 1, a[13] - 1}, {a[14], a[15]}, {a[16], a[17]});
+  dnnl::convolution_forward::primitive_desc pd(desc, attr, Engine());
+  p->conv = dnnl::convolution_forward(pd);
+  return p;
+}
+
+}  // namespace
+}  // namespace tessel::dispatch::shim
+
+using namespace tessel::dispatch::shim;  // NOLINT: the C entry point below.
+
+extern "C" int32_t tessel_onednn_conv2d(const int64_t* a, int32_t n) {
+  if (n < kFixedArgs) return Fail(CountProblem("tessel_onednn_conv2d", n, kFixedArgs));
+  const int64_t posts = a[33];
+  if (posts < 0 || posts > kMaxPostOps) {
+    return Fail("tessel_onednn_conv2d: " + std::to_string(posts) + " post-ops (0 to 8)");
+  }
+  const int slots = PostOpSlots(4);
+  const int32_t want = kFixedArgs + static_cast<int32_t>(posts) * slots;
+  if (std::string p = CountProblem("tessel_onednn_conv2d", n, want); !p.empty()) return Fail(p);
+  for (int d = 0; d < 14; ++d) {
+    if (a[d] < 1) {
+      return Fail("tessel_onednn_conv2d: extents, groups, strides and dilations must be positive");
+    }
+  }
+  if (a[4] % a[9] != 0 || a[1] % a[9] != 0) {
+    return Fail("tessel_onednn_conv2d: the groups do not divide the channels");
+  }
+  if (a[14] < 0 || a[15] < 0 || a[16] < 0 || a[17] < 0) {
+    return Fail("tessel_onednn_conv2d: negative padding");
+  }
+  if (a[18] == 0 || a[23] == 0 || a[28] == 0) return Fail("tessel_onednn_conv2d: a null buffer");
+  const int threads = UseTesselThreads();
+  std::vector<int64_t> key(a, a + n);
+  key[18] = key[23] = key[28] = 0;
+  for (int64_t i = 0; i < posts; ++i) key[kFixedArgs + i * slots + 3] = 0;
+  key.push_back(threads);
+  try {
+    auto prim =
+        std::static_pointer_cast<const ConvPrim>(Cached(key, [&] { return Create(a, posts); }));
+    std::unordered_map<int, dnnl::memory> args = {
+        {DNNL_ARG_SRC, dnnl::memory(prim->src, Engine(), Ptr<void>(a[18]))},
+        {DNNL_ARG_WEIGHTS, dnnl::memory(prim->weights, Engine(), Ptr<void>(a[23]))},
+        {DNNL_ARG_DST, dnnl::memory(prim->dst, Engine(), Ptr<void>(a[28]))}};
+    if (std::string w = BindPostOpOperands(prim->posts, a + kFixedArgs, slots, &args); !w.empty()) {
+      return Fail("tessel_onednn_conv2d: " + w);
+    }
+    prim->conv.execute(ThreadStream(), args);
+    ThreadStream().wait();
+  } catch (const dnnl::error& e) {
+    return Fail(std::string("tessel_onednn_conv2d: oneDNN: ") + e.what());
+  } catch (const std::exception& e) {
+    return Fail(std::string("tessel_onednn_conv2d: ") + e.what());
+  }
+  return 0;
+}
