@@ -12,6 +12,8 @@
 //   post-ops, against oneDNN's matmul followed by a separate bias pass and GELU pass
 //   (what calling the library op by op does), with default-schedule's tessel code
 //   beside them.
+// - conv2d ResNet-50 stage 2: dispatched (oneDNN on the NCHW arrays) against oneDNN
+//   in the blocked layouts it picks, default-schedule beside.
 #include <cmath>
 #include <functional>
 #include <string>
@@ -161,6 +163,42 @@ absl::StatusOr<BenchResult> DenseBiasGeluRow(int threads, const BenchOptions& op
   return r;
 }
 
+// ResNet-50 stage 2's 3x3 conv2d (NCHW) dispatched (oneDNN on the NCHW arrays as
+// they are) against oneDNN choosing its own blocked layouts (reorders of the
+// inputs outside the timing, the one of the result back to NCHW inside), with
+// default-schedule's tessel code beside them.
+absl::StatusOr<BenchResult> Conv2dRow(int threads, const BenchOptions& opts) {
+  TESSEL_ASSIGN_OR_RETURN(ir::IRModule mod, ir::te::BuildWorkload("conv2d_nchw_resnet50_stage2"));
+  TESSEL_ASSIGN_OR_RETURN(Built d, BuildWith(mod, "dispatch-library{rules=[onednn]}"));
+  TESSEL_ASSIGN_OR_RETURN(
+      Built s,
+      BuildWith(mod, absl::StrCat("default-schedule{target=\"llvm -num-cores=", threads, "\"}")));
+  const int repeat = Repeats(opts);
+  TESSEL_ASSIGN_OR_RETURN(double dispatched, Seconds(d, threads, repeat));
+  TESSEL_ASSIGN_OR_RETURN(double scheduled, Seconds(s, threads, repeat));
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref,
+                          runtime::NDArray::Zeros({1, 64, 56, 56}, ir::DataType::Float(32)));
+  SetOneDnnThreads(threads);
+  TESSEL_ASSIGN_OR_RETURN(
+      std::function<void()> conv,
+      OneDnnConv2dNchw({1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, F(d.args[0]), F(d.args[1]), F(ref)));
+  conv();
+  if (double err = MaxDiff(d.args[2], ref); err > 1e-3) {
+    return absl::InternalError(absl::StrCat("dispatched conv2d differs from oneDNN by ", err));
+  }
+  const double theirs = TimeCalls(repeat, conv).median_us * 1e-6;
+  const double flops = 2.0 * 64 * 56 * 56 * 64 * 9;
+  BenchResult r;
+  r.Add("threads", static_cast<int64_t>(threads));
+  r.Add("tessel_gflops", flops / dispatched * 1e-9);
+  r.Add("reference", "onednn_blocked");
+  r.Add("reference_gflops", flops / theirs * 1e-9);
+  r.Add("default_schedule_gflops", flops / scheduled * 1e-9);
+  r.Add("ratio", theirs / dispatched);
+  r.Add("repeats", static_cast<int64_t>(repeat));
+  return r;
+}
+
 #define TESSEL_DISPATCH_BENCH(id, name, doc, call)                     \
   TESSEL_BENCHMARK(id##1T, "dispatch/" name "_1t", doc ", 1 thread") {  \
     const int threads = 1;                                             \
@@ -183,6 +221,10 @@ TESSEL_DISPATCH_BENCH(DenseBiasGelu, "dense_bias_gelu_128x3072x768",
                       "dense + bias + GELU dispatched with oneDNN post-ops, against oneDNN's "
                       "matmul then separate bias and GELU passes (default-schedule beside)",
                       DenseBiasGeluRow(threads, opts))
+TESSEL_DISPATCH_BENCH(Conv2d, "conv2d_nchw_resnet50_stage2",
+                      "ResNet-50 stage-2 conv2d dispatched to oneDNN on NCHW as it is, against "
+                      "oneDNN in its own blocked layouts (default-schedule beside)",
+                      Conv2dRow(threads, opts))
 
 }  // namespace
 }  // namespace tessel::bench
