@@ -2,10 +2,12 @@
 // compiled by tessel for the host (codegen's EmitObject) and exported with their
 // signatures (ExportModule), next to the generated header.
 //
-//   export_kernels kernels.tsl out/kernels.so   -> out/kernels.so, out/kernels.h
+//   export_kernels kernels.tsl [more.tsl ...] out/kernels.so   -> out/kernels.so, out/kernels.h
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "codegen/emit.h"
 #include "codegen/runtime/export_library.h"
@@ -22,20 +24,26 @@ int Fail(const absl::Status& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: export_kernels <lowered.tsl> <library.so>\n";
+  if (argc < 3) {
+    std::cerr << "usage: export_kernels <lowered.tsl>... <library.so>\n";
     return 2;
   }
-  std::ifstream in(argv[1]);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) return Fail(absl::NotFoundError(std::string("cannot read ") + argv[1]));
-  absl::StatusOr<tessel::ir::IRModule> mod = tessel::ir::ParseModule(text.str(), argv[1]);
+  std::vector<std::pair<std::string, tessel::ir::PrimFunc>> functions;
+  for (int i = 1; i + 1 < argc; ++i) {
+    std::ifstream in(argv[i]);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) return Fail(absl::NotFoundError(std::string("cannot read ") + argv[i]));
+    absl::StatusOr<tessel::ir::IRModule> mod = tessel::ir::ParseModule(text.str(), argv[i]);
+    if (!mod.ok()) return Fail(mod.status());
+    for (const auto& f : (*mod)->functions) functions.push_back(f);
+  }
+  absl::StatusOr<tessel::ir::IRModule> mod = tessel::ir::MakeIRModuleChecked(std::move(functions));
   if (!mod.ok()) return Fail(mod.status());
   absl::StatusOr<tessel::codegen::Target> target = tessel::codegen::Target::Parse("llvm");
   if (!target.ok()) return Fail(target.status());
   absl::StatusOr<std::string> object = tessel::codegen::EmitObject(*mod, *target);
   if (!object.ok()) return Fail(object.status());
-  absl::Status s = tessel::runtime::ExportModule(*mod, *object, argv[2]);
+  absl::Status s = tessel::runtime::ExportModule(*mod, *object, argv[argc - 1]);
   return s.ok() ? 0 : Fail(s);
 }
