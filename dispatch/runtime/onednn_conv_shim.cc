@@ -23,7 +23,6 @@ namespace tessel::dispatch::shim {
 namespace {
 
 constexpr int kFixedArgs = 34;
-constexpr int kMaxPostOps = 8;
 
 struct ConvPrim {
   dnnl::convolution_forward conv;
@@ -97,14 +96,11 @@ std::shared_ptr<const void> Create(const int64_t* a, int64_t posts) {
 using namespace tessel::dispatch::shim;  // NOLINT: the C entry point below.
 
 extern "C" int32_t tessel_onednn_conv2d(const int64_t* a, int32_t n) {
-  if (n < kFixedArgs) return Fail(CountProblem("tessel_onednn_conv2d", n, kFixedArgs));
-  const int64_t posts = a[33];
-  if (posts < 0 || posts > kMaxPostOps) {
-    return Fail("tessel_onednn_conv2d: " + std::to_string(posts) + " post-ops (0 to 8)");
+  if (std::string p = CheckPostOpArgs("tessel_onednn_conv2d", a, n, kFixedArgs, 4); !p.empty()) {
+    return Fail(p);
   }
+  const int64_t posts = a[kFixedArgs - 1];
   const int slots = PostOpSlots(4);
-  const int32_t want = kFixedArgs + static_cast<int32_t>(posts) * slots;
-  if (std::string p = CountProblem("tessel_onednn_conv2d", n, want); !p.empty()) return Fail(p);
   for (int d = 0; d < 14; ++d) {
     if (a[d] < 1) {
       return Fail("tessel_onednn_conv2d: extents, groups, strides and dilations must be positive");
@@ -117,11 +113,7 @@ extern "C" int32_t tessel_onednn_conv2d(const int64_t* a, int32_t n) {
     return Fail("tessel_onednn_conv2d: negative padding");
   }
   if (a[18] == 0 || a[23] == 0 || a[28] == 0) return Fail("tessel_onednn_conv2d: a null buffer");
-  const int threads = UseTesselThreads();
-  std::vector<int64_t> key(a, a + n);
-  key[18] = key[23] = key[28] = 0;
-  for (int64_t i = 0; i < posts; ++i) key[kFixedArgs + i * slots + 3] = 0;
-  key.push_back(threads);
+  const std::vector<int64_t> key = CacheKey(a, n, {18, 23, 28}, kFixedArgs, 4, UseTesselThreads());
   try {
     auto prim =
         std::static_pointer_cast<const ConvPrim>(Cached(key, [&] { return Create(a, posts); }));

@@ -19,7 +19,6 @@ namespace tessel::dispatch::shim {
 namespace {
 
 constexpr int kFixedArgs = 17;
-constexpr int kMaxPostOps = 8;
 
 struct MatmulPrim {
   dnnl::matmul matmul;
@@ -47,24 +46,16 @@ std::shared_ptr<const void> Create(const int64_t* a, int64_t posts) {
 using namespace tessel::dispatch::shim;  // NOLINT: the C entry point below.
 
 extern "C" int32_t tessel_onednn_matmul(const int64_t* a, int32_t n) {
-  if (n < kFixedArgs) return Fail(CountProblem("tessel_onednn_matmul", n, kFixedArgs));
-  const int64_t posts = a[16];
-  if (posts < 0 || posts > kMaxPostOps) {
-    return Fail("tessel_onednn_matmul: " + std::to_string(posts) + " post-ops (0 to 8)");
+  if (std::string p = CheckPostOpArgs("tessel_onednn_matmul", a, n, kFixedArgs, 3); !p.empty()) {
+    return Fail(p);
   }
+  const int64_t posts = a[kFixedArgs - 1];
   const int slots = PostOpSlots(3);
-  const int32_t want = kFixedArgs + static_cast<int32_t>(posts) * slots;
-  if (std::string p = CountProblem("tessel_onednn_matmul", n, want); !p.empty()) return Fail(p);
   for (int d = 0; d < 4; ++d) {
     if (a[d] < 1) return Fail("tessel_onednn_matmul: batch, M, N, K must be positive");
   }
   if (a[4] == 0 || a[8] == 0 || a[12] == 0) return Fail("tessel_onednn_matmul: a null buffer");
-  const int threads = UseTesselThreads();
-  // The key: every argument but the addresses, and the thread count.
-  std::vector<int64_t> key(a, a + n);
-  key[4] = key[8] = key[12] = 0;
-  for (int64_t i = 0; i < posts; ++i) key[kFixedArgs + i * slots + 3] = 0;
-  key.push_back(threads);
+  const std::vector<int64_t> key = CacheKey(a, n, {4, 8, 12}, kFixedArgs, 3, UseTesselThreads());
   try {
     auto prim =
         std::static_pointer_cast<const MatmulPrim>(Cached(key, [&] { return Create(a, posts); }));

@@ -135,6 +135,24 @@ std::string BindPostOpOperands(const PostOpList& posts, const int64_t* q, int sl
   return "";
 }
 
+std::string CheckPostOpArgs(const char* name, const int64_t* a, int32_t n, int fixed, size_t rank) {
+  if (n < fixed) return CountProblem(name, n, fixed);
+  const int64_t posts = a[fixed - 1];
+  if (posts < 0 || posts > 8)
+    return std::string(name) + ": " + std::to_string(posts) + " post-ops (0 to 8)";
+  return CountProblem(name, n, fixed + static_cast<int32_t>(posts) * PostOpSlots(rank));
+}
+
+std::vector<int64_t> CacheKey(const int64_t* a, int32_t n, std::initializer_list<int> addresses,
+                              int fixed, size_t rank, int threads) {
+  std::vector<int64_t> key(a, a + n);
+  for (int i : addresses) key[i] = 0;
+  const int slots = PostOpSlots(rank);
+  for (int64_t i = 0; i < a[fixed - 1]; ++i) key[fixed + i * slots + 3] = 0;
+  key.push_back(threads);
+  return key;
+}
+
 int UseTesselThreads() {
   const int threads = tessel_get_num_threads();
   omp_set_num_threads(threads);

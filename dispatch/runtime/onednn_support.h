@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -41,6 +42,16 @@ struct PostOpList {
 };
 PostOpList ParsePostOps(const int64_t* q, int64_t count, const std::vector<int64_t>& dims);
 inline int PostOpSlots(size_t rank) { return 4 + static_cast<int>(rank); }
+
+// The arguments of a shim with `fixed` leading slots, the last of them the
+// post-op count: "" when the count (0 to 8) and the total agree, else the problem
+// ("<name>: takes 24 arguments, got 17").
+std::string CheckPostOpArgs(const char* name, const int64_t* a, int32_t n, int fixed, size_t rank);
+
+// The primitive cache key of a call: its arguments with the addresses (at
+// `addresses` and each post-op's operand) zeroed, and the thread count.
+std::vector<int64_t> CacheKey(const int64_t* a, int32_t n, std::initializer_list<int> addresses,
+                              int fixed, size_t rank, int threads);
 
 // Adds the operands of the binary post-ops to `args`; "" or what is wrong.
 std::string BindPostOpOperands(const PostOpList& posts, const int64_t* q, int slots,

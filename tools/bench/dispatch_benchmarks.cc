@@ -82,6 +82,20 @@ double MaxDiff(runtime::NDArray& a, runtime::NDArray& b) {
 
 int Repeats(const BenchOptions& opts) { return std::max(3, std::min(opts.repeats, 15)); }
 
+// A row of GFLOP/s: dispatched, the reference, default-schedule's code beside.
+BenchResult Row(int threads, double flops, double dispatched, const std::string& reference,
+                double theirs, double scheduled, int repeat) {
+  BenchResult r;
+  r.Add("threads", static_cast<int64_t>(threads));
+  r.Add("tessel_gflops", flops / dispatched * 1e-9);
+  r.Add("reference", reference);
+  r.Add("reference_gflops", flops / theirs * 1e-9);
+  r.Add("default_schedule_gflops", flops / scheduled * 1e-9);
+  r.Add("ratio", theirs / dispatched);
+  r.Add("repeats", static_cast<int64_t>(repeat));
+  return r;
+}
+
 absl::StatusOr<BenchResult> Matmul(int64_t n, int threads, const BenchOptions& opts) {
   const std::string workload = absl::StrCat("matmul_", n, "x", n, "x", n, "_f32");
   TESSEL_ASSIGN_OR_RETURN(ir::IRModule mod, ir::te::BuildWorkload(workload));
@@ -151,16 +165,8 @@ absl::StatusOr<BenchResult> DenseBiasGeluRow(int threads, const BenchOptions& op
     return absl::InternalError(absl::StrCat("dispatched dense+bias+gelu differs by ", err));
   }
   const double theirs = TimeCalls(repeat, op_by_op).median_us * 1e-6;
-  const double flops = 2.0 * m * n * k;
-  BenchResult r;
-  r.Add("threads", static_cast<int64_t>(threads));
-  r.Add("tessel_gflops", flops / dispatched * 1e-9);
-  r.Add("reference", "onednn_then_epilogue");
-  r.Add("reference_gflops", flops / theirs * 1e-9);
-  r.Add("default_schedule_gflops", flops / scheduled * 1e-9);
-  r.Add("ratio", theirs / dispatched);
-  r.Add("repeats", static_cast<int64_t>(repeat));
-  return r;
+  return Row(threads, 2.0 * m * n * k, dispatched, "onednn_then_epilogue", theirs, scheduled,
+             repeat);
 }
 
 // ResNet-50 stage 2's 3x3 conv2d (NCHW) dispatched (oneDNN on the NCHW arrays as
@@ -187,16 +193,8 @@ absl::StatusOr<BenchResult> Conv2dRow(int threads, const BenchOptions& opts) {
     return absl::InternalError(absl::StrCat("dispatched conv2d differs from oneDNN by ", err));
   }
   const double theirs = TimeCalls(repeat, conv).median_us * 1e-6;
-  const double flops = 2.0 * 64 * 56 * 56 * 64 * 9;
-  BenchResult r;
-  r.Add("threads", static_cast<int64_t>(threads));
-  r.Add("tessel_gflops", flops / dispatched * 1e-9);
-  r.Add("reference", "onednn_blocked");
-  r.Add("reference_gflops", flops / theirs * 1e-9);
-  r.Add("default_schedule_gflops", flops / scheduled * 1e-9);
-  r.Add("ratio", theirs / dispatched);
-  r.Add("repeats", static_cast<int64_t>(repeat));
-  return r;
+  return Row(threads, 2.0 * 64 * 56 * 56 * 64 * 9, dispatched, "onednn_blocked", theirs, scheduled,
+             repeat);
 }
 
 #define TESSEL_DISPATCH_BENCH(id, name, doc, call)                     \
