@@ -165,6 +165,19 @@ std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* blo
       }
     }
   }
+  // Several batch iterators (attention's batch and heads) fold into one where
+  // every buffer lays them out as one: stride(outer) = extent(inner) * stride(inner).
+  // Each gets a role of its own (4, 5, ...) until the strides are known.
+  std::vector<int> batch_iters;
+  for (const ir::Expr& e : store->indices) {
+    int it = IterIndex(block, e);
+    if (it >= 0 && role_of[it] == static_cast<int>(Role::kBatch)) batch_iters.push_back(it);
+  }
+  const bool fold = batch_iters.size() > 1;
+  if (fold) {
+    for (size_t b = 0; b < batch_iters.size(); ++b)
+      role_of[batch_iters[b]] = 4 + static_cast<int>(b);
+  }
   static const char* kNames[] = {"batch", "M", "N", "K"};
   for (Role r : {Role::kBatch, Role::kM, Role::kN, Role::kK}) {
     if (count(r) > 1) {
@@ -176,6 +189,10 @@ std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* blo
   Contraction c;
   c.dtype = dt;
   for (size_t i = 0; i < n_iters; ++i) {
+    if (role_of[i] >= 4) {
+      c.batch *= extents[i];
+      continue;
+    }
     switch (static_cast<Role>(role_of[i])) {
       case Role::kBatch:
         c.batch = extents[i];
@@ -193,9 +210,19 @@ std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* blo
   }
   auto view = [&](const ir::Buffer& buf, const std::vector<ir::Expr>& idx, Role rows, Role cols,
                   MatrixView* out) -> std::string {
-    std::variant<std::vector<int64_t>, std::string> s = RoleStrides(block, buf, idx, role_of);
+    const int num_roles = 4 + static_cast<int>(fold ? batch_iters.size() : 0);
+    std::variant<std::vector<int64_t>, std::string> s =
+        RoleStrides(block, buf, idx, role_of, num_roles);
     if (auto* why = std::get_if<std::string>(&s)) return *why;
-    const std::vector<int64_t>& r = std::get<std::vector<int64_t>>(s);
+    std::vector<int64_t> r = std::get<std::vector<int64_t>>(s);
+    for (int b = 4; b + 1 < num_roles; ++b) {
+      const int64_t inner_extent = extents[batch_iters[b - 3]];
+      if (r[b] != inner_extent * r[b + 1]) {
+        return absl::StrCat("the batch iterators of '", buf->name,
+                            "' are not laid out as one (they do not fold into one batch)");
+      }
+    }
+    if (fold) r[static_cast<int>(Role::kBatch)] = r[num_roles - 1];
     *out = {buf, r[static_cast<int>(Role::kBatch)], r[static_cast<int>(rows)],
             r[static_cast<int>(cols)]};
     return "";
@@ -205,8 +232,10 @@ std::variant<Contraction, std::string> MatchContraction(const ir::BlockNode* blo
   if (std::string w = view(store->buffer, store->indices, Role::kM, Role::kN, &c.c); !w.empty()) {
     return w;
   }
-  for (const ir::Expr& e : store->indices)
-    c.c_dims.push_back(static_cast<Role>(role_of[IterIndex(block, e)]));
+  for (const ir::Expr& e : store->indices) {
+    const int role = role_of[IterIndex(block, e)];
+    c.c_dims.push_back(role >= 4 ? Role::kBatch : static_cast<Role>(role));
+  }
   return c;
 }
 

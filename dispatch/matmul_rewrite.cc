@@ -5,26 +5,53 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "dispatch/stages.h"
+#include "ir/arith/expr_util.h"
 
 namespace tessel::dispatch {
 namespace {
 
 // The view of `buffer` (shaped like C) with C's dimension roles.
-std::variant<MatrixView, std::string> OutView(const ir::Buffer& buffer,
-                                              const std::vector<Role>& dims) {
+std::variant<MatrixView, std::string> OutView(const ir::Buffer& buffer, const Contraction& c) {
   std::variant<std::vector<int64_t>, std::string> s = ElementStrides(buffer);
   if (auto* why = std::get_if<std::string>(&s)) return *why;
-  const std::vector<int64_t>& strides = std::get<std::vector<int64_t>>(s);
-  MatrixView v{buffer};
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (dims[d] == Role::kBatch) v.batch_stride = strides[d];
-    if (dims[d] == Role::kM) v.row_stride = strides[d];
-    if (dims[d] == Role::kN) v.col_stride = strides[d];
-  }
-  return v;
+  std::variant<std::array<int64_t, 3>, std::string> v =
+      RoleStridesOfOutput(c, std::get<std::vector<int64_t>>(s));
+  if (auto* why = std::get_if<std::string>(&v)) return absl::StrCat("'", buffer->name, "': ", *why);
+  const std::array<int64_t, 3>& r = std::get<std::array<int64_t, 3>>(v);
+  return MatrixView{buffer, r[0], r[1], r[2]};
 }
 
 }  // namespace
+
+std::variant<std::array<int64_t, 3>, std::string> RoleStridesOfOutput(
+    const Contraction& c, const std::vector<int64_t>& strides) {
+  std::array<int64_t, 3> r = {0, 0, 0};
+  int last_batch = -1;
+  for (size_t d = 0; d < c.c_dims.size() && d < strides.size(); ++d) {
+    switch (c.c_dims[d]) {
+      case Role::kBatch:
+        // Batch dimensions fold into one: each outer stride spans the inner one.
+        if (last_batch >= 0) {
+          const int64_t inner_extent = ir::arith::AsConstInt(c.c.buffer->shape[d]).value_or(0);
+          if (strides[last_batch] != inner_extent * strides[d]) {
+            return std::string("its batch dimensions are not laid out as one");
+          }
+        }
+        last_batch = static_cast<int>(d);
+        r[0] = strides[d];
+        break;
+      case Role::kM:
+        r[1] = strides[d];
+        break;
+      case Role::kN:
+        r[2] = strides[d];
+        break;
+      case Role::kK:
+        break;
+    }
+  }
+  return r;
+}
 
 EpilogueChain ChainEpilogue(const ir::PrimFunc& func, const StageList& list, size_t s,
                             const ir::Buffer& result, int max_ops) {
@@ -123,7 +150,7 @@ SiteMatcher MatmulSites(MatmulRewriteOptions options) {
     if (std::string why = options.check(site.c); !why.empty()) return why;
     EpilogueChain chain = ChainEpilogue(func, list, s, site.c.c.buffer, options.max_epilogue);
     site.epilogue = chain.ops;
-    std::variant<MatrixView, std::string> out = OutView(chain.out, site.c.c_dims);
+    std::variant<MatrixView, std::string> out = OutView(chain.out, site.c);
     if (auto* why = std::get_if<std::string>(&out)) return *why;
     site.out = std::get<MatrixView>(out);
     std::variant<ir::Stmt, std::string> call = options.build(site);

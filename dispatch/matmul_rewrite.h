@@ -14,6 +14,7 @@
 #ifndef TESSEL_DISPATCH_MATMUL_REWRITE_H_
 #define TESSEL_DISPATCH_MATMUL_REWRITE_H_
 
+#include <array>
 #include <functional>
 #include <string>
 #include <variant>
@@ -75,6 +76,11 @@ SiteMatcher MatmulSites(MatmulRewriteOptions options);
 
 absl::StatusOr<DispatchResult> RewriteMatmuls(const ir::PrimFunc& func,
                                               const MatmulRewriteOptions& options);
+
+// (batch, M, N) strides of a buffer shaped like C from its strides per dimension
+// (several batch dimensions fold into one where they are laid out as one).
+std::variant<std::array<int64_t, 3>, std::string> RoleStridesOfOutput(
+    const Contraction& c, const std::vector<int64_t>& strides);
 
 // Helpers for building packed calls.
 ir::Expr I64(int64_t v);

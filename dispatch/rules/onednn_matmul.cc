@@ -45,11 +45,11 @@ std::variant<ir::Stmt, std::string> Build(const MatmulSite& s) {
     args.push_back(F32Bits(e.alpha));
     args.push_back(F32Bits(e.beta));
     args.push_back(e.operand ? ir::AddressOf(e.operand) : I64(0));
-    int64_t roles[3] = {0, 0, 0};  // (batch, M, N) from the output's dimensions.
-    for (size_t d = 0; d < e.out_strides.size() && d < c.c_dims.size(); ++d) {
-      if (c.c_dims[d] != Role::kK) roles[static_cast<int>(c.c_dims[d])] = e.out_strides[d];
+    std::variant<std::array<int64_t, 3>, std::string> roles = RoleStridesOfOutput(c, e.out_strides);
+    if (auto* why = std::get_if<std::string>(&roles)) {
+      return absl::StrCat("operand '", e.operand ? e.operand->name : "", "': ", *why);
     }
-    for (int64_t st : roles) args.push_back(I64(st));
+    for (int64_t st : std::get<std::array<int64_t, 3>>(roles)) args.push_back(I64(st));
   }
   return PackedCallStmt("tessel_onednn_matmul", std::move(args));
 }

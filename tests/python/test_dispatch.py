@@ -352,3 +352,21 @@ def test_conv2d_with_bias_and_relu(case):
     ref = conv_ref(x, kk, stride, pad, dilation, groups, layout)
     ref = np.maximum(ref + (bb.reshape(1, o, 1, 1) if layout == "NCHW" else bb), 0)
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("workload", ["bert_ffn_8x64x32", "attention_1x2x16x8"])
+def test_model_like_functions_partly_dispatched_then_scheduled(workload):
+    """BERT's FFN (both matmuls with their bias and GELU as post-ops) and attention
+    (Q Kᵀ with its scale as a post-op, P V; the softmax between stays tessel code,
+    then default-schedule'd): compiled, against the interpreter on the original."""
+    mod = tessel.workloads.get(workload)
+    out = transform.DefaultSchedule()(dispatched(mod, ["onednn"]))
+    text = str(out)
+    assert text.count("tessel_onednn_matmul") == 2, text
+    func = mod[workload]
+    args = [rand(tuple(int(d) for d in p.shape)) for p in func.params]
+    want = [a.copy() for a in args]
+    tessel.interpret(func, *want)
+    got = [nd.array(a) for a in args]
+    tessel.build(out)[workload](*got)
+    np.testing.assert_allclose(got[-1].numpy(), want[-1], rtol=1e-4, atol=1e-5)
