@@ -1,16 +1,10 @@
-// The driver the matmul-shaped rules share: find every contraction stage of a
-// function, chain the elementwise stages after it that a library can apply as
-// post-ops, let the rule emit one call per site, and rebuild the function around
-// the calls. What no rule takes stays tessel code over the call's output
-// (partial dispatch), so it can still be scheduled, tuned or fused.
+// The matmul sites of a dispatch rule (dispatch/site_rewrite.h drives them):
+// a contraction stage (dispatch/contraction.h), its epilogue chain, and the
+// rule's `build` emitting the library call for the site.
 //
-//   up = X W1^T; up_bias = up + b1; gelu = GELU(up_bias); down = gelu W2^T; ...
-//   onednn: stage `up` + add(b1), gelu_erf -> one call writing `gelu`;
-//           stage `down` + add(b2)        -> one call writing `down_bias`
-//
-// An intermediate is absorbed only when nothing else reads it: not a parameter
-// (the caller would see it unwritten), not read by any other stage. Otherwise the
-// chain stops there and the log says why.
+//   C = A B^T; D = C + bias; Y = gelu(D)  ->  MatmulSite{c: batch 1, M x N x K,
+//                                                       epilogue [add(bias), gelu_erf],
+//                                                       out: Y}
 #ifndef TESSEL_DISPATCH_MATMUL_REWRITE_H_
 #define TESSEL_DISPATCH_MATMUL_REWRITE_H_
 
@@ -21,9 +15,7 @@
 #include <vector>
 
 #include "dispatch/contraction.h"
-#include "dispatch/dispatch_rule.h"
-#include "dispatch/epilogue.h"
-#include "dispatch/stages.h"
+#include "dispatch/site_rewrite.h"
 
 namespace tessel::dispatch {
 
@@ -42,35 +34,6 @@ struct MatmulRewriteOptions {
   std::function<std::variant<ir::Stmt, std::string>(const MatmulSite&)> build;
 };
 
-// The elementwise stages after stage `s` (whose result is `result`) that apply as
-// post-ops, at most `max_ops`: an intermediate is absorbed only when it is not a
-// parameter and no stage outside the chain reads it.
-struct EpilogueChain {
-  std::vector<EpilogueOp> ops;
-  std::vector<size_t> stages;  // The absorbed stages, in order.
-  ir::Buffer out;              // What the last absorbed stage writes (`result` if none).
-  std::string stop;            // Why the chain stopped, when a stage could have continued it.
-};
-EpilogueChain ChainEpilogue(const ir::PrimFunc& func, const StageList& list, size_t s,
-                            const ir::Buffer& result, int max_ops);
-
-// One library call found at stage s: the call, the stages it absorbs (after s,
-// or a pad stage before it), the allocations that go with them, the log text.
-struct SiteRewrite {
-  ir::Stmt call;
-  std::vector<size_t> absorbed;
-  std::vector<const ir::BufferNode*> dropped;
-  std::string summary;
-};
-using SiteMatcher = std::function<std::variant<SiteRewrite, std::string>(
-    const ir::PrimFunc& func, const StageList& list, size_t s)>;
-
-// Offers every stage not yet taken to `match`, in order, and rebuilds the
-// function around the calls: `dispatched = library`, and `scheduled = true` when
-// only calls are left. Not applicable (with each stage's reason) when no stage
-// matched.
-absl::StatusOr<DispatchResult> RewriteStages(const ir::PrimFunc& func, const std::string& library,
-                                             const SiteMatcher& match);
 // The matmul sites of `options` (contraction + epilogue chain + options.build).
 SiteMatcher MatmulSites(MatmulRewriteOptions options);
 
@@ -81,13 +44,6 @@ absl::StatusOr<DispatchResult> RewriteMatmuls(const ir::PrimFunc& func,
 // (several batch dimensions fold into one where they are laid out as one).
 std::variant<std::array<int64_t, 3>, std::string> RoleStridesOfOutput(
     const Contraction& c, const std::vector<int64_t>& strides);
-
-// Helpers for building packed calls.
-ir::Expr I64(int64_t v);
-ir::Expr F32Bits(float v);  // An f32 immediate: packed by its bits.
-// `@name(args): packed` as a statement.
-std::variant<ir::Stmt, std::string> PackedCallStmt(const std::string& name,
-                                                   std::vector<ir::Expr> args);
 
 }  // namespace tessel::dispatch
 
