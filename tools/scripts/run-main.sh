@@ -7,9 +7,9 @@ bash tools/scripts/build.sh
 # The examples against their C++ references, then every example and workload lowered,
 # compiled and checked against the interpreter (the large ones timed, unchecked).
 build/bin/tessel-examples tools/examples --workloads=tools/examples/workloads
-# Compiled code against the libraries it should match: hand schedules (codegen/) and
-# functions nobody scheduled through default-schedule (auto/), against oneDNN,
-# OpenBLAS and memcpy bandwidth, with the JIT's compile time: unscheduled, ours, the
-# reference, the ratio.
+# Compiled code against the libraries it should match: hand schedules (codegen/),
+# functions nobody scheduled through default-schedule (auto/) and functions
+# dispatched to oneDNN (dispatch/), against oneDNN, OpenBLAS and memcpy bandwidth,
+# with the JIT's compile time: unscheduled, ours, the reference, the ratio.
 echo
 build/bin/tessel-bench --filter='codegen/|auto/|dispatch/' | /usr/bin/python3 tools/scripts/bench_table.py
