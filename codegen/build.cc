@@ -18,12 +18,11 @@ JitOptions WithRuntimeSymbols(JitOptions options) {
       options.symbols.begin(),
       {{"tessel_parallel_for", reinterpret_cast<void*>(&tessel_parallel_for)},
        {"tessel_set_last_error", reinterpret_cast<void*>(&tessel_set_last_error)},
-       {"tessel_get_num_threads", reinterpret_cast<void*>(&tessel_get_num_threads)},
-       // The library shims dispatched functions call (dispatch/runtime/).
-       {"tessel_blas_gemm", reinterpret_cast<void*>(&tessel_blas_gemm)},
-       {"tessel_blas_gemv", reinterpret_cast<void*>(&tessel_blas_gemv)},
-       {"tessel_onednn_matmul", reinterpret_cast<void*>(&tessel_onednn_matmul)},
-       {"tessel_onednn_conv2d", reinterpret_cast<void*>(&tessel_onednn_conv2d)}});
+       {"tessel_get_num_threads", reinterpret_cast<void*>(&tessel_get_num_threads)}});
+  // The library shims dispatched functions call (dispatch/runtime/).
+  for (const TesselShim* s = tessel_dispatch_shims(); s->name != nullptr; ++s) {
+    options.symbols.push_back({s->name, reinterpret_cast<void*>(s->fn)});
+  }
   return options;
 }
 

@@ -16,8 +16,6 @@ namespace {
 
 enum Dim { kN = 0, kC = 1, kH = 2, kW = 3 };
 
-std::optional<int64_t> Const(const ir::Expr& e) { return ir::arith::AsConstInt(e); }
-
 // `e` with the given variables set, simplified to a constant.
 ir::Expr EvalAt(const ir::Expr& e, const ir::VarMap& values) {
   ir::arith::Analyzer ana;
@@ -58,8 +56,8 @@ std::variant<Pad, std::string> MatchPad(const Stage& st) {
   Pad pad{in->buffer, std::vector<int64_t>(rank), std::vector<int64_t>(rank)};
   std::vector<int64_t> extent(rank), mid(rank);
   for (size_t d = 0; d < rank; ++d) {
-    std::optional<int64_t> e = Const(store->buffer->shape[d]);
-    std::optional<int64_t> i = Const(in->buffer->shape[d]);
+    std::optional<int64_t> e = ir::arith::AsConstInt(store->buffer->shape[d]);
+    std::optional<int64_t> i = ir::arith::AsConstInt(in->buffer->shape[d]);
     if (!e || !i) return std::string("a padded extent is symbolic");
     extent[d] = *e;
     mid[d] = *e / 2;
@@ -72,10 +70,11 @@ std::variant<Pad, std::string> MatchPad(const Stage& st) {
     return m;
   };
   for (size_t d = 0; d < rank; ++d) {
-    const int64_t size = *Const(in->buffer->shape[d]);
+    const int64_t size = *ir::arith::AsConstInt(in->buffer->shape[d]);
     // The offset, read at two interior points; the input must sit in the middle.
-    std::optional<int64_t> a = Const(EvalAt(in->indices[d], at(d, mid[d])));
-    std::optional<int64_t> c = Const(EvalAt(in->indices[d], at(d, (mid[d] + extent[d] - 1) / 2)));
+    std::optional<int64_t> a = ir::arith::AsConstInt(EvalAt(in->indices[d], at(d, mid[d])));
+    std::optional<int64_t> c =
+        ir::arith::AsConstInt(EvalAt(in->indices[d], at(d, (mid[d] + extent[d] - 1) / 2)));
     if (!a || !c || mid[d] - *a != (mid[d] + extent[d] - 1) / 2 - *c) {
       return absl::StrCat("dimension ", d, " of the padding is not a shift");
     }
@@ -255,7 +254,7 @@ std::variant<Conv2d, std::string> MatchConv2d(const ir::PrimFunc& func, const St
         return std::string("it pads the batch or channels");
     }
     cv.src_strides[data_roles[d]] = std::get<std::vector<int64_t>>(ss)[d];
-    size[data_roles[d]] = *Const(src->shape[d]);
+    size[data_roles[d]] = *ir::arith::AsConstInt(src->shape[d]);
     if (data_roles[d] == kH || data_roles[d] == kW) cv.pad_lo[data_roles[d] - kH] = lo[d];
   }
   cv.c = size[kC];

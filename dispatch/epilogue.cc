@@ -2,11 +2,10 @@
 
 #include <cmath>
 #include <functional>
-#include <vector>
 #include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "dispatch/stages.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
 #include "ir/visitor.h"

@@ -9,20 +9,14 @@
 namespace tessel::dispatch {
 namespace {
 
-using ShimFn = int32_t (*)(const int64_t*, int32_t);
-
-void Register(const char* name, ShimFn fn) {
-  ir::RegisterPackedFunction(name, [fn](const int64_t* args, int32_t n) {
-    if (fn(args, n) == 0) return absl::OkStatus();
-    return absl::InvalidArgumentError(tessel_last_error());
-  });
-}
-
 const bool kRegistered = [] {
-  Register("tessel_blas_gemm", tessel_blas_gemm);
-  Register("tessel_blas_gemv", tessel_blas_gemv);
-  Register("tessel_onednn_matmul", tessel_onednn_matmul);
-  Register("tessel_onednn_conv2d", tessel_onednn_conv2d);
+  for (const TesselShim* s = tessel_dispatch_shims(); s->name != nullptr; ++s) {
+    const TesselShimFunc fn = s->fn;
+    ir::RegisterPackedFunction(s->name, [fn](const int64_t* args, int32_t n) {
+      if (fn(args, n) == 0) return absl::OkStatus();
+      return absl::InvalidArgumentError(tessel_last_error());
+    });
+  }
   return true;
 }();
 

@@ -3,15 +3,10 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "ir/arith/expr_util.h"
 
 namespace tessel::dispatch {
 namespace {
-
-std::optional<int64_t> ConstInt(const ir::Expr& e) {
-  const auto* imm = ir::dyn_cast<ir::IntImmNode>(e);
-  if (imm == nullptr) return std::nullopt;
-  return imm->value;
-}
 
 const ir::Stmt& TopBody(const ir::PrimFunc& func, const ir::BlockNode** root) {
   const auto* realize = ir::dyn_cast<ir::BlockRealizeNode>(func->body);
@@ -32,7 +27,7 @@ std::variant<Stage, std::string> AnalyzeStage(const ir::Stmt& top) {
       return absl::StrCat("loop '", f->loop_var->name, "' is ", ir::ForKindName(f->for_kind),
                           " (the function is already scheduled)");
     }
-    if (ConstInt(f->min) != 0 || !ConstInt(f->extent)) {
+    if (ir::arith::AsConstInt(f->min) != 0 || !ir::arith::AsConstInt(f->extent)) {
       return absl::StrCat("loop '", f->loop_var->name, "' has a symbolic or non-zero-based range");
     }
     loops.push_back(f);
@@ -56,8 +51,9 @@ std::variant<Stage, std::string> AnalyzeStage(const ir::Stmt& top) {
                           "' is not bound to a loop of its own");
     }
     used[it - loops.begin()] = true;
-    std::optional<int64_t> extent = ConstInt(iv.dom.extent);
-    if (ConstInt(iv.dom.min) != 0 || !extent || ConstInt((*it)->extent) != extent) {
+    std::optional<int64_t> extent = ir::arith::AsConstInt(iv.dom.extent);
+    if (ir::arith::AsConstInt(iv.dom.min) != 0 || !extent ||
+        ir::arith::AsConstInt((*it)->extent) != extent) {
       return absl::StrCat("iter var '", iv.var->name, "' of block '", block->name,
                           "' does not span its loop");
     }
@@ -89,18 +85,18 @@ std::variant<StageList, std::string> SplitStages(const ir::PrimFunc& func) {
 }
 
 std::variant<std::vector<int64_t>, std::string> ElementStrides(const ir::Buffer& buffer) {
-  if (buffer->elem_offset && ConstInt(buffer->elem_offset) != 0) {
+  if (buffer->elem_offset && ir::arith::AsConstInt(buffer->elem_offset) != 0) {
     return absl::StrCat("buffer '", buffer->name, "' has an element offset");
   }
   std::vector<int64_t> strides(buffer->shape.size(), 1);
   for (size_t d = 0; d < buffer->shape.size(); ++d) {
-    if (!ConstInt(buffer->shape[d])) {
+    if (!ir::arith::AsConstInt(buffer->shape[d])) {
       return absl::StrCat("buffer '", buffer->name, "' has a symbolic shape");
     }
   }
   if (!buffer->strides.empty()) {
     for (size_t d = 0; d < strides.size(); ++d) {
-      std::optional<int64_t> s = ConstInt(buffer->strides[d]);
+      std::optional<int64_t> s = ir::arith::AsConstInt(buffer->strides[d]);
       if (!s) return absl::StrCat("buffer '", buffer->name, "' has symbolic strides");
       strides[d] = *s;
     }
@@ -109,7 +105,7 @@ std::variant<std::vector<int64_t>, std::string> ElementStrides(const ir::Buffer&
   int64_t running = 1;
   for (size_t d = strides.size(); d-- > 0;) {
     strides[d] = running;
-    running *= *ConstInt(buffer->shape[d]);
+    running *= *ir::arith::AsConstInt(buffer->shape[d]);
   }
   return strides;
 }

@@ -68,6 +68,15 @@ enum TesselPostOpKind {
   kTesselPostMul = 11      /* x * operand */
 };
 
+/* Every shim above by name, ending with {NULL, NULL}: what the JIT resolves and
+ * the interpreter registers, so a new shim is listed once, here. */
+typedef int32_t (*TesselShimFunc)(const int64_t* args, int32_t num_args);
+typedef struct {
+  const char* name;
+  TesselShimFunc fn;
+} TesselShim;
+const TesselShim* tessel_dispatch_shims(void);
+
 /* Primitives created so far and calls served from the cache (for tests and benches). */
 int64_t tessel_onednn_primitives_created(void);
 int64_t tessel_onednn_cache_hits(void);

@@ -1,0 +1,12 @@
+// The table of every shim (dispatch_runtime.h), read by the JIT's symbol list
+// (codegen/build.cc) and the interpreter's registry (dispatch/shim_registration.cc).
+#include "dispatch/runtime/dispatch_runtime.h"
+
+extern "C" const TesselShim* tessel_dispatch_shims(void) {
+  static const TesselShim kShims[] = {{"tessel_blas_gemm", tessel_blas_gemm},
+                                      {"tessel_blas_gemv", tessel_blas_gemv},
+                                      {"tessel_onednn_matmul", tessel_onednn_matmul},
+                                      {"tessel_onednn_conv2d", tessel_onednn_conv2d},
+                                      {nullptr, nullptr}};
+  return kShims;
+}
