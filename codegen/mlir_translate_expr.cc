@@ -504,8 +504,8 @@ absl::StatusOr<mlir::Value> FuncTranslator::Expr(const ir::Expr& e) {
       auto it = vars_.find(v);
       if (it == vars_.end()) {
         return Error(v, absl::StrCat("variable '", v->name,
-                                     "' has no value here (a shape variable that is not a scalar "
-                                     "parameter cannot be passed through the packed ABI)"));
+                                     "' has no value here (not a parameter, nor a buffer "
+                                     "parameter's extent, nor bound by a loop or let)"));
       }
       return it->second;
     }

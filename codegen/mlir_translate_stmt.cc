@@ -10,17 +10,24 @@
 //     %rc = func.call @tessel_parallel_for(%c1000_i64, @tessel_kernel_add_parallel0, %closure)
 //     (status <- rc unless already non-zero; returns status)
 //   }
-//   func.func private @tessel_kernel_add_parallel0(%begin: i64, %end: i64, %closure: !llvm.ptr) -> i32
+//   func.func private @tessel_kernel_add_parallel0(%begin: i64, %end: i64, %closure) -> i32
 //     (unpacks A, B from the closure, returns ..._parallel0_impl(begin, end, A, B))
 //   func.func private @tessel_kernel_add_parallel0_impl(%begin, %end, %A, %B) -> i32 {
 //     scf.for %i = %begin to %end { B[i] = A[i] + 1 }   (returns its own status word)
 //   }
 //   func.func @tessel_packed_add(%args: !llvm.ptr, %num_args: i32) -> i32
-//     (memrefs over args[0], args[1]; returns @tessel_kernel_add's status)
+//     (args[0], args[1] are DLTensor*: memrefs over data + byte_offset of each; a shape
+//     variable no scalar parameter passes, as in `func @f[n](A: f32[n])`, is read from
+//     the first tensor whose dimension names it and passed to the kernel after the
+//     parameters; returns @tessel_kernel_add's status)
 //
 // Buffers passed to one function must not overlap where one is written (they are
 // marked noalias, like C's restrict): LLVM then keeps loads and stores of different
 // buffers apart. The runtime refuses calls that break this (CheckWrittenDisjoint).
+#include <dlpack/dlpack.h>
+
+#include <cstddef>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/mlir_translator.h"
@@ -409,16 +416,65 @@ absl::Status FuncTranslator::Stmt(const ir::Stmt& s) {
   }
 }
 
+namespace {
+
+// The shape variables the packed wrapper binds from its DLTensors: those named as a
+// buffer parameter's dimension and not passed as a scalar parameter, each with the
+// first (parameter, dimension) that names it. `func @f[n](A: f32[n, 4], B: f32[n])`:
+// {n <- A dimension 0}.
+struct ShapeBinding {
+  const ir::VarNode* var;
+  size_t param;
+  int dim;
+};
+std::vector<ShapeBinding> ShapeBindings(const ir::PrimFunc& func) {
+  std::vector<ShapeBinding> out;
+  auto bound = [&](const ir::VarNode* v) {
+    for (const ir::Param& p : func->params) {
+      if (!p.is_buffer() && p.var.get() == v) return true;
+    }
+    for (const ShapeBinding& b : out) {
+      if (b.var == v) return true;
+    }
+    return false;
+  };
+  for (size_t i = 0; i < func->params.size(); ++i) {
+    const ir::Param& p = func->params[i];
+    if (!p.is_buffer()) continue;
+    for (size_t d = 0; d < p.buffer->shape.size(); ++d) {
+      if (p.buffer->shape[d]->kind() != ir::NodeKind::kVar) continue;
+      const auto* v = ir::cast<ir::VarNode>(p.buffer->shape[d]);
+      if (!bound(v)) out.push_back({v, i, static_cast<int>(d)});
+    }
+  }
+  return out;
+}
+
+// A load of a `type` field `offset` bytes into the struct at `base` (an !llvm.ptr).
+mlir::Value LoadField(FuncTranslator& t, mlir::Value base, size_t offset, mlir::Type type) {
+  mlir::OpBuilder& b = t.b_;
+  mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(b.getContext());
+  mlir::Value p =
+      b.create<mlir::LLVM::GEPOp>(t.loc_, ptr, b.getI8Type(), base,
+                                  llvm::ArrayRef<mlir::LLVM::GEPArg>{static_cast<int32_t>(offset)});
+  return b.create<mlir::LLVM::LoadOp>(t.loc_, type, p);
+}
+
+}  // namespace
+
 absl::Status FuncTranslator::TranslateFunction(const ir::PrimFunc& func) {
   Unsupported unsupported;
   unsupported.VisitStmt(func->body);
   if (unsupported.node != nullptr) return Error(unsupported.node, unsupported.why);
 
-  // The kernel: buffers as memrefs, scalars by value.
+  // The kernel: buffers as memrefs, scalars by value, then the shape variables the
+  // wrapper reads from the DLTensors.
+  const std::vector<ShapeBinding> shape_bindings = ShapeBindings(func);
   std::vector<mlir::Type> types;
   for (const ir::Param& p : func->params) {
     types.push_back(p.is_buffer() ? mlir::Type(MemRefTypeOf(p.buffer)) : ValueType(p.var->dtype));
   }
+  for (const ShapeBinding& sb : shape_bindings) types.push_back(ValueType(sb.var->dtype));
   std::string kernel_name = "tessel_kernel_" + symbol_;
   auto kernel =
       NewFunction(*this, kernel_name, b_.getFunctionType(types, {b_.getI32Type()}), true);
@@ -436,30 +492,42 @@ absl::Status FuncTranslator::TranslateFunction(const ir::PrimFunc& func) {
       vars_[p.var.get()] = arg;
     }
   }
+  for (size_t k = 0; k < shape_bindings.size(); ++k) {
+    vars_[shape_bindings[k].var] = entry_->getArgument(func->params.size() + k);
+  }
   TESSEL_RETURN_IF_ERROR(Stmt(func->body));
   b_.create<mlir::func::ReturnOp>(loc_, mlir::ValueRange{LoadStatus()});
   vars_.clear();
   buffers_.clear();
 
-  // The packed wrapper of the ABI (codegen/runtime/tessel_runtime.h).
+  // The packed wrapper of the ABI (codegen/runtime/tessel_runtime.h): args[i] is a
+  // DLTensor* for a buffer, a pointer to the value for a scalar.
   mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(b_.getContext());
+  mlir::Type i64 = b_.getI64Type();
   auto packed = NewFunction(*this, "tessel_packed_" + symbol_,
                             b_.getFunctionType({ptr, b_.getI32Type()}, {b_.getI32Type()}), false);
   mlir::Block* entry = &packed.getBody().front();
   entry_ = entry;
   b_.setInsertionPointToStart(entry);
   std::vector<mlir::Value> args;
+  std::vector<mlir::Value> tensors(func->params.size());
   for (size_t i = 0; i < func->params.size(); ++i) {
     const ir::Param& p = func->params[i];
     mlir::Value pi = LoadElement(*this, entry->getArgument(0), static_cast<int>(i), ptr);
     if (p.is_buffer()) {
-      args.push_back(MemRefFromPointer(pi, mlir::cast<mlir::MemRefType>(types[i])));
+      // data + byte_offset; the runtime checked its alignment, dtype and shape.
+      tensors[i] = pi;
+      mlir::Value data = LoadField(*this, pi, offsetof(DLTensor, data), ptr);
+      mlir::Value offset = LoadField(*this, pi, offsetof(DLTensor, byte_offset), i64);
+      data =
+          b_.create<mlir::LLVM::GEPOp>(loc_, ptr, b_.getI8Type(), data, mlir::ValueRange{offset});
+      args.push_back(MemRefFromPointer(data, mlir::cast<mlir::MemRefType>(types[i])));
       continue;
     }
     ir::DataType dt = p.var->dtype;
     mlir::Value v;
     if (dt.is_integer()) {  // Passed as int64_t.
-      v = b_.create<mlir::LLVM::LoadOp>(loc_, b_.getI64Type(), pi);
+      v = b_.create<mlir::LLVM::LoadOp>(loc_, i64, pi);
       if (dt.bits() < 64) v = b_.create<mlir::arith::TruncIOp>(loc_, types[i], v);
     } else if (dt.is_bool()) {  // A C bool: one byte.
       v = b_.create<mlir::LLVM::LoadOp>(loc_, b_.getI8Type(), pi);
@@ -470,8 +538,47 @@ absl::Status FuncTranslator::TranslateFunction(const ir::PrimFunc& func) {
     }
     args.push_back(v);
   }
+  // tensor->shape[dim], narrowed to the variable's type (the runtime checked that the
+  // extent is non-negative). An extent beyond a narrower type's range refuses the call
+  // instead of wrapping around.
+  mlir::Value too_large;
+  std::string too_large_names;
+  for (const ShapeBinding& sb : shape_bindings) {
+    mlir::Value shape = LoadField(*this, tensors[sb.param], offsetof(DLTensor, shape), ptr);
+    mlir::Value v = LoadElement(*this, shape, sb.dim, i64);
+    mlir::Type vt = ValueType(sb.var->dtype);
+    if (vt != i64) {
+      const int bits = static_cast<int>(vt.getIntOrFloatBitWidth());
+      mlir::Value over = b_.create<mlir::arith::CmpIOp>(
+          loc_, mlir::arith::CmpIPredicate::ugt, v, IntConst(i64, (int64_t{1} << (bits - 1)) - 1));
+      too_large = too_large ? b_.create<mlir::arith::OrIOp>(loc_, too_large, over) : over;
+      absl::StrAppend(&too_large_names, too_large_names.empty() ? "" : ", ", sb.var->name, " (",
+                      sb.var->dtype.ToString(), ")");
+      v = b_.create<mlir::arith::TruncIOp>(loc_, vt, v);
+    }
+    args.push_back(v);
+  }
+  if (!too_large) {
+    mlir::Value status = b_.create<mlir::func::CallOp>(loc_, kernel, args).getResult(0);
+    b_.create<mlir::func::ReturnOp>(loc_, mlir::ValueRange{status});
+    return absl::OkStatus();
+  }
+  auto if_op = b_.create<mlir::scf::IfOp>(loc_, mlir::TypeRange{b_.getI32Type()}, too_large, true);
+  b_.setInsertionPointToStart(if_op.thenBlock());
+  std::string message =
+      absl::StrCat(symbol_, ": a tensor extent does not fit the type of ", too_large_names);
+  mlir::Value text = mlir::LLVM::createGlobalString(
+      loc_, b_, absl::StrCat("tessel_message_", symbol_, "_", message_count_++), message + '\0',
+      mlir::LLVM::Linkage::Internal);
+  mlir::func::FuncOp set_error =
+      DeclareExternal("tessel_set_last_error", b_.getFunctionType({ptr}, {b_.getI32Type()}));
+  b_.create<mlir::func::CallOp>(loc_, set_error, mlir::ValueRange{text});
+  b_.create<mlir::scf::YieldOp>(loc_, mlir::ValueRange{IntConst(b_.getI32Type(), 1)});
+  b_.setInsertionPointToStart(if_op.elseBlock());
   mlir::Value status = b_.create<mlir::func::CallOp>(loc_, kernel, args).getResult(0);
-  b_.create<mlir::func::ReturnOp>(loc_, mlir::ValueRange{status});
+  b_.create<mlir::scf::YieldOp>(loc_, mlir::ValueRange{status});
+  b_.setInsertionPointAfter(if_op);
+  b_.create<mlir::func::ReturnOp>(loc_, mlir::ValueRange{if_op.getResult(0)});
   return absl::OkStatus();
 }
 

@@ -150,10 +150,8 @@ class Checker {
     }
     if (t->data == nullptr && numel > 0) return Arg(i) + "the tensor's data is NULL";
     char* data = t->data ? static_cast<char*>(t->data) + t->byte_offset : nullptr;
-    if (numel == 0) {  // Never dereferenced: any pointer will do.
-      *value = data;
-      return "";
-    }
+    *value = args_[i];          // The kernel reads data + byte_offset and shape.
+    if (numel == 0) return "";  // Never dereferenced: any pointer will do.
     auto address = reinterpret_cast<uintptr_t>(data);
     if (address % kArgumentAlignment != 0) {
       std::ostringstream os;
@@ -162,7 +160,6 @@ class Checker {
          << address % kArgumentAlignment << " bytes past a boundary)";
       return os.str();
     }
-    *value = data;
     int64_t bytes = 0;
     if (!__builtin_mul_overflow(numel, DTypeBytes(p.dtype), &bytes)) {
       ranges_[i] = ByteRange{address, address + static_cast<uintptr_t>(bytes)};

@@ -4,12 +4,13 @@
 //
 //   scale(A: f32[n], s: f32) called with A = f32 tensor of shape [7], s = 0-d f32 tensor:
 //     PackArguments(sig, args, 2, &packed) == ""
-//     packed.values = {A->data + A->byte_offset, &<copy of s's value>}
+//     packed.values = {A (the DLTensor*), &<copy of s's value>}
 //   called with A of dtype i32:
 //     "scale(A: f32[n], s: f32): argument 0 (A): expected dtype f32, given i32"
 //
 // A scalar parameter is passed as a 0-d DLTensor of the parameter's dtype; integer
-// scalars reach the kernel widened to int64_t, others as their own C type.
+// scalars reach the kernel widened to int64_t, others as their own C type. A buffer
+// reaches it as the caller's DLTensor*, which must outlive the call.
 #ifndef TESSEL_CODEGEN_RUNTIME_ARG_CHECK_H_
 #define TESSEL_CODEGEN_RUNTIME_ARG_CHECK_H_
 

@@ -237,7 +237,8 @@ bool ParseSignatures(std::string_view text, std::vector<FunctionSignature>* out,
       }
       if (version != TESSEL_ABI_VERSION) {
         return fail("library built for tessel ABI version " + std::to_string(version) +
-                    ", this runtime implements version " + std::to_string(TESSEL_ABI_VERSION));
+                    ", this runtime implements version " + std::to_string(TESSEL_ABI_VERSION) +
+                    " (export it again with this tessel)");
       }
       continue;
     }

@@ -4,7 +4,7 @@
 //   FunctionSignature s{"scale", {ParamSignature::Buffer("A", F32, {Dim::Var("n")}),
 //                                 ParamSignature::Scalar("s", F32)}};
 //   DescribeSignature(s)            -> "scale(A: f32[n], s: f32)"
-//   SerializeSignatures({s})        -> "tessel-module 1\n"
+//   SerializeSignatures({s})        -> "tessel-module 2\n"
 //                                      "function scale 2\n"
 //                                      "buffer A f32 1 n\n"
 //                                      "scalar s f32\n"

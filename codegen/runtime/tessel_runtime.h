@@ -12,8 +12,8 @@
  * standard library only: no LLVM, MLIR or Abseil, so an exported kernel library
  * needs nothing else at run time.
  *
- * Stable ABI, version 1. Changing a signature here means bumping
- * TESSEL_ABI_VERSION and the version recorded in every compiled module.
+ * Stable ABI, version 2 (version 1 passed buffers as bare data pointers). Changing a signature here
+ * means bumping TESSEL_ABI_VERSION and the version recorded in every compiled module.
  */
 #ifndef TESSEL_CODEGEN_RUNTIME_TESSEL_RUNTIME_H_
 #define TESSEL_CODEGEN_RUNTIME_TESSEL_RUNTIME_H_
@@ -25,20 +25,31 @@
 extern "C" {
 #endif
 
-#define TESSEL_ABI_VERSION 1
+#define TESSEL_ABI_VERSION 2
 
 /* ---- What compiled code exports ---------------------------------------------------
  * For every PrimFunc whose global symbol is NAME, codegen emits
  *
  *   int32_t tessel_packed_NAME(void* const* args, int32_t num_args);
  *
- * args[i] is, in parameter order, the data pointer of a buffer parameter (already
- * offset by DLTensor::byte_offset, 64-byte aligned, dense row-major), or a pointer
- * to the value of a scalar parameter (int64_t for integer vars, the var's own C
- * type otherwise). The kernel trusts its arguments: the runtime checks count,
- * dtype, shape, strides, alignment and device before calling. It returns 0, or
- * non-zero after an error it reported with tessel_set_last_error. */
+ * args[i] is, in parameter order, a `DLTensor*` for a buffer parameter, or a pointer
+ * to the value of a scalar parameter (int64_t for integer vars, the var's own C type
+ * otherwise). A kernel reads a tensor's data + byte_offset (64-byte aligned, dense
+ * row-major) and, for a symbolic extent no scalar parameter passes (`func @f[n](A:
+ * f32[n])`), its shape: the first tensor dimension that names the variable binds it.
+ * The kernel trusts its arguments: the runtime checks count, dtype, shape, strides,
+ * alignment and device before calling. It returns 0, or non-zero after an error it
+ * reported with tessel_set_last_error. */
 typedef int32_t (*TesselPackedFunc)(void* const* args, int32_t num_args);
+
+/* What a hand-written kernel reads from a buffer argument args[i]. */
+static inline void* tessel_arg_data(void* arg) {
+  const DLTensor* t = (const DLTensor*)arg;
+  return (char*)t->data + t->byte_offset;
+}
+static inline int64_t tessel_arg_extent(void* arg, int32_t dim) {
+  return ((const DLTensor*)arg)->shape[dim];
+}
 
 /* ---- What compiled code calls back into --------------------------------------------
  * A parallel loop `for i in parallel(0, extent)` is outlined by codegen into a body

@@ -71,11 +71,12 @@ int main(int argc, char** argv) {
     fprintf(stderr, "cannot load %s: %s\n", argv[1], tessel_last_error());
     return 1;
   }
-  CHECK(tessel_module_num_functions(m) == 3);
+  CHECK(tessel_module_num_functions(m) == 4);
   CHECK(strcmp(tessel_module_function_name(m, 0), "vector_add") == 0);
   CHECK(strcmp(tessel_module_function_name(m, 1), "axpy") == 0);
   CHECK(strcmp(tessel_module_function_name(m, 2), "matmul_onednn") == 0);
-  CHECK(tessel_module_function_name(m, 3) == NULL);
+  CHECK(strcmp(tessel_module_function_name(m, 3), "dense_rows") == 0);
+  CHECK(tessel_module_function_name(m, 4) == NULL);
 
   enum { N = 1000 };
   DLDataType f32 = {kDLFloat, 32, 1};
@@ -142,6 +143,27 @@ int main(int argc, char** argv) {
     }
   }
   CHECK(wrong == 0);
+
+  /* dense_rows[m]: the same library call over a number of rows the kernel reads from
+   * X's shape (no scalar parameter passes m). */
+  for (int64_t rows = 1; rows <= 8; rows += 7) {
+    int64_t sx[2] = {rows, 16}, sy[2] = {rows, 4};
+    DLTensor tdx = Tensor(ma, f32, 2, sx), tdy = Tensor(mc, f32, 2, sy);
+    for (int i = 0; i < 32; ++i) mc[i] = -7.0f;
+    int32_t drc = kernels_dense_rows(m, &tdx, &tmb, &tdy);
+    if (drc != 0) fprintf(stderr, "dense_rows: %s\n", tessel_last_error());
+    CHECK(drc == 0);
+    wrong = 0;
+    for (int i = 0; i < 8; ++i) {
+      for (int j = 0; j < 4; ++j) {
+        float want = 0.0f;
+        for (int k = 0; k < 16; ++k) want += ma[i * 16 + k] * mb[k * 4 + j];
+        /* Rows past `rows` are not written. */
+        wrong += i < rows ? fabsf(mc[i * 4 + j] - want) > 1e-4f : mc[i * 4 + j] != -7.0f;
+      }
+    }
+    CHECK(wrong == 0);
+  }
 
   /* Bad arguments: each refused with a message; C keeps its marker values. */
   for (int i = 0; i < N; ++i) c[i] = -1.0f;

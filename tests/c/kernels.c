@@ -17,10 +17,12 @@ static int32_t VectorAddBody(int64_t begin, int64_t end, void* closure) {
   return 0;
 }
 
-/* vector_add(A: f32[n], B: f32[n], C: f32[n], n: i32); n arrives widened to int64_t. */
+/* vector_add(A: f32[n], B: f32[n], C: f32[n], n: i32): buffers arrive as DLTensor*, n
+ * widened to int64_t. */
 int32_t tessel_packed_vector_add(void* const* args, int32_t num_args) {
   if (num_args != 4) return tessel_set_last_error("vector_add: expected 4 arguments");
-  VectorAddClosure k = {(const float*)args[0], (const float*)args[1], (float*)args[2]};
+  VectorAddClosure k = {(const float*)tessel_arg_data(args[0]),
+                        (const float*)tessel_arg_data(args[1]), (float*)tessel_arg_data(args[2])};
   int64_t n = *(const int64_t*)args[3];
   return tessel_parallel_for(n, VectorAddBody, &k);
 }
@@ -43,6 +45,7 @@ static int32_t AxpyBody(int64_t begin, int64_t end, void* closure) {
 /* axpy(X: f32[4, 250], Y: f32[4, 250], a: f32). */
 int32_t tessel_packed_axpy(void* const* args, int32_t num_args) {
   if (num_args != 3) return tessel_set_last_error("axpy: expected 3 arguments");
-  AxpyClosure k = {(const float*)args[0], (float*)args[1], *(const float*)args[2]};
+  AxpyClosure k = {(const float*)tessel_arg_data(args[0]), (float*)tessel_arg_data(args[1]),
+                   *(const float*)args[2]};
   return tessel_parallel_for(4, AxpyBody, &k);
 }

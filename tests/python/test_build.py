@@ -462,6 +462,42 @@ func @scale(A: f32[n], B: f32[n], n: i32, s: f32) {
         np.testing.assert_allclose(b, a * 2.5, rtol=1e-6)
 
 
+def test_shape_variables_are_bound_from_the_tensors():
+    # ABI version 2: n and m come from A's shape; no scalar parameter passes them.
+    mod = tessel.parse("""
+func @rows[n, m](A: f32[n, m], B: f32[n], s: f32) {
+  for i in range(0, n) {
+    B[i] = 0.0f32
+    for j in range(0, m) {
+      B[i] = B[i] + A[i, j] * s
+    }
+  }
+}
+""")
+    ex = tessel.build(mod)
+    for n, m in ((1, 1), (5, 17), (64, 3)):
+        a = rand((n, m))
+        b = np.zeros(n, "float32")
+        ex["rows"](a, b, 2.0)
+        np.testing.assert_allclose(b, a.sum(axis=1) * 2.0, rtol=1e-5, atol=1e-6)
+    with pytest.raises(tessel.ArgumentError, match=r"argument 1 \(B\): dimension 0 is n = 4, but argument 0 \(A\) dimension 0 gave n = 5"):
+        ex["rows"](rand((5, 3)), np.zeros(4, "float32"), 1.0)
+    # An extent beyond the variable's i32 range is refused by the kernel, not wrapped
+    # (empty tensors: nothing is allocated or read).
+    wide = tessel.build(tessel.parse("""
+func @wide[n, m](A: f32[n, m], B: f32[m]) {
+  for i in range(0, n) {
+    for j in range(0, m) {
+      B[j] = A[i, j]
+    }
+  }
+}
+"""))
+    with pytest.raises(tessel.RuntimeError, match=r"wide: a tensor extent does not fit the type of n \(i32\)"):
+        wide["wide"](np.zeros((2**31, 0), "float32"), np.zeros(0, "float32"))
+    wide["wide"](np.zeros((2**31 - 1, 0), "float32"), np.zeros(0, "float32"))
+
+
 def test_time_evaluator_on_built_code():
     ex = tessel.build(vector_add_module())
     a, b, c = (nd.array(rand(1003)) for _ in range(3))

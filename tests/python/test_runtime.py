@@ -47,7 +47,7 @@ int32_t tessel_packed_spin(void* const* args, int32_t num_args) {
   double seconds = *(const double*)args[1];
   double start = Now(), now = start;
   while (now - start < seconds) now = Now();
-  ((double*)args[0])[0] = now - start;
+  ((double*)tessel_arg_data(args[0]))[0] = now - start;
   return 0;
 }
 
@@ -57,7 +57,7 @@ int32_t tessel_packed_fail(void* const* args, int32_t num_args) {
 
 /* Out = (a, b, c as its raw bits, d): what the scalars arrived as. */
 int32_t tessel_packed_scalars(void* const* args, int32_t num_args) {
-  double* out = (double*)args[0];
+  double* out = (double*)tessel_arg_data(args[0]);
   uint16_t c;
   memcpy(&c, args[3], 2);
   out[0] = (double)*(const int64_t*)args[1];

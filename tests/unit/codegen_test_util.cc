@@ -1,5 +1,7 @@
 #include "tests/unit/codegen_test_util.h"
 
+#include <dlpack/dlpack.h>
+
 #include <atomic>
 #include <thread>
 
@@ -58,12 +60,18 @@ absl::Status CallJit(const JitModule& jit, const std::string& name, const ir::Pr
   TESSEL_ASSIGN_OR_RETURN(TesselPackedFunc f, jit.Lookup(name));
   if (args.size() != func->params.size()) return absl::InvalidArgumentError("argument count");
   std::vector<void*> ptrs(args.size());
+  std::vector<DLTensor> tensors(args.size());  // What ABI version 2 passes for a buffer.
   std::vector<int64_t> ints(args.size());
   std::vector<double> doubles(args.size());
   std::vector<float> floats(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     if (const auto* b = std::get_if<ir::HostBuffer>(&args[i])) {
-      ptrs[i] = b->data();
+      // The kernel reads data, byte_offset and shape only (the runtime checks the rest).
+      tensors[i] = DLTensor{};
+      tensors[i].data = b->data();
+      tensors[i].ndim = static_cast<int32_t>(b->shape().size());
+      tensors[i].shape = const_cast<int64_t*>(b->shape().data());
+      ptrs[i] = &tensors[i];
     } else if (const auto* v = std::get_if<int64_t>(&args[i])) {
       ints[i] = *v;
       ptrs[i] = &ints[i];

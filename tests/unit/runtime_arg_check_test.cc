@@ -73,8 +73,10 @@ TEST_F(ArgCheck, PacksAWellFormedCall) {
   PackedArgs packed;
   ASSERT_EQ(PackArguments(Sig(), args_.data(), 4, &packed), "");
   ASSERT_EQ(packed.size(), 4);
-  EXPECT_EQ(packed.values[0], a_data_);
-  EXPECT_EQ(packed.values[1], b_data_);
+  EXPECT_EQ(packed.values[0], &a_) << "a buffer reaches the kernel as its DLTensor";
+  EXPECT_EQ(packed.values[1], &b_);
+  EXPECT_EQ(tessel_arg_data(packed.values[1]), b_data_);
+  EXPECT_EQ(tessel_arg_extent(packed.values[0], 0), 3);
   EXPECT_EQ(*static_cast<int64_t*>(packed.values[2]), 3) << "integer scalars widen to int64_t";
   EXPECT_EQ(*static_cast<double*>(packed.values[3]), 2.5);
 }
@@ -93,7 +95,7 @@ TEST_F(ArgCheck, AcceptsCompactStridesExtentOneStridesAndByteOffset) {
   b_.byte_offset = 64;
   PackedArgs packed;
   EXPECT_EQ(PackArguments(Sig(), args_.data(), 4, &packed), "");
-  EXPECT_EQ(packed.values[1], big + 16);
+  EXPECT_EQ(tessel_arg_data(packed.values[1]), big + 16) << "data + byte_offset";
 }
 
 TEST_F(ArgCheck, SignedAndUnsignedScalarsWiden) {

@@ -241,13 +241,21 @@ TEST_F(ExportTest, LoadRefusals) {
   // A library whose metadata is malformed, built by hand.
   std::string src = Path("bad.c");
   std::ofstream(src) << "const char* tessel_module_metadata(void) { return \"tessel-module "
-                        "1\\nfunction f 2\\n\"; }\n";
+                        "2\\nfunction f 2\\n\"; }\n";
   std::string cmd = "cc -shared -fPIC -o " + Path("bad.so") + " " + src;
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   EXPECT_THAT(
       Module::LoadLibrary(Path("bad.so")).status().message(),
       HasSubstr("bad.so: bad metadata: metadata line 2: function f lists too few parameters"));
   EXPECT_EQ(tessel_module_load(Path("bad.so").c_str()), nullptr);
+  // A library of ABI version 1 (buffers as bare data pointers) is refused by version.
+  std::ofstream(Path("old.c")) << "const char* tessel_module_metadata(void) { return "
+                                  "\"tessel-module 1\\nfunction f 0\\n\"; }\n";
+  cmd = "cc -shared -fPIC -o " + Path("old.so") + " " + Path("old.c");
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_THAT(Module::LoadLibrary(Path("old.so")).status().message(),
+              HasSubstr("library built for tessel ABI version 1, this runtime implements version "
+                        "2 (export it again with this tessel)"));
   EXPECT_THAT(tessel_last_error(), HasSubstr("bad metadata"));
 }
 

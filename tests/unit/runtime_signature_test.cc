@@ -48,7 +48,7 @@ TEST(RuntimeSignature, DescribesAndRoundTrips) {
   EXPECT_EQ(ValidateSignature(s), "");
   std::string text = SerializeSignatures({s, FunctionSignature{"nothing", {}}});
   EXPECT_EQ(text,
-            "tessel-module 1\n"
+            "tessel-module 2\n"
             "function scale 3\n"
             "buffer A f32 2 4 n\n"
             "scalar n i64\n"
@@ -62,7 +62,7 @@ TEST(RuntimeSignature, DescribesAndRoundTrips) {
   EXPECT_EQ(DescribeSignature(back[1]), "nothing()");
   EXPECT_TRUE(back[0].params[0].written) << "'buffer' may be written";
 
-  std::string inputs = "tessel-module 1\nfunction f 2\ninput A f32 1 4\nbuffer B f32 1 4\n";
+  std::string inputs = "tessel-module 2\nfunction f 2\ninput A f32 1 4\nbuffer B f32 1 4\n";
   ASSERT_TRUE(ParseSignatures(inputs, &back, &error)) << error;
   EXPECT_FALSE(back[0].params[0].written);
   EXPECT_TRUE(back[0].params[1].written);
@@ -73,7 +73,7 @@ TEST(RuntimeSignature, DescribesAndRoundTrips) {
 // back in order; a line after the functions is refused.
 TEST(RuntimeSignature, CpuFeaturesRoundTrip) {
   std::string text = SerializeSignatures({Scale()}, {"avx2", "avx512f", "fma"});
-  EXPECT_THAT(text, ::testing::StartsWith("tessel-module 1\ncpu-features avx2 avx512f fma\n"));
+  EXPECT_THAT(text, ::testing::StartsWith("tessel-module 2\ncpu-features avx2 avx512f fma\n"));
   std::vector<FunctionSignature> back;
   std::vector<std::string> features;
   std::string error;
@@ -83,8 +83,8 @@ TEST(RuntimeSignature, CpuFeaturesRoundTrip) {
   // A library from before the line: no features, nothing to check.
   ASSERT_TRUE(ParseSignatures(SerializeSignatures({Scale()}), &back, &error, &features));
   EXPECT_TRUE(features.empty());
-  EXPECT_FALSE(ParseSignatures("tessel-module 1\nfunction f 0\ncpu-features avx2\n", &back,
-                               &error, &features));
+  EXPECT_FALSE(ParseSignatures("tessel-module 2\nfunction f 0\ncpu-features avx2\n", &back, &error,
+                               &features));
   EXPECT_THAT(error, HasSubstr("metadata line 3: 'cpu-features' after a function"));
 }
 
@@ -116,20 +116,20 @@ TEST(RuntimeSignature, ParseRefusesBadMetadata) {
   } cases[] = {
       {"", "empty metadata"},
       {"tessel-module\n", "line 1: expected 'tessel-module <version>'"},
-      {"tessel-module 2\n", "built for tessel ABI version 2, this runtime implements version 1"},
-      {"tessel-module 1\nbuffer A f32 1 4\n", "line 2: a parameter outside a function's list"},
-      {"tessel-module 1\nfunction f 2\nscalar n i64\n", "function f lists too few parameters"},
-      {"tessel-module 1\nfunction f 2\nscalar n i64\nfunction g 0\n", "function f lists too few"},
-      {"tessel-module 1\nfunction f x\n", "expected 'function <name> <num_params>'"},
-      {"tessel-module 1\nfunction f 1\nbuffer A q32 1 4\n", "line 3: unknown dtype 'q32'"},
-      {"tessel-module 1\nfunction f 1\nbuffer A f32 2 4\n",
+      {"tessel-module 1\n", "built for tessel ABI version 1, this runtime implements version 2"},
+      {"tessel-module 2\nbuffer A f32 1 4\n", "line 2: a parameter outside a function's list"},
+      {"tessel-module 2\nfunction f 2\nscalar n i64\n", "function f lists too few parameters"},
+      {"tessel-module 2\nfunction f 2\nscalar n i64\nfunction g 0\n", "function f lists too few"},
+      {"tessel-module 2\nfunction f x\n", "expected 'function <name> <num_params>'"},
+      {"tessel-module 2\nfunction f 1\nbuffer A q32 1 4\n", "line 3: unknown dtype 'q32'"},
+      {"tessel-module 2\nfunction f 1\nbuffer A f32 2 4\n",
        "expected 'buffer <name> <dtype> <ndim>"},
-      {"tessel-module 1\nfunction f 1\nscalar n i64 4\n", "expected 'scalar <name> <dtype>'"},
-      {"tessel-module 1\nfunction f 1\nvector A f32\n", "unknown entry 'vector'"},
-      {"tessel-module 1\nfunction f 1\nscalar n\n", "expected a name and a dtype"},
-      {"tessel-module 1\nfunction f-g 0\n", "function name 'f-g' is not a C identifier"},
-      {"tessel-module 1\nfunction f 0\nfunction f 0\n", "two functions named 'f'"},
-      {"tessel-module 1\nfunction f 1\nbuffer A f32 1 -3\n", "negative dimension -3 in A"},
+      {"tessel-module 2\nfunction f 1\nscalar n i64 4\n", "expected 'scalar <name> <dtype>'"},
+      {"tessel-module 2\nfunction f 1\nvector A f32\n", "unknown entry 'vector'"},
+      {"tessel-module 2\nfunction f 1\nscalar n\n", "expected a name and a dtype"},
+      {"tessel-module 2\nfunction f-g 0\n", "function name 'f-g' is not a C identifier"},
+      {"tessel-module 2\nfunction f 0\nfunction f 0\n", "two functions named 'f'"},
+      {"tessel-module 2\nfunction f 1\nbuffer A f32 1 -3\n", "negative dimension -3 in A"},
   };
   for (const Case& c : cases) {
     std::vector<FunctionSignature> out = {Scale()};

@@ -20,7 +20,7 @@ std::atomic<int64_t> fail_after{-1};
 // count(X: f32[4]): counts its calls, sleeps a little, fails once told to.
 int32_t CountKernel(void* const* args, int32_t) {
   int64_t n = calls.fetch_add(1) + 1;
-  static_cast<float*>(args[0])[0] += 1.0f;
+  static_cast<float*>(tessel_arg_data(args[0]))[0] += 1.0f;
   if (fail_after.load() >= 0 && n > fail_after.load()) return tessel_set_last_error("worn out");
   std::this_thread::sleep_for(std::chrono::microseconds(200));
   return 0;
