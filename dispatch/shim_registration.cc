@@ -12,10 +12,13 @@ namespace {
 const bool kRegistered = [] {
   for (const TesselShim* s = tessel_dispatch_shims(); s->name != nullptr; ++s) {
     const TesselShimFunc fn = s->fn;
-    ir::RegisterPackedFunction(s->name, [fn](const int64_t* args, int32_t n) {
-      if (fn(args, n) == 0) return absl::OkStatus();
-      return absl::InvalidArgumentError(tessel_last_error());
-    });
+    ir::RegisterPackedFunction(
+        s->name,
+        [fn](const int64_t* args, int32_t n) {
+          if (fn(args, n) == 0) return absl::OkStatus();
+          return absl::InvalidArgumentError(tessel_last_error());
+        },
+        std::vector<int32_t>{s->output_slot});
   }
   return true;
 }();

@@ -9,9 +9,14 @@
 namespace tessel::ir {
 namespace {
 
+struct Entry {
+  PackedFunction fn;
+  std::optional<std::vector<int32_t>> written_args;
+};
+
 struct Registry {
   std::mutex mu;
-  absl::flat_hash_map<std::string, PackedFunction> functions;
+  absl::flat_hash_map<std::string, Entry> functions;
 };
 
 Registry& Get() {
@@ -21,17 +26,26 @@ Registry& Get() {
 
 }  // namespace
 
-void RegisterPackedFunction(std::string name, PackedFunction fn) {
+void RegisterPackedFunction(std::string name, PackedFunction fn,
+                            std::optional<std::vector<int32_t>> written_args) {
   Registry& r = Get();
   std::lock_guard<std::mutex> lock(r.mu);
-  r.functions[std::move(name)] = std::move(fn);
+  r.functions[std::move(name)] = Entry{std::move(fn), std::move(written_args)};
 }
 
 PackedFunction LookupPackedFunction(absl::string_view name) {
   Registry& r = Get();
   std::lock_guard<std::mutex> lock(r.mu);
   auto it = r.functions.find(name);
-  return it == r.functions.end() ? PackedFunction() : it->second;
+  return it == r.functions.end() ? PackedFunction() : it->second.fn;
+}
+
+std::optional<std::vector<int32_t>> PackedFunctionWrittenArgs(absl::string_view name) {
+  Registry& r = Get();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.functions.find(name);
+  if (it == r.functions.end()) return std::nullopt;
+  return it->second.written_args;
 }
 
 std::vector<std::string> RegisteredPackedFunctions() {

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,10 +27,16 @@ namespace tessel::ir {
 
 using PackedFunction = std::function<absl::Status(const int64_t* args, int32_t num_args)>;
 
-// Registers (or replaces) `name`. Thread-safe.
-void RegisterPackedFunction(std::string name, PackedFunction fn);
+// Registers (or replaces) `name`. Thread-safe. `written_args`, when given, are the
+// argument positions whose address_of buffers the function may write; without it,
+// every buffer passed to it counts as written (PackedFunctionWrittenArgs).
+void RegisterPackedFunction(std::string name, PackedFunction fn,
+                            std::optional<std::vector<int32_t>> written_args = std::nullopt);
 // A copy of the registered function; an empty function when `name` is unknown.
 PackedFunction LookupPackedFunction(absl::string_view name);
+// The argument positions `name` may write through, as registered; nullopt when the
+// function is unknown or did not say (then any address_of argument may be written).
+std::optional<std::vector<int32_t>> PackedFunctionWrittenArgs(absl::string_view name);
 // Every registered name, sorted.
 std::vector<std::string> RegisteredPackedFunctions();
 

@@ -1,6 +1,7 @@
 // AOT export (see export_library.h).
 #include "codegen/runtime/export_library.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -112,9 +113,42 @@ absl::Status WriteFile(const fs::path& path, const std::string& text) {
   return absl::OkStatus();
 }
 
+// Copies lib<name>.so of each runtime library from `from` into the directory of
+// `library` (through a temporary file renamed over the old one: a process that has
+// the old copy mapped keeps its inode intact).
+absl::Status BundleRuntime(const std::vector<std::string>& names, const std::string& from,
+                           const fs::path& library) {
+  fs::path dir = fs::absolute(library).parent_path();
+  for (const std::string& name : names) {
+    fs::path src = fs::path(from) / ("lib" + name + ".so");
+    fs::path dst = dir / src.filename();
+    if (SameFile(src, dst)) continue;
+    fs::path tmp = dir / (src.filename().string() + ".tessel-tmp");
+    std::error_code ec;
+    fs::copy_file(src, tmp, fs::copy_options::overwrite_existing, ec);
+    if (!ec) fs::rename(tmp, dst, ec);
+    if (ec) {
+      std::string why = ec.message();
+      fs::remove(tmp, ec);
+      return absl::InternalError(absl::StrCat("export_library: cannot copy ", src.string(),
+                                              " beside the library (bundle_runtime): ", why));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-std::string DefaultRuntimeLibraryDir() { return TESSEL_RUNTIME_LIBRARY_DIR; }
+std::string DefaultRuntimeLibraryDir() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&tessel_set_last_error), &info) != 0 &&
+      info.dli_fname != nullptr && info.dli_fname[0] == '/') {
+    std::error_code ec;  // "/opt/tessel/bin/../lib/libtessel_runtime.so" -> "/opt/tessel/lib".
+    fs::path dir = fs::weakly_canonical(fs::path(info.dli_fname).parent_path(), ec);
+    if (!ec) return dir.string();
+  }
+  return TESSEL_RUNTIME_LIBRARY_DIR;
+}
 
 std::string MetadataSource(const std::vector<FunctionSignature>& signatures,
                            const std::vector<std::string>& cpu_features) {
@@ -233,14 +267,21 @@ absl::Status ExportLibrary(const std::vector<std::string>& object_files,
         absl::StrCat(ShellQuote(compiler), " -shared -fPIC -O2 -o ", ShellQuote(library_path), " ",
                      ShellQuote(metadata_c.string()));
     for (const std::string& obj : object_files) absl::StrAppend(&command, " ", ShellQuote(obj));
+    // RUNPATH, not RPATH: LD_LIBRARY_PATH still overrides it.
+    std::string runpath = "$ORIGIN";
     if (!runtime_dir.empty()) {
-      absl::StrAppend(&command, " ", ShellQuote("-L" + runtime_dir), " ",
-                      ShellQuote("-Wl,-rpath," + runtime_dir));
+      absl::StrAppend(&command, " ", ShellQuote("-L" + runtime_dir));
+      if (!options.bundle_runtime) absl::StrAppend(&runpath, ":", runtime_dir);
     }
-    absl::StrAppend(&command, " -ltessel_runtime -lm");
+    absl::StrAppend(&command, " ", ShellQuote("-Wl,--enable-new-dtags,-rpath," + runpath));
+    for (const std::string& name : options.runtime_libraries) {
+      absl::StrAppend(&command, " ", ShellQuote("-l" + name));
+    }
+    absl::StrAppend(&command, " -lm");
+    if (options.bundle_runtime) status = BundleRuntime(options.runtime_libraries, runtime_dir, lib);
     for (const std::string& flag : options.extra_flags)
       absl::StrAppend(&command, " ", ShellQuote(flag));
-    status = RunCommand(command);
+    if (status.ok()) status = RunCommand(command);
   }
   if (status.ok()) {
     // Catch a missing entry point now rather than in the program that loads it.
@@ -277,8 +318,7 @@ absl::Status ExportModule(const ir::IRModule& mod, const std::string& object_cod
   ExportOptions options = given;
   ShimCalls shims;
   for (const auto& [name, func] : mod->functions) shims.VisitStmt(func->body);
-  if (shims.found)
-    options.extra_flags.insert(options.extra_flags.begin(), "-ltessel_dispatch_runtime");
+  if (shims.found) options.runtime_libraries.push_back("tessel_dispatch_runtime");
   absl::StatusOr<std::vector<FunctionSignature>> sigs = SignaturesOf(mod);
   if (!sigs.ok()) return sigs.status();
   absl::StatusOr<fs::path> dir = MakeTempDir();

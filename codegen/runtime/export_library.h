@@ -11,8 +11,13 @@
 //
 // The objects must be position-independent and define tessel_packed_<name> for every
 // signature (what codegen's object emission writes). The library records a
-// dependency on libtessel_runtime (found through an rpath to its directory), so it
-// also loads into a process that opened the runtime privately (e.g. Python).
+// dependency on libtessel_runtime (and on libtessel_dispatch_runtime when its code
+// calls a dispatch shim), so it also loads into a process that opened the runtime
+// privately (e.g. Python). It finds them through its RUNPATH: `$ORIGIN` (a copy
+// beside it) and the directory the running process loaded libtessel_runtime from
+// (the install prefix's lib/ for an installed tessel); with `bundle_runtime`, copies
+// of them are written beside the library and `$ORIGIN` is its only RUNPATH, so the
+// directory can be moved or shipped as it is.
 #ifndef TESSEL_CODEGEN_RUNTIME_EXPORT_LIBRARY_H_
 #define TESSEL_CODEGEN_RUNTIME_EXPORT_LIBRARY_H_
 
@@ -30,7 +35,12 @@ struct ExportOptions {
   std::string compiler;                  // "" -> $TESSEL_CC, else "cc".
   std::string header_path;               // "" -> the library path with ".h" for its extension.
   std::string header_prefix;             // "" -> the library's file name stem, as an identifier.
-  std::string runtime_library_dir;       // "" -> where libtessel_runtime was built.
+  std::string runtime_library_dir;       // "" -> DefaultRuntimeLibraryDir().
+  // The runtime libraries linked, by name ("tessel_runtime" -> -ltessel_runtime);
+  // ExportModule adds "tessel_dispatch_runtime" for code that calls its shims.
+  std::vector<std::string> runtime_libraries = {"tessel_runtime"};
+  // Copy the runtime libraries beside the library and make `$ORIGIN` its only RUNPATH.
+  bool bundle_runtime = false;
   std::vector<std::string> extra_flags;  // Appended to the link command.
   // The instruction-set features the objects were compiled for (codegen's
   // Target::IsaFeatures()): recorded in the metadata, so that a load on a CPU that
@@ -56,7 +66,8 @@ std::string MetadataSource(const std::vector<FunctionSignature>& signatures,
 std::string HeaderSource(const std::vector<FunctionSignature>& signatures,
                          const std::string& prefix);
 
-// Where libtessel_runtime.so lies in this build (the default rpath of exports).
+// The directory of the libtessel_runtime.so this process runs (dladdr), where the
+// runtime libraries are linked from; the build's lib/ if that cannot be found.
 std::string DefaultRuntimeLibraryDir();
 
 }  // namespace tessel::runtime

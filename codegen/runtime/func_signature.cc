@@ -1,11 +1,14 @@
 // Signatures of PrimFuncs and dtype mapping (see func_signature.h).
 #include "codegen/runtime/func_signature.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ir/packed_functions.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 
@@ -14,7 +17,10 @@ namespace {
 
 // The buffers a function body may store into, each followed back to the buffer it
 // views (`decl_buffer C_1d: f32[16] = C` after flattening stores into C): a store,
-// or a block declaring a write region.
+// a block declaring a write region, or a buffer whose address a packed call takes
+// (`@tessel_onednn_matmul(..., address_of(C_1d[0]), ...): packed`) at a position the
+// callee registered as written (ir/packed_functions.h), or at any position when it
+// registered none.
 class WrittenBuffers : public ir::IRVisitor {
  public:
   std::set<const ir::BufferNode*> written;
@@ -30,6 +36,23 @@ class WrittenBuffers : public ir::IRVisitor {
   void VisitBlock(const ir::BlockNode* op) override {
     for (const ir::BufferRegion& r : op->writes) Mark(r.buffer.get());
     ir::IRVisitor::VisitBlock(op);
+  }
+  void VisitCall(const ir::CallNode* op) override {
+    if (op->callee == ir::CallNode::Callee::kPacked) {
+      std::optional<std::vector<int32_t>> written = ir::PackedFunctionWrittenArgs(op->name);
+      for (size_t i = 0; i < op->args.size(); ++i) {
+        const auto* addr = ir::dyn_cast<ir::CallNode>(op->args[i]);
+        if (addr == nullptr || addr->callee != ir::CallNode::Callee::kAddressOf) continue;
+        if (written && std::find(written->begin(), written->end(), static_cast<int32_t>(i)) ==
+                           written->end()) {
+          continue;
+        }
+        if (const auto* load = ir::dyn_cast<ir::BufferLoadNode>(addr->args[0])) {
+          Mark(load->buffer.get());
+        }
+      }
+    }
+    ir::IRVisitor::VisitCall(op);
   }
 
  private:

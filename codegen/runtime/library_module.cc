@@ -64,12 +64,12 @@ bool ReadWholeFile(const std::string& path, std::string* out, std::string* error
 // the caller dlopens and then unlinks. dlopen returns an object already loaded from
 // the same path without reading the file again, so loading the file's own path after
 // it was re-exported would run the old code; a private copy always runs what the file
-// holds now, and its bytes are the ones that were checked.
-bool WritePrivateCopy(const std::string& bytes, std::string* copy_path, std::string* error) {
+// holds now, and its bytes are the ones that were checked. The copy is a hidden file
+// in `dir`.
+bool WritePrivateCopyIn(const std::string& dir, const std::string& bytes, std::string* copy_path,
+                        std::string* error) {
   static std::atomic<uint64_t> counter{0};
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir = tmp && *tmp ? tmp : "/tmp";
-  std::string pattern = dir + "/tessel-lib-" + std::to_string(getpid()) + "-" +
+  std::string pattern = dir + "/.tessel-lib-" + std::to_string(getpid()) + "-" +
                         std::to_string(counter.fetch_add(1)) + "-XXXXXX.so";
   int fd = mkostemps(pattern.data(), 3, O_CLOEXEC);
   if (fd < 0) {
@@ -100,6 +100,20 @@ bool WritePrivateCopy(const std::string& bytes, std::string* copy_path, std::str
   return true;
 }
 
+// The private copy goes beside the library when its directory is writable, so that
+// `$ORIGIN` in the library's RUNPATH (export_library.h) names the directory the
+// library and its bundled runtime lie in; otherwise into $TMPDIR (or /tmp), where
+// `$ORIGIN` finds nothing and the RUNPATH's other entries must.
+bool WritePrivateCopy(const std::string& path, const std::string& bytes, std::string* copy_path,
+                      std::string* error) {
+  size_t slash = path.rfind('/');
+  std::string own = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  std::string ignored;
+  if (WritePrivateCopyIn(own, bytes, copy_path, &ignored)) return true;
+  const char* tmp = std::getenv("TMPDIR");
+  return WritePrivateCopyIn(tmp && *tmp ? tmp : "/tmp", bytes, copy_path, error);
+}
+
 }  // namespace
 
 std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std::string* error) {
@@ -117,7 +131,7 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
     return nullptr;
   }
   std::string copy;
-  if (!WritePrivateCopy(bytes, &copy, &why)) {
+  if (!WritePrivateCopy(path, bytes, &copy, &why)) {
     *error = "cannot load " + path + ": " + why;
     return nullptr;
   }

@@ -68,12 +68,15 @@ enum TesselPostOpKind {
   kTesselPostMul = 11      /* x * operand */
 };
 
-/* Every shim above by name, ending with {NULL, NULL}: what the JIT resolves and
- * the interpreter registers, so a new shim is listed once, here. */
+/* Every shim above by name, ending with {NULL, NULL, -1}: what the JIT resolves and
+ * the interpreter registers, so a new shim is listed once, here. `output_slot` is the
+ * argument slot of the one buffer a shim writes (C, y, dst): a function's signature
+ * marks that buffer written and its other buffers read-only. */
 typedef int32_t (*TesselShimFunc)(const int64_t* args, int32_t num_args);
 typedef struct {
   const char* name;
   TesselShimFunc fn;
+  int32_t output_slot;
 } TesselShim;
 const TesselShim* tessel_dispatch_shims(void);
 

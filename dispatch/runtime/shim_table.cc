@@ -3,10 +3,10 @@
 #include "dispatch/runtime/dispatch_runtime.h"
 
 extern "C" const TesselShim* tessel_dispatch_shims(void) {
-  static const TesselShim kShims[] = {{"tessel_blas_gemm", tessel_blas_gemm},
-                                      {"tessel_blas_gemv", tessel_blas_gemv},
-                                      {"tessel_onednn_matmul", tessel_onednn_matmul},
-                                      {"tessel_onednn_conv2d", tessel_onednn_conv2d},
-                                      {nullptr, nullptr}};
+  static const TesselShim kShims[] = {{"tessel_blas_gemm", tessel_blas_gemm, 13},
+                                      {"tessel_blas_gemv", tessel_blas_gemv, 8},
+                                      {"tessel_onednn_matmul", tessel_onednn_matmul, 12},
+                                      {"tessel_onednn_conv2d", tessel_onednn_conv2d, 28},
+                                      {nullptr, nullptr, -1}};
   return kShims;
 }

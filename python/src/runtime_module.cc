@@ -324,9 +324,10 @@ void BindRuntimeModule(py::module_& m) {
   m.def(
       "export_object",
       [](ir::IRModule mod, py::bytes object_code, const std::string& path,
-         const std::string& header_path, const std::string& target) {
+         const std::string& header_path, const std::string& target, bool bundle_runtime) {
         runtime::ExportOptions options;
         options.header_path = header_path;
+        options.bundle_runtime = bundle_runtime;
         if (!target.empty()) {
           options.cpu_features =
               Unwrap(codegen::Target::Parse(target), ErrorKind::kBuild).IsaFeatures();
@@ -340,7 +341,7 @@ void BindRuntimeModule(py::module_& m) {
         Check(s, ErrorKind::kBuild);
       },
       py::arg("mod"), py::arg("object_code"), py::arg("path"), py::arg("header_path") = "",
-      py::arg("target") = "");
+      py::arg("target") = "", py::arg("bundle_runtime") = false);
 }
 
 }  // namespace tessel::python

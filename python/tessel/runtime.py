@@ -200,19 +200,25 @@ class Module:
             raise BuildError(f"a module loaded from {self.library_path!r} has no source")
         return _core.emit(self._ir_module, self._target, stage)
 
-    def export_library(self, path: str, header_path: Optional[str] = None) -> None:
+    def export_library(self, path: str, header_path: Optional[str] = None,
+                       bundle_runtime: bool = False) -> None:
         """Writes the module as a shared library at ``path`` and a C header next
         to it (``kernels.so`` -> ``kernels.h``, or ``header_path``). The library
-        needs only libtessel_runtime; :func:`load_library` reads it back, and C
-        programs call it through the header. Raises :class:`tessel.BuildError`
-        when compiling or linking fails."""
+        needs only libtessel_runtime (and libtessel_dispatch_runtime when it calls
+        a library through dispatch), found beside it or where this process loaded
+        libtessel_runtime from; with ``bundle_runtime=True`` copies of them are
+        written beside it and it looks nowhere else, so the directory can be
+        shipped as it is. :func:`load_library` reads it back, and C programs call
+        it through the header. Raises :class:`tessel.BuildError` when compiling
+        or linking fails."""
         if self._ir_module is None:
             raise BuildError(
                 f"this module was loaded from {self.library_path!r}, which is already a "
                 "library: copy that file (and its header) instead of exporting it")
         path = _path(path, "export_library")
         object_code = _core.emit_object(self._ir_module, self._target)
-        export_object(self._ir_module, object_code, path, header_path, self._target)
+        export_object(self._ir_module, object_code, path, header_path, self._target,
+                      bundle_runtime=bundle_runtime)
 
     def __repr__(self) -> str:
         where = self.library_path or f"target {self._target!r}"
@@ -291,7 +297,8 @@ def load_library(path: str) -> Module:
 
 
 def export_object(mod: Any, object_code: bytes, path: str,
-                  header_path: Optional[str] = None, target: Optional[str] = None) -> None:
+                  header_path: Optional[str] = None, target: Optional[str] = None,
+                  bundle_runtime: bool = False) -> None:
     """Links compiled object code for the functions of IRModule ``mod`` into a
     library at ``path`` that :func:`load_library` opens, plus its C header.
 
@@ -300,16 +307,17 @@ def export_object(mod: Any, object_code: bytes, path: str,
     or a hand-written kernel following ``tessel_runtime.h``); the signatures
     come from the PrimFuncs. ``target``, the target the code was compiled for,
     records its CPU features in the library, so that loading it on a CPU that
-    lacks one refuses calls (instead of dying with SIGILL). Raises
-    :class:`tessel.BuildError` when the signatures cannot be made or the link
-    fails (the compiler's output is in the message)."""
+    lacks one refuses calls (instead of dying with SIGILL). ``bundle_runtime``
+    is :meth:`Module.export_library`'s. Raises :class:`tessel.BuildError` when
+    the signatures cannot be made or the link fails (the compiler's output is
+    in the message)."""
     if not isinstance(mod, _core.IRModule):
         raise ArgumentError(f"export_object takes an IRModule, got {type(mod).__name__}")
     if not isinstance(object_code, (bytes, bytearray, memoryview)):
         raise ArgumentError(f"export_object: object_code is bytes, got {type(object_code).__name__}")
     _core.export_object(mod, bytes(object_code), _path(path, "export_object"),
                         "" if header_path is None else _path(header_path, "export_object"),
-                        target or "")
+                        target or "", bool(bundle_runtime))
 
 
 def clear_jit_cache() -> None:

@@ -3,6 +3,7 @@ pipeline, then JIT-compiled) and compared with numpy at odd sizes, unscheduled
 and with a simple schedule; targets, errors, export and load of built code."""
 
 import math
+import subprocess
 
 import numpy as np
 import pytest
@@ -523,6 +524,29 @@ def test_export_library_and_load_it_back(tmp_path):
     lib["matmul"](a, b, c2)
     np.testing.assert_allclose(c1, a @ b, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(c1, c2)
+
+
+def test_export_library_bundles_the_runtime(tmp_path):
+    # bundle_runtime: the runtime libraries beside the library, which looks nowhere
+    # else ($ORIGIN); a dispatched function adds libtessel_dispatch_runtime.
+    A, B = ph((8, 16), name="A"), ph((16, 4), name="B")
+    mod = te.create_module([A, B, ops.matmul(A, B)], name="mm")
+    mod = tessel.transform.DispatchLibrary(rules=["onednn"])(mod)
+    ex = tessel.build(mod)
+    ship = tmp_path / "ship"
+    ship.mkdir()
+    ex.export_library(str(ship / "k.so"), bundle_runtime=True)
+    assert sorted(p.name for p in ship.iterdir()) == [
+        "k.h", "k.so", "libtessel_dispatch_runtime.so", "libtessel_runtime.so"]
+    dynamic = subprocess.run(["readelf", "-d", str(ship / "k.so")], capture_output=True,
+                             text=True, check=True).stdout
+    assert "Library runpath: [$ORIGIN]" in dynamic
+    moved = tmp_path / "moved"
+    ship.rename(moved)
+    a, b = rand((8, 16)), rand((16, 4))
+    c = np.zeros((8, 4), "float32")
+    tessel.load_library(str(moved / "k.so"))["mm"](a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-5)
 
 
 def test_export_to_an_unwritable_place_raises(tmp_path):

@@ -370,3 +370,22 @@ def test_model_like_functions_partly_dispatched_then_scheduled(workload):
     got = [nd.array(a) for a in args]
     tessel.build(out)[workload](*got)
     np.testing.assert_allclose(got[-1].numpy(), want[-1], rtol=1e-4, atol=1e-5)
+
+
+def test_outputs_of_library_calls_are_written_back_and_inputs_may_be_read_only():
+    # The signature knows which buffer a shim writes (its output slot): an unaligned
+    # numpy output is staged and copied back, read-only inputs are accepted, and an
+    # output that overlaps an input is refused.
+    A, B = ph((8, 16), "A"), ph((16, 4), "B")
+    mod = dispatched(te.create_module([A, B, ops.matmul(A, B)], name="mm"), ["onednn"])
+    ex = tessel.build(mod)
+    a, b = rand((8, 16)), rand((16, 4))
+    store = np.zeros(32 + 16, "float32")
+    off = next(o for o in range(1, 17) if store[o:].ctypes.data % 64 != 0)
+    c = store[off:off + 32].reshape(8, 4)
+    a_ro, b_ro = np.broadcast_to(a, a.shape), np.broadcast_to(b, b.shape)
+    ex["mm"](a_ro, b_ro, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-5)
+    shared = np.zeros(128, "float32")
+    with pytest.raises(tessel.ArgumentError, match=r"argument 2 \(T_matmul\) shares memory"):
+        ex["mm"](shared.reshape(8, 16), b, shared[:32].reshape(8, 4))

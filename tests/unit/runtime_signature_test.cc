@@ -5,6 +5,7 @@
 
 #include "codegen/runtime/func_signature.h"
 #include "codegen/runtime/signature.h"
+#include "ir/packed_functions.h"
 #include "ir/parser.h"
 
 namespace tessel::runtime {
@@ -183,6 +184,31 @@ func @c2(A: f32[4, 4], C: f32[4, 4]) {
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_FALSE(s->params[0].written);
   EXPECT_TRUE(s->params[1].written);
+}
+
+// A buffer whose address a packed call takes is written where the callee registered
+// that position as written, and at any position of a callee that registered none.
+TEST(RuntimeSignature, PackedCallsWriteWhereTheirCalleeSays) {
+  const std::string text = R"(
+func @k(A: f32[4], B: f32[4], C: f32[4]) {
+  evaluate @NAME(address_of(A[0]), address_of(B[0]), address_of(C[0])): packed
+})";
+  auto with_name = [&](const std::string& name) {
+    std::string t = text;
+    t.replace(t.find("NAME"), 4, name);
+    return SignatureOfText(t);
+  };
+  ir::RegisterPackedFunction(
+      "signature_test_writes_c", [](const int64_t*, int32_t) { return absl::OkStatus(); },
+      std::vector<int32_t>{2});
+  absl::StatusOr<FunctionSignature> s = with_name("signature_test_writes_c");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->params[0].written);
+  EXPECT_FALSE(s->params[1].written);
+  EXPECT_TRUE(s->params[2].written);
+  s = with_name("signature_test_unregistered");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->params[0].written && s->params[1].written && s->params[2].written);
 }
 
 TEST(RuntimeSignature, OfPrimFuncRefusesUncallableParameters) {

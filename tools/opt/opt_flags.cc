@@ -61,6 +61,14 @@ const std::vector<Flag>& Flags() {
                          f->target = v;
                          return absl::OkStatus();
                        }},
+                      {"bundle-runtime", nullptr, false,
+                       "With --emit=so: copy libtessel_runtime (and libtessel_dispatch_runtime "
+                       "when "
+                       "needed) beside the library, whose only RUNPATH is then $ORIGIN",
+                       [](OptFlags* f, const std::string&) {
+                         f->bundle_runtime = true;
+                         return absl::OkStatus();
+                       }},
                       {"print-pipeline", nullptr, false,
                        "Print the --pipeline back in canonical form (no input is read) and exit",
                        [](OptFlags* f, const std::string&) {
@@ -116,20 +124,20 @@ const std::vector<Flag>& Flags() {
                          f->print_after_all = true;
                          return absl::OkStatus();
                        }},
-                      {"print-ir-after-change", nullptr, false,
-                       "Print the IR after a pass only if it changed the module",
+                      {"print-ir-after-change", nullptr,
+                       false, "Print the IR after a pass only if it changed the module",
                        [](OptFlags* f, const std::string&) {
                          f->print_after_change = true;
                          return absl::OkStatus();
                        }},
-                      {"timing", nullptr, false,
-                       "Print the wall time of every pass as a tree at the end",
+                      {"timing", nullptr,
+                       false, "Print the wall time of every pass as a tree at the end",
                        [](OptFlags* f, const std::string&) {
                          f->timing = true;
                          return absl::OkStatus();
                        }},
-                      {"print-pass-log", nullptr, false,
-                       "Print which passes ran, what they changed and which rules applied",
+                      {"print-pass-log", nullptr,
+                       false, "Print which passes ran, what they changed and which rules applied",
                        [](OptFlags* f, const std::string&) {
                          f->print_pass_log = true;
                          return absl::OkStatus();

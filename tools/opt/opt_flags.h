@@ -23,6 +23,7 @@ struct OptFlags {
   std::string pipeline;
 
   bool split_input_file = false;
+  bool bundle_runtime = false;  // --emit=so: copy the runtime libraries beside the library.
   bool verify = true;  // Verify the input after parsing (--no-verify turns it off).
   bool verify_each = false;
   bool check_semantics = false;

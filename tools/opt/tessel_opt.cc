@@ -156,6 +156,7 @@ absl::StatusOr<std::string> EmitText(const OptFlags& flags, const ir::IRModule& 
   // A library libtessel_runtime loads (signatures embedded) and its C header.
   runtime::ExportOptions options;
   options.cpu_features = target->IsaFeatures();  // A load on a CPU without them refuses calls.
+  options.bundle_runtime = flags.bundle_runtime;
   absl::Status s = flags.emit == "so" ? runtime::ExportModule(mod, *obj, flags.output, options)
                                       : codegen::WriteFile(flags.output, *obj);
   if (!s.ok()) return s;
