@@ -9,6 +9,7 @@ namespace tessel::dispatch {
 
 SiteMatcher OneDnnMatmulSites();  // rules/onednn_matmul.cc
 SiteMatcher OneDnnConv2dSites();  // rules/onednn_conv2d.cc
+SiteMatcher OneDnnSoftmaxSites();  // rules/onednn_softmax.cc
 
 }  // namespace tessel::dispatch
 

@@ -56,6 +56,11 @@ int32_t tessel_onednn_matmul(const int64_t* args, int32_t num_args);
  *     kind, alpha, beta, operand, operand strides (n, c, h, w) */
 int32_t tessel_onednn_conv2d(const int64_t* args, int32_t num_args);
 
+/* oneDNN softmax (softmax_accurate) or log-softmax (softmax_log) along one axis, f32:
+ *   0 ndim (1..6)  1 axis  2 algorithm (0 softmax, 1 log-softmax)  3..8 extents (unused: 1)
+ *   9 src  10..15 src strides  16 dst  17..22 dst strides (unused: 0) */
+int32_t tessel_onednn_softmax(const int64_t* args, int32_t num_args);
+
 enum TesselPostOpKind {
   kTesselPostRelu = 0,     /* max(x, 0) */
   kTesselPostGeluErf = 1,  /* 0.5 x (1 + erf(x / sqrt 2)) */

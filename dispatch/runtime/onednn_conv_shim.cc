@@ -113,8 +113,9 @@ extern "C" int32_t tessel_onednn_conv2d(const int64_t* a, int32_t n) {
     return Fail("tessel_onednn_conv2d: negative padding");
   }
   if (a[18] == 0 || a[23] == 0 || a[28] == 0) return Fail("tessel_onednn_conv2d: a null buffer");
-  const std::vector<int64_t> key = CacheKey(a, n, {18, 23, 28}, kFixedArgs, 4, UseTesselThreads());
-  try {
+  const std::vector<int64_t> key =
+      CacheKey(PrimitiveKind::kConv2d, a, n, {18, 23, 28}, kFixedArgs, 4, UseTesselThreads());
+  return Guarded("tessel_onednn_conv2d", [&]() -> int32_t {
     auto prim =
         std::static_pointer_cast<const ConvPrim>(Cached(key, [&] { return Create(a, posts); }));
     dnnl::stream& stream = ThreadStream();
@@ -137,10 +138,6 @@ extern "C" int32_t tessel_onednn_conv2d(const int64_t* a, int32_t n) {
     prim->conv.execute(stream, args);
     if (prim->from_dst) prim->from_dst->execute(stream, dst, user_dst);
     stream.wait();
-  } catch (const dnnl::error& e) {
-    return Fail(std::string("tessel_onednn_conv2d: oneDNN: ") + e.what());
-  } catch (const std::exception& e) {
-    return Fail(std::string("tessel_onednn_conv2d: ") + e.what());
-  }
-  return 0;
+    return 0;
+  });
 }

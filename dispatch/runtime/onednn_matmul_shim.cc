@@ -55,8 +55,9 @@ extern "C" int32_t tessel_onednn_matmul(const int64_t* a, int32_t n) {
     if (a[d] < 1) return Fail("tessel_onednn_matmul: batch, M, N, K must be positive");
   }
   if (a[4] == 0 || a[8] == 0 || a[12] == 0) return Fail("tessel_onednn_matmul: a null buffer");
-  const std::vector<int64_t> key = CacheKey(a, n, {4, 8, 12}, kFixedArgs, 3, UseTesselThreads());
-  try {
+  const std::vector<int64_t> key =
+      CacheKey(PrimitiveKind::kMatmul, a, n, {4, 8, 12}, kFixedArgs, 3, UseTesselThreads());
+  return Guarded("tessel_onednn_matmul", [&]() -> int32_t {
     auto prim =
         std::static_pointer_cast<const MatmulPrim>(Cached(key, [&] { return Create(a, posts); }));
     std::unordered_map<int, dnnl::memory> args = {
@@ -68,10 +69,6 @@ extern "C" int32_t tessel_onednn_matmul(const int64_t* a, int32_t n) {
     }
     prim->matmul.execute(ThreadStream(), args);
     ThreadStream().wait();
-  } catch (const dnnl::error& e) {
-    return Fail(std::string("tessel_onednn_matmul: oneDNN: ") + e.what());
-  } catch (const std::exception& e) {
-    return Fail(std::string("tessel_onednn_matmul: ") + e.what());
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -143,14 +143,34 @@ std::string CheckPostOpArgs(const char* name, const int64_t* a, int32_t n, int f
   return CountProblem(name, n, fixed + static_cast<int32_t>(posts) * PostOpSlots(rank));
 }
 
-std::vector<int64_t> CacheKey(const int64_t* a, int32_t n, std::initializer_list<int> addresses,
-                              int fixed, size_t rank, int threads) {
-  std::vector<int64_t> key(a, a + n);
-  for (int i : addresses) key[i] = 0;
+std::vector<int64_t> CacheKey(PrimitiveKind kind, const int64_t* a, int32_t n,
+                              std::initializer_list<int> addresses, int fixed, size_t rank,
+                              int threads) {
+  std::vector<int64_t> key = PlainCacheKey(kind, a, n, addresses, threads);
   const int slots = PostOpSlots(rank);
-  for (int64_t i = 0; i < a[fixed - 1]; ++i) key[fixed + i * slots + 3] = 0;
+  for (int64_t i = 0; i < a[fixed - 1]; ++i) key[1 + fixed + i * slots + 3] = 0;
+  return key;
+}
+
+std::vector<int64_t> PlainCacheKey(PrimitiveKind kind, const int64_t* a, int32_t n,
+                                   std::initializer_list<int> addresses, int threads) {
+  std::vector<int64_t> key;
+  key.reserve(static_cast<size_t>(n) + 2);
+  key.push_back(static_cast<int64_t>(kind));
+  key.insert(key.end(), a, a + n);
+  for (int i : addresses) key[1 + i] = 0;
   key.push_back(threads);
   return key;
+}
+
+int32_t Guarded(const char* shim, const std::function<int32_t()>& body) {
+  try {
+    return body();
+  } catch (const dnnl::error& e) {
+    return Fail(std::string(shim) + ": oneDNN: " + e.what());
+  } catch (const std::exception& e) {
+    return Fail(std::string(shim) + ": " + e.what());
+  }
 }
 
 int UseTesselThreads() {

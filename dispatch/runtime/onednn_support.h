@@ -48,14 +48,25 @@ inline int PostOpSlots(size_t rank) { return 4 + static_cast<int>(rank); }
 // ("<name>: takes 24 arguments, got 17").
 std::string CheckPostOpArgs(const char* name, const int64_t* a, int32_t n, int fixed, size_t rank);
 
-// The primitive cache key of a call: its arguments with the addresses (at
+// Which shim a cache key belongs to: keys of different shims never compare equal.
+enum class PrimitiveKind : int64_t { kMatmul = 1, kConv2d, kSoftmax, kLayerNorm, kPool2d };
+
+// The primitive cache key of a call: its kind, its arguments with the addresses (at
 // `addresses` and each post-op's operand) zeroed, and the thread count.
-std::vector<int64_t> CacheKey(const int64_t* a, int32_t n, std::initializer_list<int> addresses,
-                              int fixed, size_t rank, int threads);
+std::vector<int64_t> CacheKey(PrimitiveKind kind, const int64_t* a, int32_t n,
+                              std::initializer_list<int> addresses, int fixed, size_t rank,
+                              int threads);
+// The same for a shim without post-ops.
+std::vector<int64_t> PlainCacheKey(PrimitiveKind kind, const int64_t* a, int32_t n,
+                                   std::initializer_list<int> addresses, int threads);
 
 // Adds the operands of the binary post-ops to `args`; "" or what is wrong.
 std::string BindPostOpOperands(const PostOpList& posts, const int64_t* q, int slots,
                                std::unordered_map<int, dnnl::memory>* args);
+
+// Runs `body` (which returns 0 or a Fail), turning a oneDNN error or another
+// exception into Fail("<shim>: oneDNN: ...") instead of letting it cross the C ABI.
+int32_t Guarded(const char* shim, const std::function<int32_t()>& body);
 
 // Sets OpenMP's thread count (oneDNN's) for this thread to tessel's; returns it.
 int UseTesselThreads();

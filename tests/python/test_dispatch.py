@@ -389,3 +389,58 @@ def test_outputs_of_library_calls_are_written_back_and_inputs_may_be_read_only()
     shared = np.zeros(128, "float32")
     with pytest.raises(tessel.ArgumentError, match=r"argument 2 \(T_matmul\) shares memory"):
         ex["mm"](shared.reshape(8, 16), b, shared[:32].reshape(8, 4))
+
+
+# ---- Softmax -----------------------------------------------------------------------------
+
+SOFTMAXES = [
+    # (shape, axis, log)
+    ((4, 10), -1, False),
+    ((17, 33), 0, False),
+    ((3, 5, 7), 1, False),
+    ((6, 9), -1, True),
+    ((2, 3, 4, 5), 0, True),
+]
+
+
+@pytest.mark.parametrize("shape,axis,log", SOFTMAXES)
+def test_softmax_and_log_softmax(shape, axis, log):
+    X = ph(shape, "X")
+    Y = (ops.log_softmax if log else ops.softmax)(X, axis=axis)
+    out = dispatched(te.create_module([X, Y], name="sm"), ["onednn"])
+    assert "tessel_onednn_softmax" in str(out) and "block T_" not in str(out)
+    x = rand(shape) * 4
+    got = run(out, "sm", [x], shape)
+    m = x.max(axis=axis, keepdims=True)
+    e = np.exp(x - m)
+    s = e.sum(axis=axis, keepdims=True)
+    np.testing.assert_allclose(got, x - m - np.log(s) if log else e / s, rtol=1e-5, atol=1e-6)
+    y = np.zeros(shape, "float32")
+    tessel.interpret(out["sm"], x, y)  # The interpreter runs the same oneDNN call.
+    np.testing.assert_allclose(got, y, rtol=1e-6, atol=1e-7)
+
+
+def test_attention_scores_softmax_after_a_matmul():
+    # Q K^T then softmax: two library calls in one function, the scores between them.
+    Q, K = ph((8, 16), "Q"), ph((12, 16), "K")
+    P = ops.softmax(ops.matmul(Q, K, transpose_b=True), axis=-1)
+    out = dispatched(te.create_module([Q, K, P], name="scores"), ["onednn"])
+    text = str(out)
+    assert "tessel_onednn_matmul" in text and "tessel_onednn_softmax" in text
+    q, k = rand((8, 16)), rand((12, 16))
+    s = q @ k.T
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(run(out, "scores", [q, k], (8, 12)),
+                               e / e.sum(axis=-1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+def test_a_bad_softmax_argument_is_a_clear_error():
+    bad = tessel.parse("""\
+func @bad(A: f32[4, 4], B: f32[4, 4]) {
+  evaluate @tessel_onednn_softmax(2i64, 2i64, 0i64, 4i64, 4i64, 1i64, 1i64, 1i64, 1i64, address_of(A[0, 0]), 4i64, 1i64, 0i64, 0i64, 0i64, 0i64, address_of(B[0, 0]), 4i64, 1i64, 0i64, 0i64, 0i64, 0i64): packed
+}
+""")
+    out = nd.array(np.full((4, 4), 7.0, dtype="float32"))
+    with pytest.raises(tessel.RuntimeError, match="tessel_onednn_softmax: axis 2 of 2 dimensions"):
+        tessel.build(bad)["bad"](nd.array(rand((4, 4))), out)
+    assert (out.numpy() == 7.0).all()
