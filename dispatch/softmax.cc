@@ -3,48 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "dispatch/probe.h"
-#include "ir/visitor.h"
+#include "dispatch/row_stages.h"
 
 namespace tessel::dispatch {
 namespace {
-
-// How a stage indexes the tensors of a softmax: `full` is X's index (the row's
-// vars with the axis var at `axis`), `row` the same without it.
-struct Indexing {
-  std::vector<ir::Expr> full, row;
-};
-
-bool SameExprs(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].same_as(b[i])) return false;
-  }
-  return true;
-}
-
-// Whether every index is a distinct iter var of `block`; the extent of each
-// (from the stage) goes to `extents`.
-bool PlainVars(const Stage& st, const std::vector<ir::Expr>& indices,
-               std::vector<int64_t>* extents) {
-  extents->clear();
-  for (size_t d = 0; d < indices.size(); ++d) {
-    int found = -1;
-    for (size_t i = 0; i < st.block->iter_vars.size(); ++i) {
-      if (indices[d].same_as(st.block->iter_vars[i].var)) found = static_cast<int>(i);
-    }
-    if (found < 0) return false;
-    for (size_t e = 0; e < d; ++e) {
-      if (indices[e].same_as(indices[d])) return false;
-    }
-    extents->push_back(st.extents[found]);
-  }
-  return true;
-}
 
 // The values of the tensors at one probe point: X = x, M = m, E = exp(x - m), S = s.
 struct Point {
@@ -89,113 +55,6 @@ double ExpXM(const Point& p) { return std::exp(p.x - p.m); }
 double SoftmaxOf(const Point& p) { return std::exp(p.x - p.m) / p.s; }
 double LogSoftmaxOf(const Point& p) { return p.x - p.m - std::log(p.s); }
 
-// A reduction stage `acc[row] = combine(acc[row], value)` from `acc = init`, with
-// one reduce iter var: the store, its value operand and the indexing (the axis at
-// `axis`, or found from the value's loads of rank row + 1 when `axis` < 0).
-struct Reduction {
-  const ir::BufferStoreNode* store = nullptr;
-  ir::Expr value;
-  Indexing ix;
-  int axis = -1;
-  std::vector<int64_t> dims;  // Extents of the full index.
-};
-
-std::variant<Reduction, std::string> MatchReduction(const Stage& st, ir::NodeKind combine,
-                                                    double init) {
-  const ir::BlockNode* b = st.block;
-  const ir::IterVar* k = nullptr;
-  for (const ir::IterVar& iv : b->iter_vars) {
-    if (iv.kind == ir::IterKind::kReduce) {
-      if (k != nullptr) return std::string("it reduces over more than one iterator");
-      k = &iv;
-    } else if (iv.kind != ir::IterKind::kSpatial) {
-      return std::string("an opaque iterator");
-    }
-  }
-  const auto* store = ir::dyn_cast<ir::BufferStoreNode>(b->body);
-  const auto* first = b->init ? ir::dyn_cast<ir::BufferStoreNode>(b->init) : nullptr;
-  if (k == nullptr || store == nullptr || first == nullptr) {
-    return std::string("it is not one reduction into one buffer");
-  }
-  const auto* init_value = ir::dyn_cast<ir::FloatImmNode>(first->value);
-  const bool init_ok = init_value != nullptr && (std::isinf(init) ? init_value->value <= -3.0e38
-                                                                  : init_value->value == init);
-  if (first->buffer.get() != store->buffer.get() || !SameExprs(first->indices, store->indices) ||
-      !init_ok) {
-    return std::string("its init is not the reduction's identity");
-  }
-  const auto* bin = ir::dyn_cast<ir::BinaryNode>(store->value);
-  if (bin == nullptr || bin->kind() != combine) return std::string("the combiner differs");
-  auto is_acc = [&](const ir::Expr& e) {
-    const auto* ld = ir::dyn_cast<ir::BufferLoadNode>(e);
-    return ld != nullptr && ld->buffer.get() == store->buffer.get() &&
-           SameExprs(ld->indices, store->indices);
-  };
-  Reduction r;
-  r.store = store;
-  if (is_acc(bin->a)) {
-    r.value = bin->b;
-  } else if (is_acc(bin->b)) {
-    r.value = bin->a;
-  } else {
-    return std::string("it does not accumulate into its output");
-  }
-  std::vector<int64_t> row_extents;
-  if (!PlainVars(st, store->indices, &row_extents)) {
-    return std::string("its output is not indexed by plain iterators");
-  }
-  r.ix.row = store->indices;
-  // The full index: the first load of rank row + 1 that is the row's vars with the
-  // reduce var inserted somewhere.
-  class Loads : public ir::IRVisitor {
-   public:
-    std::vector<const ir::BufferLoadNode*> all;
-    void VisitBufferLoad(const ir::BufferLoadNode* op) override {
-      all.push_back(op);
-      IRVisitor::VisitBufferLoad(op);
-    }
-  } loads;
-  loads.VisitExpr(r.value);
-  for (const ir::BufferLoadNode* ld : loads.all) {
-    if (ld->indices.size() != r.ix.row.size() + 1) continue;
-    for (size_t a = 0; a < ld->indices.size(); ++a) {
-      std::vector<ir::Expr> full = r.ix.row;
-      full.insert(full.begin() + static_cast<std::ptrdiff_t>(a), k->var);
-      if (SameExprs(ld->indices, full)) {
-        r.axis = static_cast<int>(a);
-        r.ix.full = full;
-        break;
-      }
-    }
-    if (r.axis >= 0) break;
-  }
-  if (r.axis < 0) return std::string("it reads no row of a tensor along its reduce iterator");
-  if (!PlainVars(st, r.ix.full, &r.dims)) return std::string("an iterator is used twice");
-  return r;
-}
-
-// A spatial stage `out[full] = value` over the full index (the axis at `axis`).
-std::variant<Indexing, std::string> MatchRowwise(const Stage& st, int axis,
-                                                 const std::vector<int64_t>& dims,
-                                                 const ir::BufferStoreNode** out) {
-  const ir::BlockNode* b = st.block;
-  const auto* store = ir::dyn_cast<ir::BufferStoreNode>(b->body);
-  if (store == nullptr || b->init) return std::string("it is not one elementwise store");
-  for (const ir::IterVar& iv : b->iter_vars) {
-    if (iv.kind != ir::IterKind::kSpatial) return std::string("it reduces");
-  }
-  std::vector<int64_t> extents;
-  if (!PlainVars(st, store->indices, &extents) || extents != dims) {
-    return std::string("it does not write the tensor's shape by plain iterators");
-  }
-  Indexing ix;
-  ix.full = store->indices;
-  ix.row = store->indices;
-  ix.row.erase(ix.row.begin() + axis);
-  *out = store;
-  return ix;
-}
-
 }  // namespace
 
 std::string Softmax::ToString() const {
@@ -206,10 +65,12 @@ std::variant<Softmax, std::string> MatchSoftmax(const ir::PrimFunc& func, const 
                                                 size_t s) {
   const std::vector<Stage>& st = list.stages;
   if (st[s].block == nullptr) return std::string("not a block");
-  std::variant<Reduction, std::string> a = MatchReduction(st[s], ir::NodeKind::kMax, -INFINITY);
+  std::variant<RowReduction, std::string> a =
+      MatchRowReduction(st[s], ir::NodeKind::kMax, -INFINITY);
   if (auto* why = std::get_if<std::string>(&a)) return "no max reduction: " + *why;
-  const Reduction& mx = std::get<Reduction>(a);
-  const auto* xload = ir::dyn_cast<ir::BufferLoadNode>(mx.value);
+  const RowReduction& mx = std::get<RowReduction>(a);
+  if (mx.accs.size() != 1) return std::string("no max reduction: it has several outputs");
+  const auto* xload = ir::dyn_cast<ir::BufferLoadNode>(mx.accs[0].value);
   if (xload == nullptr || !SameExprs(xload->indices, mx.ix.full)) {
     return std::string("the max is not of a tensor's elements");
   }
@@ -218,7 +79,7 @@ std::variant<Softmax, std::string> MatchSoftmax(const ir::PrimFunc& func, const 
   out.axis = mx.axis;
   out.dims = mx.dims;
   out.stages = {s};
-  Tensors t{.x = xload->buffer.get(), .m = mx.store->buffer.get()};
+  Tensors t{.x = xload->buffer.get(), .m = mx.accs[0].acc};
   out.dropped = {t.m};
   size_t next = s + 1;
   auto stage_at = [&](size_t j) -> const Stage* {
@@ -238,13 +99,15 @@ std::variant<Softmax, std::string> MatchSoftmax(const ir::PrimFunc& func, const 
   // S = sum over the axis of E (or of exp(X - M)).
   const Stage* sum_stage = stage_at(next);
   if (sum_stage == nullptr) return std::string("no sum of exponentials follows the max");
-  std::variant<Reduction, std::string> c = MatchReduction(*sum_stage, ir::NodeKind::kAdd, 0.0);
+  std::variant<RowReduction, std::string> c =
+      MatchRowReduction(*sum_stage, ir::NodeKind::kAdd, 0.0);
   if (auto* why = std::get_if<std::string>(&c)) return "no sum of exponentials: " + *why;
-  const Reduction& sum = std::get<Reduction>(c);
-  if (sum.axis != out.axis || sum.dims != out.dims || !ProbeStage(sum.value, t, sum.ix, ExpXM)) {
+  const RowReduction& sum = std::get<RowReduction>(c);
+  if (sum.accs.size() != 1 || sum.axis != out.axis || sum.dims != out.dims ||
+      !ProbeStage(sum.accs[0].value, t, sum.ix, ExpXM)) {
     return std::string("the sum after the max is not of exp(x - max) along the same axis");
   }
-  t.s = sum.store->buffer.get();
+  t.s = sum.accs[0].acc;
   out.dropped.push_back(t.s);
   out.stages.push_back(next++);
   // Y = E / S (softmax) or X - M - log(S) (log-softmax).
@@ -263,17 +126,7 @@ std::variant<Softmax, std::string> MatchSoftmax(const ir::PrimFunc& func, const 
   out.dst = ystore->buffer;
   out.stages.push_back(next);
   // The intermediates belong to the softmax alone.
-  for (const ir::BufferNode* b : out.dropped) {
-    if (IsParam(func, b))
-      return absl::StrCat("'", b->name, "' is a parameter (the caller reads it)");
-    for (size_t k = 0; k < st.size(); ++k) {
-      bool inside = false;
-      for (size_t j : out.stages) inside = inside || j == k;
-      if (!inside && StageReads(st[k], b)) {
-        return absl::StrCat("'", b->name, "' is also read outside the matched region");
-      }
-    }
-  }
+  if (std::string why = OwnedBy(func, list, out.stages, out.dropped); !why.empty()) return why;
   if (out.src->dtype != ir::DataType::Float(32) || out.dst->dtype != ir::DataType::Float(32)) {
     return absl::StrCat("dtype ", out.dst->dtype.ToString(), " (the oneDNN rule takes f32)");
   }

@@ -1,6 +1,6 @@
-// onednn: every library op oneDNN serves, found stage by stage in one function
-// (a convolution first, then a matmul, each with its epilogue as post-ops, then
-// a softmax).
+// onednn: every library op oneDNN serves, found stage by stage in one function:
+// a convolution or a matmul, each with its epilogue as post-ops, a softmax or
+// log-softmax, a layer normalisation.
 //
 //   conv2d_pad, conv2d, bias, relu, then dense + bias + gelu, then softmax
 //     -> @tessel_onednn_conv2d(...): packed; @tessel_onednn_matmul(...): packed;
@@ -10,25 +10,32 @@
 namespace tessel::dispatch {
 namespace {
 
-absl::StatusOr<DispatchResult> Match(const ir::PrimFunc& func, const std::string&) {
+std::variant<SiteRewrite, std::string> Site(const ir::PrimFunc& f, const StageList& list,
+                                            size_t s) {
   static const SiteMatcher* conv = new SiteMatcher(OneDnnConv2dSites());
   static const SiteMatcher* matmul = new SiteMatcher(OneDnnMatmulSites());
   static const SiteMatcher* softmax = new SiteMatcher(OneDnnSoftmaxSites());
-  return RewriteStages(func, "onednn",
-                       [](const ir::PrimFunc& f, const StageList& list,
-                          size_t s) -> std::variant<SiteRewrite, std::string> {
-                         std::variant<SiteRewrite, std::string> c = (*conv)(f, list, s);
-                         if (std::holds_alternative<SiteRewrite>(c)) return c;
-                         std::variant<SiteRewrite, std::string> m = (*matmul)(f, list, s);
-                         if (std::holds_alternative<SiteRewrite>(m)) return m;
-                         std::variant<SiteRewrite, std::string> sm = (*softmax)(f, list, s);
-                         if (std::holds_alternative<SiteRewrite>(sm)) return sm;
-                         // A max reduction that is no softmax says why; otherwise the
-                         // matmul's reason, unless the block reads a window (a convolution).
-                         if (std::get<std::string>(sm).rfind("no max reduction", 0) != 0) return sm;
-                         const std::string& cw = std::get<std::string>(c);
-                         return cw == "no operand reads a window" ? m : c;
-                       });
+  static const SiteMatcher* layer_norm = new SiteMatcher(OneDnnLayerNormSites());
+  std::variant<SiteRewrite, std::string> c = (*conv)(f, list, s);
+  if (std::holds_alternative<SiteRewrite>(c)) return c;
+  std::variant<SiteRewrite, std::string> m = (*matmul)(f, list, s);
+  if (std::holds_alternative<SiteRewrite>(m)) return m;
+  std::variant<SiteRewrite, std::string> sm = (*softmax)(f, list, s);
+  if (std::holds_alternative<SiteRewrite>(sm)) return sm;
+  std::variant<SiteRewrite, std::string> ln = (*layer_norm)(f, list, s);
+  if (std::holds_alternative<SiteRewrite>(ln)) return ln;
+  // The reason of the op the block looks like: a max reduction that is no softmax,
+  // row sums that are no layer norm, else the matmul's (a convolution's when the
+  // block reads a window).
+  if (std::get<std::string>(sm).rfind("no max reduction", 0) != 0) return sm;
+  const std::string& lw = std::get<std::string>(ln);
+  if (lw.rfind("no row sums", 0) != 0 && lw.rfind("no sums of both", 0) != 0) return ln;
+  const std::string& cw = std::get<std::string>(c);
+  return cw == "no operand reads a window" ? m : c;
+}
+
+absl::StatusOr<DispatchResult> Match(const ir::PrimFunc& func, const std::string&) {
+  return RewriteStages(func, "onednn", Site);
 }
 
 const DispatchRuleRegistrar kOneDnn(DispatchRule("onednn", {"llvm"}, 20, Match));

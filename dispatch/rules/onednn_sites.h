@@ -10,6 +10,7 @@ namespace tessel::dispatch {
 SiteMatcher OneDnnMatmulSites();  // rules/onednn_matmul.cc
 SiteMatcher OneDnnConv2dSites();  // rules/onednn_conv2d.cc
 SiteMatcher OneDnnSoftmaxSites();  // rules/onednn_softmax.cc
+SiteMatcher OneDnnLayerNormSites();  // rules/onednn_layer_norm.cc
 
 }  // namespace tessel::dispatch
 

@@ -61,6 +61,12 @@ int32_t tessel_onednn_conv2d(const int64_t* args, int32_t num_args);
  *   9 src  10..15 src strides  16 dst  17..22 dst strides (unused: 0) */
 int32_t tessel_onednn_softmax(const int64_t* args, int32_t num_args);
 
+/* oneDNN layer normalisation over the last axis, f32, source and destination in one
+ * layout (forward inference):
+ *   0 ndim (2..6)  1 flags (1 gamma, 2 beta)  2 eps (f32 bits)  3..8 extents (unused: 1)
+ *   9 src  10..15 strides (unused: 0)  16 dst  17 gamma (or 0)  18 beta (or 0) */
+int32_t tessel_onednn_layer_norm(const int64_t* args, int32_t num_args);
+
 enum TesselPostOpKind {
   kTesselPostRelu = 0,     /* max(x, 0) */
   kTesselPostGeluErf = 1,  /* 0.5 x (1 + erf(x / sqrt 2)) */

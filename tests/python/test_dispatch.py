@@ -444,3 +444,59 @@ func @bad(A: f32[4, 4], B: f32[4, 4]) {
     with pytest.raises(tessel.RuntimeError, match="tessel_onednn_softmax: axis 2 of 2 dimensions"):
         tessel.build(bad)["bad"](nd.array(rand((4, 4))), out)
     assert (out.numpy() == 7.0).all()
+
+
+# ---- Layer norm --------------------------------------------------------------------------
+
+LAYER_NORMS = [
+    # (shape, gamma, beta)
+    ((4, 10), True, True),
+    ((3, 5, 7), True, False),
+    ((6, 9), False, True),
+    ((2, 3, 16), False, False),
+    ((33, 768), True, True),
+]
+
+
+@pytest.mark.parametrize("shape,gamma,beta", LAYER_NORMS)
+def test_layer_norm(shape, gamma, beta):
+    X = ph(shape, "X")
+    G = ph((shape[-1],), "G") if gamma else None
+    B = ph((shape[-1],), "Bt") if beta else None
+    Y = ops.layer_norm(X, G, B, axis=-1, eps=1e-5)
+    inputs = [X] + [t for t in (G, B) if t is not None]
+    out = dispatched(te.create_module(inputs + [Y], name="ln"), ["onednn"])
+    assert "tessel_onednn_layer_norm" in str(out) and "block T_" not in str(out)
+    x = rand(shape) * 3 + 0.5
+    g, b = rand(shape[-1]), rand(shape[-1])
+    args = [x] + ([g] if gamma else []) + ([b] if beta else [])
+    got = run(out, "ln", args, shape)
+    m, v = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    want = (x - m) / np.sqrt(v + 1e-5) * (g if gamma else 1.0) + (b if beta else 0.0)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_layer_norm_over_two_axes_stays_tessel_code():
+    # oneDNN normalises over the last axis only: a norm over two is left as it is.
+    X = ph((3, 6, 9), "X")
+    mod = te.create_module([X, ops.layer_norm(X, axis=(1, 2))], name="ln2")
+    ctx = transform.PassContext()
+    with ctx:
+        out = dispatched(mod, ["onednn"])
+    assert str(out) == str(mod)
+    assert "skipped ln2 (no dispatch rule applies" in ctx.log
+
+
+def test_bert_output_dense_residual_layer_norm():
+    # dense + bias + residual as matmul post-ops, then the layer norm: two calls.
+    X, W, bias, R = ph((16, 64), "X"), ph((32, 64), "W"), ph((32,), "bias"), ph((16, 32), "R")
+    G, B = ph((32,), "G"), ph((32,), "Bt")
+    Y = ops.layer_norm(ops.add(ops.add(ops.dense(X, W), bias), R), G, B, axis=-1)
+    out = dispatched(te.create_module([X, W, bias, R, G, B, Y], name="bert_out"), ["onednn"])
+    text = str(out)
+    assert "tessel_onednn_matmul" in text and "tessel_onednn_layer_norm" in text
+    x, w, bb, r, g, be = rand((16, 64)), rand((32, 64)), rand(32), rand((16, 32)), rand(32), rand(32)
+    h = x @ w.T + bb + r
+    want = (h - h.mean(-1, keepdims=True)) / np.sqrt(h.var(-1, keepdims=True) + 1e-5) * g + be
+    np.testing.assert_allclose(run(out, "bert_out", [x, w, bb, r, g, be], (16, 32)), want,
+                               rtol=1e-4, atol=1e-5)
