@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "dispatch/contraction.h"
+#include "dispatch/probe.h"
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
 #include "ir/arith/linear_form.h"
@@ -15,12 +16,6 @@ namespace tessel::dispatch {
 namespace {
 
 enum Dim { kN = 0, kC = 1, kH = 2, kW = 3 };
-
-// `e` with the given variables set, simplified to a constant.
-ir::Expr EvalAt(const ir::Expr& e, const ir::VarMap& values) {
-  ir::arith::Analyzer ana;
-  return ana.Simplify(ir::Substitute(e, values));
-}
 
 struct Pad {
   ir::Buffer src;

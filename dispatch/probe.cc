@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/arith/analyzer.h"
+
 namespace tessel::dispatch {
 
 std::optional<double> ProbeValue(const ir::Expr& e, const LoadValue& load) {
@@ -81,6 +83,11 @@ std::optional<double> ProbeValue(const ir::Expr& e, const LoadValue& load) {
     default:
       return std::nullopt;
   }
+}
+
+ir::Expr EvalAt(const ir::Expr& e, const ir::VarMap& values) {
+  ir::arith::Analyzer ana;
+  return ana.Simplify(ir::Substitute(e, values));
 }
 
 }  // namespace tessel::dispatch

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "ir/expr.h"
+#include "ir/substitute.h"
 
 namespace tessel::dispatch {
 
@@ -23,6 +24,10 @@ using LoadValue = std::function<std::optional<double>(const ir::BufferLoadNode*)
 // cast of a float) or a load without a value. Intrinsics: exp, log, erf, tanh,
 // sigmoid, sqrt, rsqrt, fabs, pow, fma.
 std::optional<double> ProbeValue(const ir::Expr& e, const LoadValue& load);
+
+// `e` with the given variables set, simplified (to a constant when nothing else is
+// left): an index expression evaluated at a point of its iteration space.
+ir::Expr EvalAt(const ir::Expr& e, const ir::VarMap& values);
 
 }  // namespace tessel::dispatch
 

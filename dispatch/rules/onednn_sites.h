@@ -11,6 +11,7 @@ SiteMatcher OneDnnMatmulSites();  // rules/onednn_matmul.cc
 SiteMatcher OneDnnConv2dSites();  // rules/onednn_conv2d.cc
 SiteMatcher OneDnnSoftmaxSites();  // rules/onednn_softmax.cc
 SiteMatcher OneDnnLayerNormSites();  // rules/onednn_layer_norm.cc
+SiteMatcher OneDnnPool2dSites();     // rules/onednn_pool2d.cc
 
 }  // namespace tessel::dispatch
 

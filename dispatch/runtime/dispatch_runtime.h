@@ -67,6 +67,13 @@ int32_t tessel_onednn_softmax(const int64_t* args, int32_t num_args);
  *   9 src  10..15 strides (unused: 0)  16 dst  17 gamma (or 0)  18 beta (or 0) */
 int32_t tessel_onednn_layer_norm(const int64_t* args, int32_t num_args);
 
+/* oneDNN 2-D pooling, f32, any plain layouts by strides:
+ *   0 algorithm (0 max, 1 average with padding included, 2 average with padding excluded)
+ *   1 N  2 C  3 H  4 W (the input)  5 OH  6 OW  7, 8 kernel (H, W)  9, 10 strides
+ *  11, 12 dilations (1 = dense)  13, 14 padding before  15, 16 padding after
+ *  17 src 18..21 src strides (n, c, h, w)  22 dst 23..26 dst strides */
+int32_t tessel_onednn_pool2d(const int64_t* args, int32_t num_args);
+
 enum TesselPostOpKind {
   kTesselPostRelu = 0,     /* max(x, 0) */
   kTesselPostGeluErf = 1,  /* 0.5 x (1 + erf(x / sqrt 2)) */

@@ -9,6 +9,7 @@ extern "C" const TesselShim* tessel_dispatch_shims(void) {
                                       {"tessel_onednn_conv2d", tessel_onednn_conv2d, 28},
                                       {"tessel_onednn_softmax", tessel_onednn_softmax, 16},
                                       {"tessel_onednn_layer_norm", tessel_onednn_layer_norm, 16},
+                                      {"tessel_onednn_pool2d", tessel_onednn_pool2d, 22},
                                       {nullptr, nullptr, -1}};
   return kShims;
 }

@@ -500,3 +500,64 @@ def test_bert_output_dense_residual_layer_norm():
     want = (h - h.mean(-1, keepdims=True)) / np.sqrt(h.var(-1, keepdims=True) + 1e-5) * g + be
     np.testing.assert_allclose(run(out, "bert_out", [x, w, bb, r, g, be], (16, 32)), want,
                                rtol=1e-4, atol=1e-5)
+
+
+# ---- Pooling -----------------------------------------------------------------------------
+
+
+def pool_reference(x, k, s, p, d, kind, layout):
+    if layout == "NHWC":
+        x = x.transpose(0, 3, 1, 2)
+    n, c, h, w = x.shape
+    oh = (h + 2 * p - (d * (k - 1) + 1)) // s + 1
+    ow = (w + 2 * p - (d * (k - 1) + 1)) // s + 1
+    out = np.zeros((n, c, oh, ow), "float32")
+    for i in range(oh):
+        for j in range(ow):
+            taps = [x[:, :, i * s + a * d - p, j * s + b * d - p]
+                    for a in range(k) for b in range(k)
+                    if 0 <= i * s + a * d - p < h and 0 <= j * s + b * d - p < w]
+            v = np.stack(taps)
+            out[:, :, i, j] = (v.max(0) if kind == "max" else
+                               v.sum(0) / (k * k) if kind == "avg_in" else v.sum(0) / len(taps))
+    return out.transpose(0, 2, 3, 1) if layout == "NHWC" else out
+
+
+POOLS = [
+    # (shape, kernel, stride, padding, dilation, kind, layout)
+    ((1, 3, 8, 8), 2, 2, 0, 1, "max", "NCHW"),
+    ((2, 4, 9, 9), 3, 2, 1, 1, "max", "NCHW"),
+    ((1, 5, 7, 7), 3, 1, 1, 1, "avg_in", "NCHW"),
+    ((1, 5, 7, 7), 3, 2, 1, 1, "avg_ex", "NCHW"),
+    ((1, 8, 8, 3), 3, 2, 1, 1, "max", "NHWC"),
+    ((1, 2, 9, 9), 2, 1, 0, 2, "max", "NCHW"),
+    ((1, 8, 8, 3), 2, 2, 0, 1, "avg_ex", "NHWC"),
+]
+
+
+@pytest.mark.parametrize("case", POOLS, ids=[f"{c[5]}_{c[6]}_k{c[1]}s{c[2]}p{c[3]}d{c[4]}" for c in POOLS])
+def test_pooling(case):
+    shape, k, s, p, d, kind, layout = case
+    X = ph(shape, "X")
+    if kind == "max":
+        Y = ops.max_pool2d(X, k, s, p, d, layout=layout)
+    else:
+        Y = ops.avg_pool2d(X, k, s, p, d, layout=layout, count_include_pad=kind == "avg_in")
+    out = dispatched(te.create_module([X, Y], name="pool"), ["onednn"])
+    assert "tessel_onednn_pool2d" in str(out) and "block T_" not in str(out)
+    x = rand(shape)
+    got = run(out, "pool", [x], tuple(int(v) for v in Y.shape))
+    np.testing.assert_allclose(got, pool_reference(x, k, s, p, d, kind, layout), rtol=1e-6,
+                               atol=1e-6)
+
+
+def test_a_bad_pooling_argument_is_a_clear_error():
+    bad = tessel.parse("""\
+func @bad(A: f32[1, 1, 4, 4], B: f32[1, 1, 2, 2]) {
+  evaluate @tessel_onednn_pool2d(0i64, 1i64, 1i64, 4i64, 4i64, 2i64, 2i64, 2i64, 2i64, 2i64, 2i64, 1i64, 1i64, -1i64, 0i64, 0i64, 0i64, address_of(A[0, 0, 0, 0]), 16i64, 16i64, 4i64, 1i64, address_of(B[0, 0, 0, 0]), 4i64, 4i64, 2i64, 1i64): packed
+}
+""")
+    out = nd.array(np.full((1, 1, 2, 2), 7.0, dtype="float32"))
+    with pytest.raises(tessel.RuntimeError, match="tessel_onednn_pool2d: padding must be non-negative"):
+        tessel.build(bad)["bad"](nd.array(rand((1, 1, 4, 4))), out)
+    assert (out.numpy() == 7.0).all()
