@@ -14,7 +14,11 @@
 //   beside them.
 // - conv2d ResNet-50 stage 2: dispatched (oneDNN on the NCHW arrays) against oneDNN
 //   in the blocked layouts it picks, default-schedule beside.
+// - softmax over BERT-base's attention scores (12 x 128 rows of 128) and layer norm
+//   of its hidden states (128 x 768): dispatched against memcpy of the same bytes
+//   (the bandwidth bound; ratio = the fraction of it reached), default-schedule beside.
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -197,6 +201,60 @@ absl::StatusOr<BenchResult> Conv2dRow(int threads, const BenchOptions& opts) {
              repeat);
 }
 
+// A memory-bound op over `rows` x `cols` f32: dispatched, default-schedule's code and
+// a memcpy of the input to the output, in GB/s of input read plus output written.
+absl::StatusOr<BenchResult> RowOpRow(bool layer_norm, int threads, const BenchOptions& opts) {
+  using namespace ir::te;  // NOLINT: the op library's names read best unqualified here.
+  const int64_t rows = layer_norm ? 128 : 12 * 128, cols = layer_norm ? 768 : 128;
+  const ir::DataType f32 = ir::DataType::Float(32);
+  TESSEL_ASSIGN_OR_RETURN(Tensor x, Placeholder({rows, cols}, f32, "X"));
+  std::vector<FuncArg> inputs = {x};
+  absl::StatusOr<Tensor> y;
+  if (layer_norm) {
+    TESSEL_ASSIGN_OR_RETURN(Tensor g, Placeholder({cols}, f32, "G"));
+    TESSEL_ASSIGN_OR_RETURN(Tensor b, Placeholder({cols}, f32, "B"));
+    inputs.insert(inputs.end(), {g, b});
+    y = ops::LayerNorm(x, g, b);
+  } else {
+    y = ops::Softmax(x);
+  }
+  if (!y.ok()) return y.status();
+  inputs.push_back(*y);
+  TESSEL_ASSIGN_OR_RETURN(ir::IRModule mod, CreateModule(inputs, layer_norm ? "ln" : "softmax"));
+  TESSEL_ASSIGN_OR_RETURN(Built d, BuildWith(mod, "dispatch-library{rules=[onednn]}"));
+  TESSEL_ASSIGN_OR_RETURN(
+      Built s,
+      BuildWith(mod, absl::StrCat("default-schedule{target=\"llvm -num-cores=", threads, "\"}")));
+  s.args = std::move(d.args);  // One set of inputs for both.
+  TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref, runtime::NDArray::Zeros({rows, cols}, f32));
+  const int repeat = 20 * Repeats(opts);
+  TESSEL_ASSIGN_OR_RETURN(double scheduled, Seconds(s, threads, repeat));
+  std::memcpy(F(ref), F(s.args.back()), static_cast<size_t>(rows * cols) * 4);
+  d.args = std::move(s.args);
+  TESSEL_ASSIGN_OR_RETURN(double dispatched, Seconds(d, threads, repeat));
+  if (double err = MaxDiff(d.args.back(), ref); err > 1e-3) {
+    return absl::InternalError(absl::StrCat("dispatched and default-schedule differ by ", err));
+  }
+  float* src = F(d.args.front());
+  float* dst = F(ref);
+  const double copy =
+      TimeCalls(repeat, [&] { std::memcpy(dst, src, static_cast<size_t>(rows * cols) * 4); })
+          .median_us *
+      1e-6;
+  const double bytes = 2.0 * rows * cols * 4;
+  BenchResult r;
+  r.Add("threads", static_cast<int64_t>(threads));
+  r.Add("tessel_gbps", bytes / dispatched * 1e-9);
+  r.Add("tessel_us", dispatched * 1e6);
+  r.Add("reference", "memcpy");
+  r.Add("reference_gbps", bytes / copy * 1e-9);
+  r.Add("default_schedule_gbps", bytes / scheduled * 1e-9);
+  r.Add("default_schedule_us", scheduled * 1e6);
+  r.Add("ratio", copy / dispatched);
+  r.Add("repeats", static_cast<int64_t>(repeat));
+  return r;
+}
+
 #define TESSEL_DISPATCH_BENCH(id, name, doc, call)                     \
   TESSEL_BENCHMARK(id##1T, "dispatch/" name "_1t", doc ", 1 thread") {  \
     const int threads = 1;                                             \
@@ -223,6 +281,14 @@ TESSEL_DISPATCH_BENCH(Conv2d, "conv2d_nchw_resnet50_stage2",
                       "ResNet-50 stage-2 conv2d dispatched to oneDNN on NCHW as it is, against "
                       "oneDNN in its own blocked layouts (default-schedule beside)",
                       Conv2dRow(threads, opts))
+TESSEL_DISPATCH_BENCH(Softmax, "softmax_1536x128",
+                      "softmax of BERT-base attention scores dispatched to oneDNN, against memcpy "
+                      "of the same bytes (default-schedule beside)",
+                      RowOpRow(false, threads, opts))
+TESSEL_DISPATCH_BENCH(LayerNorm, "layer_norm_128x768",
+                      "layer norm of BERT-base hidden states dispatched to oneDNN, against "
+                      "memcpy of the same bytes (default-schedule beside)",
+                      RowOpRow(true, threads, opts))
 
 }  // namespace
 }  // namespace tessel::bench
