@@ -371,6 +371,7 @@ PYBIND11_MODULE(_core, m) {
   tp::BindInterpreter(m);
   tp::BindSchedule(m);
   tp::BindMetaschedule(m);
+  tp::BindTuningDatabase(m);
   tp::BindRuntime(m);
   tp::BindRuntimeModule(m);
   tp::BindBuild(m);

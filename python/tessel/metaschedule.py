@@ -15,6 +15,15 @@ take the heuristic point that the ``default-schedule`` pass applies::
     print(other.applied)                    # which rule did what to which block
 
 Pipelines use the pass: ``tessel.transform.DefaultSchedule(target="llvm")``.
+
+Measured schedules go to a tuning database, an SQLite file::
+
+    db = tessel.metaschedule.Database("tuning.db")
+    w = db.commit_workload(func)
+    db.commit_record(w, "llvm", trace_json, [1.1e-3, 1.0e-3])
+    len(db)                                  # committed records
+    db.best(func, "llvm", k=1)[0].mean_seconds
+    db.merge("other.db"); db.export_json_lines("records.jsonl")
 """
 
 from __future__ import annotations
@@ -22,9 +31,10 @@ from __future__ import annotations
 from typing import Optional
 
 from . import _core
-from ._core import DesignSpace, RuleSchedule
+from ._core import DesignSpace, RuleSchedule, TuningRecord
+from ._core import TuningDatabase as Database
 
-__all__ = ["generate_design_space", "DesignSpace", "RuleSchedule"]
+__all__ = ["generate_design_space", "DesignSpace", "RuleSchedule", "Database", "TuningRecord"]
 
 
 def generate_design_space(mod: _core.IRModule, func: Optional[str] = None,
