@@ -122,10 +122,17 @@ constexpr const char* kRecordColumns =
 
 }  // namespace
 
+ir::PrimFunc AsWorkload(const ir::PrimFunc& func) {
+  if (func->attrs.empty()) return func;
+  auto n = ir::MakeNode<ir::PrimFuncNode>(*func);
+  n->attrs.clear();
+  return ir::PrimFunc(std::move(n));
+}
+
 std::string WorkloadHash(const ir::PrimFunc& func) {
   char hex[17];
   std::snprintf(hex, sizeof(hex), "%016llx",
-                static_cast<unsigned long long>(ir::StructuralHash(func)));
+                static_cast<unsigned long long>(ir::StructuralHash(AsWorkload(func))));
   return hex;
 }
 
@@ -157,7 +164,7 @@ absl::StatusOr<std::optional<int64_t>> Database::FindWorkload(const ir::PrimFunc
       return absl::DataLossError(absl::StrCat(path(), ": workload ", st.Int(0),
                                               " does not parse: ", stored.status().message()));
     }
-    if (ir::StructuralEqual((*stored)->functions[0].second, func)) {
+    if (ir::StructuralEqual((*stored)->functions[0].second, AsWorkload(func))) {
       int64_t id = st.Int(0);
       (void)st.Reset();
       return std::optional<int64_t>(id);
@@ -175,7 +182,7 @@ absl::StatusOr<int64_t> Database::CommitWorkload(const ir::PrimFunc& func) {
   TESSEL_ASSIGN_OR_RETURN(SqliteStmt ins,
                           db_.Prepare("INSERT INTO workloads (hash, tsl) VALUES (?, ?)"));
   TESSEL_RETURN_IF_ERROR(ins.Bind(1, WorkloadHash(func)));
-  TESSEL_RETURN_IF_ERROR(ins.Bind(2, ir::PrintFunction(func, "main")));
+  TESSEL_RETURN_IF_ERROR(ins.Bind(2, ir::PrintFunction(AsWorkload(func), "main")));
   TESSEL_RETURN_IF_ERROR(ins.Step().status());
   const int64_t id = db_.LastInsertId();
   TESSEL_RETURN_IF_ERROR(tx->Commit());

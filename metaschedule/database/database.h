@@ -6,10 +6,11 @@
 //   (*db)->CommitRecord(w, {.target = "llvm", .trace_json = ..., .seconds = {1.1e-3}});
 //   std::vector<TuningRecord> best = *(*db)->Best(matmul, "llvm", 1);
 //
-// - A workload is a function: its structural hash (ir/structural_hash.h, version 1)
-//   and its `.tsl` text, so a record replays without the model it came from. A
-//   function is found by hash, then by structural equality with the stored text,
-//   never by the hash alone.
+// - A workload is a function without its attributes (a global_symbol, `scheduled`
+//   and the like name or mark it; they do not change what it computes): its
+//   structural hash (ir/structural_hash.h, version 1) and its `.tsl` text, so a
+//   record replays without the model it came from. A function is found by hash,
+//   then by structural equality with the stored text, never by the hash alone.
 // - Each record is committed in a transaction of its own with synchronous=FULL:
 //   once CommitRecord returns, a `kill -9` of the process loses nothing. Several
 //   processes may write one file at once (SQLite's locks; a writer waits up to
@@ -77,7 +78,9 @@ class Database {
   SqliteDb db_;
 };
 
-// The database's key of `func`: StructuralHash as 16 hex digits.
+// `func` as a workload: its attributes dropped.
+ir::PrimFunc AsWorkload(const ir::PrimFunc& func);
+// The database's key of `func`: StructuralHash of AsWorkload(func), 16 hex digits.
 std::string WorkloadHash(const ir::PrimFunc& func);
 
 }  // namespace tessel::metaschedule

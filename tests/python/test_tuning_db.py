@@ -55,3 +55,30 @@ def test_a_file_that_is_not_a_tuning_database_is_refused(tmp_path):
     bad.write_bytes(b"\x00" * 100 + b"not sqlite" * 500)
     with pytest.raises(tessel.TesselError, match="bad.db.*file is not a database"):
         metaschedule.Database(str(bad))
+
+
+def test_measure_draws_then_apply_best_then_build(tmp_path):
+    # The loop a tuner runs, by hand: draw schedules from the design space, time
+    # each compiled, commit the times; apply-best then replays the fastest.
+    import numpy as np
+    from tessel import nd, transform
+
+    mod, func = matmul()
+    name = next(iter(mod))
+    space = metaschedule.generate_design_space(mod, target="llvm")
+    db = metaschedule.Database(str(tmp_path / "tune.db"))
+    w = db.commit_workload(func)
+    a, b = np.random.rand(64, 64).astype("float32"), np.random.rand(64, 64).astype("float32")
+    for seed in range(4):
+        sch = space.draw(seed).schedule
+        ex = tessel.build(sch.mod)
+        args = [nd.array(a), nd.array(b), nd.array(np.zeros((64, 64), "float32"))]
+        r = ex.time_evaluator(name, number=3, repeat=2)(*args)
+        db.commit_record(w, "llvm", sch.trace.as_json(), list(r.results))
+    assert len(db) == 4
+    best = db.best(func, "llvm")[0]
+    tuned = transform.ApplyBest(db=str(tmp_path / "tune.db"), target="llvm")(mod)
+    assert tuned[name].attrs["tuned_record"] == best.id
+    c = np.zeros((64, 64), "float32")
+    tessel.build(tuned)[name](a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
