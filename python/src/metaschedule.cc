@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "metaschedule/design_space.h"
+#include "metaschedule/tasks.h"
 #include "python/src/common.h"
 
 namespace tessel::python {
@@ -64,6 +65,22 @@ void BindMetaschedule(py::module_& m) {
           "target", [](const ms::DesignSpace& s) { return s.machine().ToTarget(); },
           "The machine as a target string that reproduces it (vector width, FMA, cores, "
           "caches).");
+  py::class_<ms::TuningTask>(m, "TuningTask", "A distinct function of a module to tune.")
+      .def_readonly("name", &ms::TuningTask::name, "The first function it stands for.")
+      .def_readonly("func", &ms::TuningTask::func, "That function.")
+      .def_readonly("target", &ms::TuningTask::target, "The target it is tuned for.")
+      .def_readonly("hash", &ms::TuningTask::hash, "Its workload hash (16 hex digits).")
+      .def_readonly("weight", &ms::TuningTask::weight, "How many functions it stands for.")
+      .def_readonly("functions", &ms::TuningTask::functions, "Their names, in module order.")
+      .def("__repr__", [](const ms::TuningTask& t) {
+        return "<TuningTask " + t.name + " x" + std::to_string(t.weight) + ">";
+      });
+  m.def(
+      "extract_tasks",
+      [](const ir::IRModule& mod, const std::string& target) {
+        return Unwrap(ms::ExtractTasks(mod, target), ErrorKind::kArgument);
+      },
+      py::arg("mod"), py::arg("target"));
   m.def(
       "generate_design_space",
       [](const ir::IRModule& mod, const std::string& func, const std::string& target) {

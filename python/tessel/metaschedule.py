@@ -31,10 +31,19 @@ from __future__ import annotations
 from typing import Optional
 
 from . import _core
-from ._core import DesignSpace, RuleSchedule, TuningRecord
+from ._core import DesignSpace, RuleSchedule, TuningRecord, TuningTask
 from ._core import TuningDatabase as Database
 
-__all__ = ["generate_design_space", "DesignSpace", "RuleSchedule", "Database", "TuningRecord"]
+__all__ = ["generate_design_space", "extract_tasks", "DesignSpace", "RuleSchedule", "Database",
+           "TuningRecord", "TuningTask"]
+
+
+def extract_tasks(mod: _core.IRModule, target: str = "llvm") -> list:
+    """The tuning tasks of ``mod``: one :class:`TuningTask` per distinct function
+    (by structure, whatever its name and attributes), weighted by how many
+    functions it stands for, in module order. Scheduled functions (by hand, by
+    ``apply-best``, dispatched to a library) are not tasks."""
+    return _core.extract_tasks(mod, target)
 
 
 def generate_design_space(mod: _core.IRModule, func: Optional[str] = None,

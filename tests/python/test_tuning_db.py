@@ -82,3 +82,16 @@ def test_measure_draws_then_apply_best_then_build(tmp_path):
     c = np.zeros((64, 64), "float32")
     tessel.build(tuned)[name](a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_extract_tasks_groups_equal_functions():
+    mm = workloads.get("matmul_17x31x23_f32")
+    sm = workloads.get("softmax_16x33")
+    f = mm[next(iter(mm))]
+    # "b" is "a" with an attribute: the same workload.
+    mod = tessel.IRModule({"a": f, "b": f.with_attr("global_symbol", "b"), "s": sm[next(iter(sm))]})
+    tasks = metaschedule.extract_tasks(mod, target="llvm")
+    assert [(t.name, t.weight, t.functions) for t in tasks] == [("a", 2, ["a", "b"]), ("s", 1, ["s"])]
+    assert len(tasks[0].hash) == 16 and tasks[0].target == "llvm"
+    scheduled = tessel.transform.DefaultSchedule(target="llvm")(mod)
+    assert metaschedule.extract_tasks(scheduled) == []
