@@ -549,8 +549,10 @@ absl::Status FuncTranslator::TranslateFunction(const ir::PrimFunc& func) {
     mlir::Type vt = ValueType(sb.var->dtype);
     if (vt != i64) {
       const int bits = static_cast<int>(vt.getIntOrFloatBitWidth());
+      // The largest extent the type holds: 2^(bits-1) - 1 signed, 2^bits - 1 unsigned.
+      const int value_bits = sb.var->dtype.is_uint() ? bits : bits - 1;
       mlir::Value over = b_.create<mlir::arith::CmpIOp>(
-          loc_, mlir::arith::CmpIPredicate::ugt, v, IntConst(i64, (int64_t{1} << (bits - 1)) - 1));
+          loc_, mlir::arith::CmpIPredicate::ugt, v, IntConst(i64, (int64_t{1} << value_bits) - 1));
       too_large = too_large ? b_.create<mlir::arith::OrIOp>(loc_, too_large, over) : over;
       absl::StrAppend(&too_large_names, too_large_names.empty() ? "" : ", ", sb.var->name, " (",
                       sb.var->dtype.ToString(), ")");

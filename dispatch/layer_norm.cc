@@ -180,6 +180,16 @@ std::variant<LayerNorm, std::string> MatchLayerNorm(const ir::PrimFunc& func, co
   if (auto* why = std::get_if<std::string>(&nix)) return "the normalising stage: " + *why;
   const Indexing& ix = std::get<Indexing>(nix);
   std::vector<ir::Buffer> vectors = AxisVectors(ystore->value, ix.full.back());
+  for (const ir::Buffer& v : vectors) {
+    const ir::BufferNode* vb = v.get();
+    if (vb == roles.x || vb == roles.sum || vb == roles.squares || vb == ystore->buffer.get()) {
+      return absl::StrCat("the normalising stage reads '", v->name, "' along the axis as a vector");
+    }
+  }
+  if (ystore->buffer.get() == roles.x || ystore->buffer.get() == roles.sum ||
+      ystore->buffer.get() == roles.squares) {
+    return std::string("it normalises in place");
+  }
   if (vectors.size() > 2)
     return std::string("the normalising stage reads more than gamma and beta");
   // Every assignment of the vectors to gamma and beta, the vectors all used.

@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "dispatch/probe.h"
 #include "dispatch/row_stages.h"
+#include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
 #include "ir/visitor.h"
 
@@ -32,12 +34,20 @@ bool Window(const ir::Expr& index, const ir::Var& o, const ir::Var& r, int64_t* 
     m[r.get()] = ir::IntImm(r->dtype, rv);
     return ir::arith::AsConstInt(EvalAt(index, m));
   };
-  std::optional<int64_t> v00 = at(0, 0), v10 = at(1, 0), v01 = at(0, 1), v23 = at(2, 3);
-  if (!v00 || !v10 || !v01 || !v23) return false;
+  std::optional<int64_t> v00 = at(0, 0), v10 = at(1, 0), v01 = at(0, 1);
+  if (!v00 || !v10 || !v01) return false;
   *stride = *v10 - *v00;
   *dilation = *v01 - *v00;
   *pad_lo = -*v00;
-  return *stride >= 1 && *dilation >= 1 && *v23 == *v00 + 2 * *stride + 3 * *dilation;
+  if (*stride < 1 || *dilation < 1) return false;
+  // The points give the form; the analyzer proves the index is exactly it (not
+  // `(o % 3) * 2 + r`, which agrees at small o).
+  const ir::DataType t = index->dtype;
+  ir::Expr form = ir::Sub(ir::Add(ir::Mul(ir::Cast(t, o), ir::IntImm(t, *stride)),
+                                  ir::Mul(ir::Cast(t, r), ir::IntImm(t, *dilation))),
+                          ir::IntImm(t, *pad_lo));
+  ir::arith::Analyzer ana;
+  return ana.CanProveEqual(index, form);
 }
 
 // The statement of a reduction body under its optional guard.
@@ -89,7 +99,12 @@ std::variant<Pool2d, std::string> MatchPool2d(const ir::PrimFunc& func, const St
   Pool2d p;
   const bool is_max = bin->kind() == ir::NodeKind::kMax;
   const auto* init_value = ir::dyn_cast<ir::FloatImmNode>(init->value);
-  if (init_value == nullptr || (is_max ? init_value->value > -3.0e38 : init_value->value != 0.0)) {
+  // oneDNN starts a max at the lowest float; -inf gives the same for any finite input.
+  const double lowest = -static_cast<double>(std::numeric_limits<float>::max());
+  if (init_value == nullptr ||
+      (is_max ? !(std::isinf(init_value->value) && init_value->value < 0) &&
+                    init_value->value != lowest
+              : init_value->value != 0.0)) {
     return std::string("its init is not the reduction's identity");
   }
   // The accumulator and the input load, either way round.
@@ -142,6 +157,17 @@ std::variant<Pool2d, std::string> MatchPool2d(const ir::PrimFunc& func, const St
     window_dims.push_back(d);
     window_vars.push_back({found_o, found_r});
   }
+  // The output's four iterators each used once: two passed through, two windows'.
+  {
+    std::vector<int> used = {VarIndex(b, x->indices[pass_dims.size() > 0 ? pass_dims[0] : 0])};
+    if (pass_dims.size() == 2) used.push_back(VarIndex(b, x->indices[pass_dims[1]]));
+    for (const auto& [o, r] : window_vars) used.push_back(o);
+    std::sort(used.begin(), used.end());
+    if (pass_dims.size() != 2 || window_dims.size() != 2 ||
+        std::adjacent_find(used.begin(), used.end()) != used.end()) {
+      return std::string("the output's iterators are not each used once by the input");
+    }
+  }
   if (pass_dims.size() != 2 || window_dims.size() != 2 ||
       window_vars[0].second == window_vars[1].second) {
     return std::string("not two passed-through dimensions and two windows");
@@ -169,7 +195,8 @@ std::variant<Pool2d, std::string> MatchPool2d(const ir::PrimFunc& func, const St
     const int64_t span = (p.kernel[k] - 1) * p.dilation[k] + 1;
     p.pad_hi[k] =
         std::max<int64_t>(0, (p.out[2 + k] - 1) * p.stride[k] + span - p.in[2 + k] - p.pad_lo[k]);
-    if (p.pad_lo[k] < 0 || p.pad_lo[k] >= span ||
+    // No window lies wholly in the padding (oneDNN would write its lowest value there).
+    if (p.pad_lo[k] < 0 || p.pad_lo[k] >= span || p.pad_hi[k] >= span ||
         (p.in[2 + k] + p.pad_lo[k] + p.pad_hi[k] - span) / p.stride[k] + 1 != p.out[2 + k]) {
       return absl::StrCat("window ", k, " does not tile the input (oneDNN's output size)");
     }
@@ -181,38 +208,42 @@ std::variant<Pool2d, std::string> MatchPool2d(const ir::PrimFunc& func, const St
                   : std::string("a condition guards the taps of an unpadded window");
   }
   if (guard.defined()) {
-    // For each window: every tap of the first, middle and last output, the other
-    // window held at a tap inside the input; the guard must hold exactly inside.
-    auto inside_tap = [&](int k) {
-      for (int64_t o = 0; o < p.out[2 + k]; ++o) {
-        for (int64_t r = 0; r < p.kernel[k]; ++r) {
-          const int64_t at = o * p.stride[k] + r * p.dilation[k] - p.pad_lo[k];
-          if (at >= 0 && at < p.in[2 + k]) return std::pair<int64_t, int64_t>{o, r};
-        }
-      }
-      return std::pair<int64_t, int64_t>{0, 0};
+    // The guard must hold exactly where both taps are inside the input: checked at
+    // every tap of the first, second, middle and last two outputs of each window,
+    // with the passed-through iterators at their first and last values.
+    auto samples = [](int64_t n) {
+      std::vector<int64_t> v = {0, 1, n / 2, n - 2, n - 1};
+      v.erase(std::remove_if(v.begin(), v.end(), [&](int64_t x) { return x < 0 || x >= n; }),
+              v.end());
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      return v;
     };
     auto set = [&](ir::VarMap* m, int var, int64_t v) {
       (*m)[b->iter_vars[var].var.get()] = ir::IntImm(b->iter_vars[var].var->dtype, v);
     };
-    for (int k = 0; k < 2; ++k) {
-      const auto [o, r] = window_vars[k];
-      const auto [oo, orr] = window_vars[1 - k];
-      const auto [other_o, other_r] = inside_tap(1 - k);
-      for (int64_t ov : {int64_t{0}, p.out[2 + k] / 2, p.out[2 + k] - 1}) {
-        for (int64_t rv = 0; rv < p.kernel[k]; ++rv) {
-          const int64_t at = ov * p.stride[k] + rv * p.dilation[k] - p.pad_lo[k];
-          ir::VarMap m;
-          set(&m, o, ov);
-          set(&m, r, rv);
-          set(&m, oo, other_o);
-          set(&m, orr, other_r);
-          for (int v : spatial) {
-            if (v != o && v != oo) set(&m, v, 0);
-          }
-          std::optional<bool> in = ir::arith::AsConstBool(EvalAt(guard, m));
-          if (in != (at >= 0 && at < p.in[2 + k])) {
-            return std::string("the condition on the taps is not the input's bounds");
+    std::vector<int> pass_vars;
+    for (int d : pass_dims) pass_vars.push_back(VarIndex(b, x->indices[d]));
+    const auto [o0, r0] = window_vars[0];
+    const auto [o1, r1] = window_vars[1];
+    for (int64_t a0 : samples(p.out[2])) {
+      for (int64_t b0 = 0; b0 < p.kernel[0]; ++b0) {
+        for (int64_t a1 : samples(p.out[3])) {
+          for (int64_t b1 = 0; b1 < p.kernel[1]; ++b1) {
+            for (int corner = 0; corner < 2; ++corner) {
+              ir::VarMap m;
+              set(&m, o0, a0);
+              set(&m, r0, b0);
+              set(&m, o1, a1);
+              set(&m, r1, b1);
+              for (int k = 0; k < 2; ++k) set(&m, pass_vars[k], corner ? p.out[k] - 1 : 0);
+              const int64_t at0 = a0 * p.stride[0] + b0 * p.dilation[0] - p.pad_lo[0];
+              const int64_t at1 = a1 * p.stride[1] + b1 * p.dilation[1] - p.pad_lo[1];
+              const bool inside = at0 >= 0 && at0 < p.in[2] && at1 >= 0 && at1 < p.in[3];
+              if (ir::arith::AsConstBool(EvalAt(guard, m)) != inside) {
+                return std::string("the condition on the taps is not the input's bounds");
+              }
+            }
           }
         }
       }
@@ -261,12 +292,6 @@ std::variant<Pool2d, std::string> MatchPool2d(const ir::PrimFunc& func, const St
           m[db->iter_vars[v].var.get()] = ir::IntImm(db->iter_vars[v].var->dtype, val);
         }
         ir::Expr at = EvalAt(ystore->value, m);
-        std::optional<double> y =
-            ProbeValue(at, [&](const ir::BufferLoadNode* ld) -> std::optional<double> {
-              if (ld->buffer.get() == store->buffer.get()) return 1.0;
-              return std::nullopt;
-            });
-        if (!y || *y <= 0) return std::string("the division is not of the window sum by a count");
         auto count = [&](int k, int64_t o) {
           int64_t c = 0;
           for (int64_t r = 0; r < p.kernel[k]; ++r) {
@@ -277,8 +302,18 @@ std::variant<Pool2d, std::string> MatchPool2d(const ir::PrimFunc& func, const St
         };
         const double area = static_cast<double>(p.kernel[0] * p.kernel[1]);
         const double inside = count(0, ih) * count(1, iw);
-        include = include && std::fabs(*y * area - 1.0) < 1e-6;
-        exclude = exclude && std::fabs(*y * inside - 1.0) < 1e-6;
+        // y = sum / count at several sums, negative ones included (a fused relu or
+        // clamp after the division would show there).
+        for (double v : {1.0, -2.5, 4.0, 0.0}) {
+          std::optional<double> y =
+              ProbeValue(at, [&](const ir::BufferLoadNode* ld) -> std::optional<double> {
+                if (ld->buffer.get() == store->buffer.get()) return v;
+                return std::nullopt;
+              });
+          if (!y) return std::string("the division is not of the window sum by a count");
+          include = include && std::fabs(*y * area - v) < 1e-6 * std::max(1.0, std::fabs(v));
+          exclude = exclude && std::fabs(*y * inside - v) < 1e-6 * std::max(1.0, std::fabs(v));
+        }
       }
     }
     if (!include && !exclude) {
@@ -297,6 +332,9 @@ std::variant<Pool2d, std::string> MatchPool2d(const ir::PrimFunc& func, const St
     p.dropped = {store->buffer.get()};
     p.stages.push_back(s + 1);
     if (std::string why = OwnedBy(func, list, p.stages, p.dropped); !why.empty()) return why;
+  }
+  if (p.src.get() == p.dst.get() || (!p.dropped.empty() && p.dropped[0] == p.src.get())) {
+    return std::string("it pools a tensor into itself");
   }
   if (p.src->dtype != ir::DataType::Float(32) || p.dst->dtype != ir::DataType::Float(32)) {
     return absl::StrCat("dtype ", p.dst->dtype.ToString(), " (the oneDNN rule takes f32)");

@@ -125,6 +125,16 @@ std::variant<Softmax, std::string> MatchSoftmax(const ir::PrimFunc& func, const 
   }
   out.dst = ystore->buffer;
   out.stages.push_back(next);
+  // Five distinct tensors (an exp stored back into X would make the sum read it).
+  {
+    std::vector<const ir::BufferNode*> all = out.dropped;
+    all.push_back(out.src.get());
+    all.push_back(out.dst.get());
+    std::sort(all.begin(), all.end());
+    if (std::adjacent_find(all.begin(), all.end()) != all.end()) {
+      return std::string("two of its stages write one tensor");
+    }
+  }
   // The intermediates belong to the softmax alone.
   if (std::string why = OwnedBy(func, list, out.stages, out.dropped); !why.empty()) return why;
   if (out.src->dtype != ir::DataType::Float(32) || out.dst->dtype != ir::DataType::Float(32)) {

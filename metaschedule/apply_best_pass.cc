@@ -54,7 +54,7 @@ class ApplyBestPass : public passes::FunctionPass {
   static absl::StatusOr<passes::PassPtr> Make(passes::PassOptions options) {
     const std::string path = options.GetString("db");
     if (path.empty()) return absl::InvalidArgumentError("apply-best: option 'db' is required");
-    absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(path);
+    absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(path, /*create=*/false);
     if (!db.ok()) {
       return absl::Status(db.status().code(),
                           absl::StrCat("apply-best: option 'db': ", db.status().message()));
@@ -90,7 +90,7 @@ class ApplyBestPass : public passes::FunctionPass {
       return scheduled;
     }
     ctx.log().RecordSkipped(this->name(), name,
-                            absl::StrCat("none of its ", best->size(), " records replays"));
+                            absl::StrCat("none of its ", best->size(), " fastest records replays"));
     return func;
   }
 

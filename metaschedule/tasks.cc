@@ -12,8 +12,8 @@ absl::StatusOr<std::vector<TuningTask>> ExtractTasks(const ir::IRModule& mod,
   for (const auto& [name, func] : mod->functions) {
     auto it = func->attrs.find("scheduled");
     if (it != func->attrs.end()) {
-      const bool* b = it->second.get_if<bool>();
-      if (b == nullptr || *b) continue;
+      const bool* b = it->second.get_if<bool>();  // As the passes read it (passes/pass.cc).
+      if (b != nullptr && *b) continue;
     }
     const std::string hash = WorkloadHash(func);
     const ir::PrimFunc workload = AsWorkload(func);

@@ -2,7 +2,8 @@
 // functions of the module it stands for. Distinct means not structurally equal as
 // workloads (tuning_db's AsWorkload: attributes aside), found by the persisted
 // structural hash and confirmed by structural_equal. Functions already scheduled
-// (`scheduled = true`: by hand, by apply-best, by a dispatch rule) are not tasks.
+// (`scheduled = true`: by hand, by apply-best, wholly dispatched to a library) are
+// not tasks; a partly dispatched one is (its tessel code around the calls).
 //
 //   mod: mm_a, mm_b (the same 64^3 matmul), softmax, conv (dispatched to oneDNN)
 //   ExtractTasks(mod, "llvm") -> [{name "mm_a", weight 2, functions [mm_a, mm_b]},

@@ -1,11 +1,11 @@
 // AOT export (see export_library.h).
 #include "codegen/runtime/export_library.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -123,7 +123,10 @@ absl::Status BundleRuntime(const std::vector<std::string>& names, const std::str
     fs::path src = fs::path(from) / ("lib" + name + ".so");
     fs::path dst = dir / src.filename();
     if (SameFile(src, dst)) continue;
-    fs::path tmp = dir / (src.filename().string() + ".tessel-tmp");
+    // A name of its own: two exports into one directory may bundle at once.
+    static std::atomic<uint64_t> counter{0};
+    fs::path tmp = dir / absl::StrCat(".", src.filename().string(), ".", getpid(), ".",
+                                      counter.fetch_add(1), ".tessel-tmp");
     std::error_code ec;
     fs::copy_file(src, tmp, fs::copy_options::overwrite_existing, ec);
     if (!ec) fs::rename(tmp, dst, ec);
@@ -140,11 +143,10 @@ absl::Status BundleRuntime(const std::vector<std::string>& names, const std::str
 }  // namespace
 
 std::string DefaultRuntimeLibraryDir() {
-  Dl_info info;
-  if (dladdr(reinterpret_cast<void*>(&tessel_set_last_error), &info) != 0 &&
-      info.dli_fname != nullptr && info.dli_fname[0] == '/') {
+  const std::string file = RuntimeLibraryFile();
+  if (!file.empty() && file[0] == '/') {
     std::error_code ec;  // "/opt/tessel/bin/../lib/libtessel_runtime.so" -> "/opt/tessel/lib".
-    fs::path dir = fs::weakly_canonical(fs::path(info.dli_fname).parent_path(), ec);
+    fs::path dir = fs::weakly_canonical(fs::path(file).parent_path(), ec);
     if (!ec) return dir.string();
   }
   return TESSEL_RUNTIME_LIBRARY_DIR;
@@ -278,10 +280,13 @@ absl::Status ExportLibrary(const std::vector<std::string>& object_files,
       absl::StrAppend(&command, " ", ShellQuote("-l" + name));
     }
     absl::StrAppend(&command, " -lm");
-    if (options.bundle_runtime) status = BundleRuntime(options.runtime_libraries, runtime_dir, lib);
     for (const std::string& flag : options.extra_flags)
       absl::StrAppend(&command, " ", ShellQuote(flag));
-    if (status.ok()) status = RunCommand(command);
+    status = RunCommand(command);
+    // Only once the library links: a failed export leaves no copies behind.
+    if (status.ok() && options.bundle_runtime) {
+      status = BundleRuntime(options.runtime_libraries, runtime_dir, lib);
+    }
   }
   if (status.ok()) {
     // Catch a missing entry point now rather than in the program that loads it.

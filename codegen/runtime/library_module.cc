@@ -102,16 +102,29 @@ bool WritePrivateCopyIn(const std::string& dir, const std::string& bytes, std::s
 
 // The private copy goes beside the library when its directory is writable, so that
 // `$ORIGIN` in the library's RUNPATH (export_library.h) names the directory the
-// library and its bundled runtime lie in; otherwise into $TMPDIR (or /tmp), where
-// `$ORIGIN` finds nothing and the RUNPATH's other entries must.
+// library and its bundled runtime lie in. Otherwise it goes into a new directory of
+// its own under $TMPDIR (or /tmp), mode 0700: `$ORIGIN` then finds nothing (never a
+// library someone else put in /tmp) and the RUNPATH's other entries must. `dir` is
+// that directory ("" beside the library), to remove after loading.
 bool WritePrivateCopy(const std::string& path, const std::string& bytes, std::string* copy_path,
-                      std::string* error) {
+                      std::string* dir, std::string* error) {
   size_t slash = path.rfind('/');
   std::string own = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   std::string ignored;
+  dir->clear();
   if (WritePrivateCopyIn(own, bytes, copy_path, &ignored)) return true;
   const char* tmp = std::getenv("TMPDIR");
-  return WritePrivateCopyIn(tmp && *tmp ? tmp : "/tmp", bytes, copy_path, error);
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/tessel-lib-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    *error = "cannot create a private directory for a copy: " + ErrnoText();
+    return false;
+  }
+  if (!WritePrivateCopyIn(pattern, bytes, copy_path, error)) {
+    rmdir(pattern.c_str());
+    return false;
+  }
+  *dir = pattern;
+  return true;
 }
 
 }  // namespace
@@ -130,14 +143,15 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
     *error = "cannot load " + path + ": " + why;
     return nullptr;
   }
-  std::string copy;
-  if (!WritePrivateCopy(path, bytes, &copy, &why)) {
+  std::string copy, copy_dir;
+  if (!WritePrivateCopy(path, bytes, &copy, &copy_dir, &why)) {
     *error = "cannot load " + path + ": " + why;
     return nullptr;
   }
   dlerror();
   lib->handle_ = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
   unlink(copy.c_str());  // Mapped now (or not at all): the name is no longer needed.
+  if (!copy_dir.empty()) rmdir(copy_dir.c_str());
   if (lib->handle_ == nullptr) {
     const char* what = dlerror();
     std::string text = what ? what : "dlopen failed";
@@ -195,6 +209,19 @@ std::string LibraryModule::NotFoundMessage(std::string_view name) const {
   for (const Function& f : functions_) names += (names.empty() ? "" : ", ") + f.signature.name;
   return "no function '" + std::string(name) + "' in " + path_ +
          " (it has: " + (names.empty() ? "none" : names) + ")";
+}
+
+namespace {
+void AnAddressInTheRuntime() {}
+}  // namespace
+
+std::string RuntimeLibraryFile() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&AnAddressInTheRuntime), &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return "";
+  }
+  return info.dli_fname;
 }
 
 }  // namespace tessel::runtime

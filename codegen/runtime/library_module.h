@@ -58,6 +58,11 @@ class LibraryModule {
   std::vector<Function> functions_;
 };
 
+// The file this libtessel_runtime was loaded from, as the loader names it ("" when
+// unknown): found from an address inside the library itself, so a caller's PLT stub
+// of a runtime function never stands in for it.
+std::string RuntimeLibraryFile();
+
 }  // namespace tessel::runtime
 
 #endif  // TESSEL_CODEGEN_RUNTIME_LIBRARY_MODULE_H_

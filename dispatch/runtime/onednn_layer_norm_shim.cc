@@ -68,6 +68,11 @@ extern "C" int32_t tessel_onednn_layer_norm(const int64_t* a, int32_t n) {
       ((a[1] & 2) && a[kBeta] == 0)) {
     return Fail(std::string(kName) + ": a null buffer");
   }
+  if (std::string p =
+          StrideProblem(kName, "data", a + 3, a + kSrc + 1, static_cast<int>(ndim), true);
+      !p.empty()) {
+    return Fail(p);
+  }
   const std::vector<int64_t> key = PlainCacheKey(PrimitiveKind::kLayerNorm, a, n,
                                                  {kSrc, kDst, kGamma, kBeta}, UseTesselThreads());
   return Guarded(kName, [&]() -> int32_t {

@@ -61,6 +61,13 @@ extern "C" int32_t tessel_onednn_pool2d(const int64_t* a, int32_t n) {
     if (a[i] < 0) return Fail(std::string(kName) + ": padding must be non-negative");
   }
   if (a[kSrc] == 0 || a[kDst] == 0) return Fail(std::string(kName) + ": a null buffer");
+  const int64_t in[4] = {a[1], a[2], a[3], a[4]}, out[4] = {a[1], a[2], a[5], a[6]};
+  if (std::string p = StrideProblem(kName, "src", in, a + kSrc + 1, 4, false); !p.empty()) {
+    return Fail(p);
+  }
+  if (std::string p = StrideProblem(kName, "dst", out, a + kDst + 1, 4, true); !p.empty()) {
+    return Fail(p);
+  }
   const std::vector<int64_t> key =
       PlainCacheKey(PrimitiveKind::kPool2d, a, n, {kSrc, kDst}, UseTesselThreads());
   return Guarded(kName, [&]() -> int32_t {

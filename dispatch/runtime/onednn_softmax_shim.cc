@@ -63,6 +63,14 @@ extern "C" int32_t tessel_onednn_softmax(const int64_t* a, int32_t n) {
     if (a[3 + d] < 1) return Fail("tessel_onednn_softmax: extents must be positive");
   }
   if (a[kSrc] == 0 || a[kDst] == 0) return Fail("tessel_onednn_softmax: a null buffer");
+  for (bool out : {false, true}) {
+    const int at = out ? kDst : kSrc;
+    if (std::string p = StrideProblem("tessel_onednn_softmax", out ? "dst" : "src", a + 3,
+                                      a + at + 1, static_cast<int>(ndim), out);
+        !p.empty()) {
+      return Fail(p);
+    }
+  }
   const std::vector<int64_t> key =
       PlainCacheKey(PrimitiveKind::kSoftmax, a, n, {kSrc, kDst}, UseTesselThreads());
   return Guarded("tessel_onednn_softmax", [&]() -> int32_t {

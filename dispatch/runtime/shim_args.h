@@ -32,6 +32,21 @@ inline std::string CountProblem(const char* name, int32_t num_args, int32_t want
          std::to_string(num_args);
 }
 
+// "" when `strides` (element strides of `n` dimensions of extents `dims`) can be
+// given to a library: none negative, and for an output none zero where its extent
+// is above 1 (two elements in one place); else the problem, naming `what`.
+inline std::string StrideProblem(const char* shim, const char* what, const int64_t* dims,
+                                 const int64_t* strides, int n, bool output) {
+  for (int d = 0; d < n; ++d) {
+    if (strides[d] < 0 || (output && dims[d] > 1 && strides[d] == 0)) {
+      return std::string(shim) + ": " + what + " stride " + std::to_string(strides[d]) +
+             " of dimension " + std::to_string(d) +
+             (output ? " (an output needs positive strides)" : " (negative)");
+    }
+  }
+  return "";
+}
+
 }  // namespace tessel::dispatch::shim
 
 #endif  // TESSEL_DISPATCH_RUNTIME_SHIM_ARGS_H_

@@ -136,19 +136,34 @@ std::string WorkloadHash(const ir::PrimFunc& func) {
   return hex;
 }
 
-absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path) {
-  TESSEL_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::Open(path, /*create=*/true));
-  // The first read of a file that is not SQLite fails here ("file is not a database").
+absl::StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path, bool create) {
+  absl::StatusOr<SqliteDb> opened = SqliteDb::Open(path, create);
+  if (!opened.ok()) {
+    if (!create && absl::IsPermissionDenied(opened.status())) {
+      return absl::NotFoundError(absl::StrCat(path, ": no such tuning database"));
+    }
+    return opened.status();
+  }
+  SqliteDb db = *std::move(opened);
+  // Read before anything is written: a file that is not SQLite fails here, a
+  // foreign or damaged one below, each left untouched.
+  absl::StatusOr<SqliteStmt> check = db.Prepare("PRAGMA quick_check");
+  absl::StatusOr<bool> row = check.ok() ? check->Step() : absl::StatusOr<bool>(check.status());
+  if (!row.ok()) {
+    return absl::Status(row.status().code(),
+                        absl::StrCat(path, ": cannot be read as a tuning database (",
+                                     absl::IsDataLoss(row.status()) ? "file is not a database"
+                                                                    : row.status().message(),
+                                     ")"));
+  }
+  if (*row && check->Text(0) != "ok") {
+    return absl::DataLossError(absl::StrCat(path, ": the database is damaged: ", check->Text(0)));
+  }
+  TESSEL_RETURN_IF_ERROR(check->Reset());
+  TESSEL_RETURN_IF_ERROR(CheckOrCreateSchema(db));
   TESSEL_RETURN_IF_ERROR(db.Exec("PRAGMA journal_mode = WAL"));
   TESSEL_RETURN_IF_ERROR(db.Exec("PRAGMA synchronous = FULL"));
   TESSEL_RETURN_IF_ERROR(db.Exec("PRAGMA foreign_keys = ON"));
-  TESSEL_ASSIGN_OR_RETURN(SqliteStmt check, db.Prepare("PRAGMA quick_check"));
-  TESSEL_ASSIGN_OR_RETURN(bool row, check.Step());
-  if (row && check.Text(0) != "ok") {
-    return absl::DataLossError(absl::StrCat(path, ": the database is damaged: ", check.Text(0)));
-  }
-  (void)check.Reset();
-  TESSEL_RETURN_IF_ERROR(CheckOrCreateSchema(db));
   return std::unique_ptr<Database>(new Database(std::move(db)));
 }
 
@@ -208,7 +223,7 @@ absl::StatusOr<int64_t> Database::CommitRecord(int64_t workload, TuningRecord re
                   "error, tessel_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   TESSEL_RETURN_IF_ERROR(ins.Bind(1, workload));
   TESSEL_RETURN_IF_ERROR(ins.Bind(2, record.target));
-  TESSEL_RETURN_IF_ERROR(ins.Bind(3, record.trace_json));
+  TESSEL_RETURN_IF_ERROR(ins.Bind(3, CanonicalTrace(record.trace_json)));
   TESSEL_RETURN_IF_ERROR(ins.Bind(4, seconds.dump()));
   if (record.status == RunStatus::kOk) {
     TESSEL_RETURN_IF_ERROR(ins.Bind(5, record.MeanSeconds()));

@@ -18,7 +18,10 @@
 // - Records are keyed by target string exactly: a record for "llvm -mcpu=znver4"
 //   never serves "llvm -mcpu=skylake".
 // - A file that is not SQLite, a damaged one, an SQLite file of something else,
-//   or one of another format version is refused with an error naming it.
+//   or one of another format version is refused with an error naming it, and is
+//   left as it was (nothing is written before the file is known to be ours).
+// - Traces are stored in one canonical JSON form (CanonicalTrace), so a record
+//   exported and imported back is recognised as the same.
 #ifndef TESSEL_METASCHEDULE_DATABASE_DATABASE_H_
 #define TESSEL_METASCHEDULE_DATABASE_DATABASE_H_
 
@@ -47,8 +50,11 @@ struct Workload {
 
 class Database {
  public:
-  // Opens `path`, creating it (and its tables) when it does not exist.
-  static absl::StatusOr<std::unique_ptr<Database>> Open(const std::string& path);
+  // Opens `path`; with `create`, makes it (and its tables) when it does not exist,
+  // otherwise a missing file is an error (a mistyped path never reads as an empty
+  // database).
+  static absl::StatusOr<std::unique_ptr<Database>> Open(const std::string& path,
+                                                        bool create = true);
 
   // The id of the workload structurally equal to `func`, committing it when new.
   absl::StatusOr<int64_t> CommitWorkload(const ir::PrimFunc& func);

@@ -1,6 +1,7 @@
 // Merging, exporting and importing tuning records (see database_io.h).
 #include "metaschedule/database/database_io.h"
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -28,7 +29,7 @@ absl::StatusOr<bool> Present(Database& db, int64_t workload, const TuningRecord&
                                               "target = ? AND trace = ? AND created_at = ?"));
   TESSEL_RETURN_IF_ERROR(st.Bind(1, workload));
   TESSEL_RETURN_IF_ERROR(st.Bind(2, r.target));
-  TESSEL_RETURN_IF_ERROR(st.Bind(3, r.trace_json));
+  TESSEL_RETURN_IF_ERROR(st.Bind(3, CanonicalTrace(r.trace_json)));
   TESSEL_RETURN_IF_ERROR(st.Bind(4, r.created_at));
   TESSEL_ASSIGN_OR_RETURN(bool row, st.Step());
   const bool present = row && st.Int(0) > 0;
@@ -117,6 +118,13 @@ absl::StatusOr<TransferCount> MergeDatabase(Database& into, Database& from) {
 }
 
 absl::StatusOr<int64_t> ExportJsonLines(Database& db, const std::string& path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    if (std::filesystem::equivalent(path, db.path() + suffix, ec)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("export: ", path, " is the database's own file; give another path"));
+    }
+  }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
   TESSEL_ASSIGN_OR_RETURN(std::vector<Workload> workloads, db.Workloads());
@@ -124,7 +132,8 @@ absl::StatusOr<int64_t> ExportJsonLines(Database& db, const std::string& path) {
   for (const Workload& w : workloads) {
     TESSEL_ASSIGN_OR_RETURN(std::vector<TuningRecord> records, db.Records(w.id));
     for (const TuningRecord& r : records) {
-      out << ToJson(w, r).dump() << "\n";
+      // Text that is not UTF-8 (a truncated compiler message) is written with U+FFFD.
+      out << ToJson(w, r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       ++n;
     }
   }

@@ -2,6 +2,7 @@
 #include "metaschedule/database/record.h"
 
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 #include "absl/time/clock.h"
@@ -37,6 +38,12 @@ absl::StatusOr<RunStatus> ParseRunStatus(const std::string& name) {
 double TuningRecord::MeanSeconds() const {
   if (seconds.empty()) return std::numeric_limits<double>::infinity();
   return std::accumulate(seconds.begin(), seconds.end(), 0.0) / static_cast<double>(seconds.size());
+}
+
+std::string CanonicalTrace(const std::string& trace_json) {
+  nlohmann::json j = nlohmann::json::parse(trace_json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return trace_json;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string NowRfc3339() {

@@ -47,6 +47,11 @@ struct TuningRecord {
   double MeanSeconds() const;
 };
 
+// A trace's JSON in the one form the database stores (compact, keys sorted), so
+// the same trace compares equal however it was written; text that is not JSON is
+// returned as it is.
+std::string CanonicalTrace(const std::string& trace_json);
+
 // The current time in the format of `created_at`.
 std::string NowRfc3339();
 

@@ -64,16 +64,18 @@ void BindTuningDatabase(py::module_& m) {
                ms::RunStatusName(r.status) + ">";
       });
   py::class_<ms::Database>(m, "TuningDatabase", "A tuning database file (SQLite).")
-      .def(py::init([](const std::string& path) {
+      .def(py::init([](const std::string& path, bool create) {
              py::gil_scoped_release release;
-             absl::StatusOr<std::unique_ptr<ms::Database>> db = ms::Database::Open(path);
+             absl::StatusOr<std::unique_ptr<ms::Database>> db = ms::Database::Open(path, create);
              if (!db.ok()) {
                py::gil_scoped_acquire acquire;
                Throw(KindOf(db.status()), std::string(db.status().message()));
              }
              return *std::move(db);
            }),
-           py::arg("path"))
+           py::arg("path"), py::arg("create") = true,
+           "Opens the database file `path`, creating it when `create` (else a missing "
+           "file is an error).")
       .def_property_readonly("path", &ms::Database::path, "The file.")
       .def("__len__", [](ms::Database& db) { return Get(db.Size()); })
       .def(
@@ -129,7 +131,7 @@ void BindTuningDatabase(py::module_& m) {
       .def(
           "merge",
           [](ms::Database& db, const std::string& other) {
-            std::unique_ptr<ms::Database> from = Get(ms::Database::Open(other));
+            std::unique_ptr<ms::Database> from = Get(ms::Database::Open(other, false));
             return Counts(Get(ms::MergeDatabase(db, *from)));
           },
           py::arg("other"),

@@ -444,6 +444,12 @@ func @bad(A: f32[4, 4], B: f32[4, 4]) {
     with pytest.raises(tessel.RuntimeError, match="tessel_onednn_softmax: axis 2 of 2 dimensions"):
         tessel.build(bad)["bad"](nd.array(rand((4, 4))), out)
     assert (out.numpy() == 7.0).all()
+    # An output stride of 0 would make the library write two elements in one place.
+    racy = tessel.parse(str(bad).replace("2i64, 2i64, 0i64, 4i64", "2i64, 1i64, 0i64, 4i64")
+                        .replace("address_of(B[0, 0]), 4i64", "address_of(B[0, 0]), 0i64"))
+    with pytest.raises(tessel.RuntimeError, match="dst stride 0 of dimension 0 \\(an output needs"):
+        tessel.build(racy)["bad"](nd.array(rand((4, 4))), out)
+    assert (out.numpy() == 7.0).all()
 
 
 # ---- Layer norm --------------------------------------------------------------------------

@@ -98,7 +98,9 @@ int Main(int argc, char** argv) {
     std::cerr << kUsage;
     return 2;
   }
-  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(args[1]);
+  // Only import and merge write: they may create their database; the others read one.
+  const bool writes = cmd == "import" || cmd == "merge";
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(args[1], writes);
   if (!db.ok()) return Fail(db.status());
   if (cmd == "list") return List(**db);
   if (cmd == "records") return Records(**db);
@@ -114,7 +116,7 @@ int Main(int argc, char** argv) {
     if (cmd == "import") {
       c = ImportJsonLines(**db, args[i]);
     } else {
-      absl::StatusOr<std::unique_ptr<Database>> from = Database::Open(args[i]);
+      absl::StatusOr<std::unique_ptr<Database>> from = Database::Open(args[i], /*create=*/false);
       if (!from.ok()) return Fail(from.status());
       c = MergeDatabase(**db, **from);
     }
@@ -131,4 +133,11 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace tessel::metaschedule
 
-int main(int argc, char** argv) { return tessel::metaschedule::Main(argc, argv); }
+int main(int argc, char** argv) {
+  try {
+    return tessel::metaschedule::Main(argc, argv);
+  } catch (const std::exception& e) {  // Never reached by design; no input may end in terminate.
+    std::cerr << "tessel-db: " << e.what() << "\n";
+    return 1;
+  }
+}
