@@ -244,11 +244,11 @@ absl::StatusOr<BenchResult> RowOpRow(bool layer_norm, int threads, const BenchOp
   const double bytes = 2.0 * rows * cols * 4;
   BenchResult r;
   r.Add("threads", static_cast<int64_t>(threads));
-  r.Add("tessel_gbps", bytes / dispatched * 1e-9);
+  r.Add("tessel_gbs", bytes / dispatched * 1e-9);
   r.Add("tessel_us", dispatched * 1e6);
   r.Add("reference", "memcpy");
-  r.Add("reference_gbps", bytes / copy * 1e-9);
-  r.Add("default_schedule_gbps", bytes / scheduled * 1e-9);
+  r.Add("reference_gbs", bytes / copy * 1e-9);
+  r.Add("default_schedule_gbs", bytes / scheduled * 1e-9);
   r.Add("default_schedule_us", scheduled * 1e6);
   r.Add("ratio", copy / dispatched);
   r.Add("repeats", static_cast<int64_t>(repeat));
