@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -37,11 +38,16 @@ absl::StatusOr<bool> Present(Database& db, int64_t workload, const TuningRecord&
   return present;
 }
 
-// Adds `r` for the workload `func` unless present.
-absl::Status Add(Database& into, const ir::PrimFunc& func, TuningRecord r, TransferCount* count) {
+// The id of `func`'s workload in `into`, committed when new (counted).
+absl::StatusOr<int64_t> Resolve(Database& into, const ir::PrimFunc& func, TransferCount* count) {
   TESSEL_ASSIGN_OR_RETURN(std::optional<int64_t> known, into.FindWorkload(func));
-  TESSEL_ASSIGN_OR_RETURN(int64_t w, into.CommitWorkload(func));
-  if (!known) ++count->workloads;
+  if (known) return *known;
+  ++count->workloads;
+  return into.CommitWorkload(func);
+}
+
+// Adds `r` for workload `w` unless present.
+absl::Status Add(Database& into, int64_t w, TuningRecord r, TransferCount* count) {
   TESSEL_ASSIGN_OR_RETURN(bool present, Present(into, w, r));
   if (present) {
     ++count->skipped;
@@ -106,13 +112,10 @@ absl::StatusOr<TransferCount> MergeDatabase(Database& into, Database& from) {
   for (const Workload& w : workloads) {
     TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc func,
                             ParseWorkload(w.tsl, absl::StrCat(from.path(), " workload ", w.id)));
+    // Each workload is looked up once, not once per record.
+    TESSEL_ASSIGN_OR_RETURN(int64_t id, Resolve(into, func, &count));
     TESSEL_ASSIGN_OR_RETURN(std::vector<TuningRecord> records, from.Records(w.id));
-    if (records.empty()) {
-      TESSEL_ASSIGN_OR_RETURN(std::optional<int64_t> known, into.FindWorkload(func));
-      TESSEL_RETURN_IF_ERROR(into.CommitWorkload(func).status());
-      if (!known) ++count.workloads;
-    }
-    for (TuningRecord& r : records) TESSEL_RETURN_IF_ERROR(Add(into, func, std::move(r), &count));
+    for (TuningRecord& r : records) TESSEL_RETURN_IF_ERROR(Add(into, id, std::move(r), &count));
   }
   return count;
 }
@@ -146,6 +149,7 @@ absl::StatusOr<TransferCount> ImportJsonLines(Database& db, const std::string& p
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
   TransferCount count;
+  std::map<std::string, std::pair<std::string, int64_t>> workload_of_text;  // tsl -> (hash, id)
   std::string line;
   for (int64_t line_no = 1; std::getline(in, line); ++line_no) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -159,14 +163,23 @@ absl::StatusOr<TransferCount> ImportJsonLines(Database& db, const std::string& p
     std::string tsl;
     absl::StatusOr<TuningRecord> r = FromJson(j, &tsl);
     if (!r.ok()) return fail(r.status());
-    absl::StatusOr<ir::PrimFunc> func = ParseWorkload(tsl, "its workload");
-    if (!func.ok()) return fail(func.status());
-    if (WorkloadHash(*func) != r->workload_hash) {
-      return fail(absl::InvalidArgumentError(
-          absl::StrCat("the workload's hash ", r->workload_hash, " is not that of its text (",
-                       WorkloadHash(*func), "): written by another hash version?")));
+    // Lines of one workload share its text: parse, check and look it up once.
+    auto known = workload_of_text.find(tsl);
+    if (known == workload_of_text.end() || known->second.first != r->workload_hash) {
+      absl::StatusOr<ir::PrimFunc> func = ParseWorkload(tsl, "its workload");
+      if (!func.ok()) return fail(func.status());
+      if (WorkloadHash(*func) != r->workload_hash) {
+        return fail(absl::InvalidArgumentError(
+            absl::StrCat("the workload's hash ", r->workload_hash, " is not that of its text (",
+                         WorkloadHash(*func), "): written by another hash version?")));
+      }
+      absl::StatusOr<int64_t> id = Resolve(db, *func, &count);
+      if (!id.ok()) return fail(id.status());
+      known = workload_of_text.insert_or_assign(tsl, std::make_pair(r->workload_hash, *id)).first;
     }
-    if (absl::Status s = Add(db, *func, *std::move(r), &count); !s.ok()) return fail(s);
+    if (absl::Status s = Add(db, known->second.second, *std::move(r), &count); !s.ok()) {
+      return fail(s);
+    }
   }
   return count;
 }
