@@ -24,10 +24,10 @@ std::vector<std::string> ScheduledBlocks(const sch::Schedule& s) {
 
 }  // namespace
 
-absl::StatusOr<RuleSchedule> ScheduleByRules(const ir::IRModule& mod, const std::string& func,
-                                             const Machine& machine,
-                                             const std::string& target_kind, bool sample,
-                                             uint64_t seed) {
+absl::StatusOr<RuleSchedule> ScheduleByRules(
+    const ir::IRModule& mod, const std::string& func, const Machine& machine,
+    const std::string& target_kind, bool sample, uint64_t seed,
+    const std::vector<std::optional<sch::TraceValue>>* forced) {
   std::vector<RegisteredRule> rules = RulesFor(target_kind);
   if (rules.empty()) {
     return absl::InvalidArgumentError(
@@ -36,7 +36,11 @@ absl::StatusOr<RuleSchedule> ScheduleByRules(const ir::IRModule& mod, const std:
   absl::StatusOr<sch::Schedule> s = sch::Schedule::Create(mod, func, seed);
   if (!s.ok()) return s.status();
   RuleSchedule out{*std::move(s), {}, {}};
-  RuleContext ctx{machine, sample};
+  RuleContext ctx;
+  ctx.machine = machine;
+  ctx.sample = sample;
+  ctx.forced = forced;
+  ctx.schedule = &out.schedule;
   for (const RegisteredRule& r : rules) {
     std::vector<std::string> blocks = ScheduledBlocks(out.schedule);
     if (r.rule->consumers_first()) std::reverse(blocks.begin(), blocks.end());

@@ -14,6 +14,7 @@
 #ifndef TESSEL_METASCHEDULE_DEFAULT_SCHEDULE_H_
 #define TESSEL_METASCHEDULE_DEFAULT_SCHEDULE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,10 +38,12 @@ struct RuleSchedule {
 };
 
 // `sample`: draw every decision from `seed` instead of taking the heuristic's.
-absl::StatusOr<RuleSchedule> ScheduleByRules(const ir::IRModule& mod, const std::string& func,
-                                             const Machine& machine,
-                                             const std::string& target_kind = "llvm",
-                                             bool sample = false, uint64_t seed = 1);
+// `forced`: the decisions of the sampling instructions by position, where given
+// (RuleContext::forced).
+absl::StatusOr<RuleSchedule> ScheduleByRules(
+    const ir::IRModule& mod, const std::string& func, const Machine& machine,
+    const std::string& target_kind = "llvm", bool sample = false, uint64_t seed = 1,
+    const std::vector<std::optional<ir::schedule::TraceValue>>* forced = nullptr);
 
 }  // namespace tessel::metaschedule
 

@@ -31,6 +31,11 @@ absl::StatusOr<RuleSchedule> DesignSpace::Draw(uint64_t seed) const {
   return ScheduleByRules(mod_, func_, machine_, kind_, /*sample=*/true, seed);
 }
 
+absl::StatusOr<RuleSchedule> DesignSpace::Rebuild(
+    const std::vector<std::optional<ir::schedule::TraceValue>>& decisions, uint64_t seed) const {
+  return ScheduleByRules(mod_, func_, machine_, kind_, /*sample=*/true, seed, &decisions);
+}
+
 absl::StatusOr<RuleSchedule> DesignSpace::Heuristic() const {
   return ScheduleByRules(mod_, func_, machine_, kind_, /*sample=*/false, 1);
 }

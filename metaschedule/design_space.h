@@ -16,7 +16,9 @@
 #define TESSEL_METASCHEDULE_DESIGN_SPACE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/function.h"
@@ -33,8 +35,16 @@ class DesignSpace {
 
   absl::StatusOr<RuleSchedule> Draw(uint64_t seed) const;
   absl::StatusOr<RuleSchedule> Heuristic() const;
+  // The rules run again with the k-th sampling instruction taking decisions[k]
+  // where given, the others drawn from `seed`: how a mutated or crossed-over
+  // decision becomes a schedule (a parallel length decides which loops are fused,
+  // not only a value). A given decision the primitive refuses there makes its
+  // rule not apply, as in any draw.
+  absl::StatusOr<RuleSchedule> Rebuild(
+      const std::vector<std::optional<ir::schedule::TraceValue>>& decisions, uint64_t seed) const;
 
   const Machine& machine() const { return machine_; }
+  const ir::IRModule& mod() const { return mod_; }
   const std::string& func() const { return func_; }
 
  private:

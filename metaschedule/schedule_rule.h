@@ -29,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -42,12 +43,44 @@ namespace sch = ir::schedule;
 struct RuleContext {
   Machine machine;
   bool sample = false;  // Draw decisions instead of taking the heuristic's.
+  // Set to rebuild a schedule from given decisions (DesignSpace::Rebuild): the
+  // k-th sampling instruction of the schedule takes forced[k] when it holds one
+  // (and draws or takes the heuristic otherwise). The count is of the sampling
+  // instructions in `schedule`'s trace, so a rule attempt rolled back takes back
+  // its positions too.
+  const std::vector<std::optional<sch::TraceValue>>* forced = nullptr;
+  const sch::Schedule* schedule = nullptr;
 
   // The heuristic's choice as a decision, or none to draw one.
   template <typename T>
   std::optional<T> Decide(T heuristic) const {
+    if (std::optional<T> f = Forced<T>(); f.has_value()) return f;
     if (sample) return std::nullopt;
     return heuristic;
+  }
+
+ private:
+  template <typename T>
+  std::optional<T> Forced() const {
+    if (forced == nullptr || schedule == nullptr) return std::nullopt;
+    size_t k = 0;
+    for (const sch::Instruction& inst : schedule->trace().instructions()) {
+      k += inst.decision.has_value() ? 1 : 0;
+    }
+    if (k >= forced->size() || !(*forced)[k].has_value()) return std::nullopt;
+    const sch::TraceValue& v = *(*forced)[k];
+    if constexpr (std::is_same_v<T, int64_t>) {
+      if (v.is_int()) return v.as_int();
+    } else {
+      if (!v.is_list()) return std::nullopt;
+      T out;
+      for (const sch::TraceValue& x : v.as_list()) {
+        if (!x.is_int()) return std::nullopt;
+        out.push_back(x.as_int());
+      }
+      return out;
+    }
+    return std::nullopt;
   }
 };
 

@@ -87,7 +87,7 @@ Trace Trace::Simplified() const {
   return Trace(std::move(out));
 }
 
-absl::Status Trace::ApplyToSchedule(Schedule* sch) const {
+absl::Status Trace::ApplyToSchedule(Schedule* sch, const ReplayObserver& observer) const {
   Schedule backup = *sch;  // Replay is all or nothing.
   absl::flat_hash_map<int64_t, RV> map;
   for (size_t k = 0; k < insts_.size(); ++k) {
@@ -110,6 +110,7 @@ absl::Status Trace::ApplyToSchedule(Schedule* sch) const {
       if (!m.ok()) return fail(m.status());
       v = *std::move(m);
     }
+    if (observer) observer(k, mapped, *sch);
     absl::StatusOr<std::vector<RV>> outs = kind->apply(sch, mapped);
     if (!outs.ok()) return fail(outs.status());
     if (outs->size() != inst.outputs.size()) {

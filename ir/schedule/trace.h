@@ -19,6 +19,7 @@
 #ifndef TESSEL_IR_SCHEDULE_TRACE_H_
 #define TESSEL_IR_SCHEDULE_TRACE_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@
 namespace tessel::ir::schedule {
 
 class Schedule;
+
+// Called by a replay before each instruction runs, with the instruction's index
+// and the instruction with its handles already naming `sch`'s: what a tuner uses
+// to ask, at a sampling instruction, which decisions the schedule allows there.
+using ReplayObserver =
+    std::function<void(size_t index, const Instruction& mapped, const Schedule& sch)>;
 
 // The JSON format version this build writes and reads.
 inline constexpr int kTraceFormatVersion = 1;
@@ -63,7 +70,7 @@ class Trace {
 
   // Replays every instruction onto `sch` (its current function). On failure
   // `sch` is left as it was and the error names the instruction.
-  absl::Status ApplyToSchedule(Schedule* sch) const;
+  absl::Status ApplyToSchedule(Schedule* sch, const ReplayObserver& observer = nullptr) const;
 
  private:
   std::vector<Instruction> insts_;

@@ -124,7 +124,8 @@ TEST(DesignSpace, DrawsAreDeterministicAndReplay) {
 // Each rule, offered each block: when it does not apply, the schedule -- the
 // function and the trace -- is exactly as before.
 TEST(ScheduleRule, NotApplicableLeavesTheScheduleUnchanged) {
-  RuleContext ctx{*Machine::FromTarget(kTarget), false};
+  RuleContext ctx;
+  ctx.machine = *Machine::FromTarget(kTarget);
   int refusals = 0;
   for (const ir::te::Workload& w : SmallWorkloads()) {
     absl::StatusOr<ir::IRModule> mod = w.build();

@@ -1,0 +1,223 @@
+// tessel-tune: tunes the functions of a module and keeps what it measured in a
+// tuning database, for apply-best to use (docs/metaschedule.md).
+//
+//   tessel-tune model.tsl --db=tuning.db --trials=64 [--strategy=genetic]
+//       [--target="llvm -num-cores=2"] [--batch=16] [--seed=1]
+//       [--scheduler=gradient|round-robin] [--jobs=N] [--repeat=3] [--min-repeat-ms=20]
+//       [--build-timeout=120] [--run-timeout=60] [--max-grid=4096] [--work-dir=DIR]
+//   tessel-tune model.tsl --space-size [--target=...]
+//
+//   $ tessel-tune mm.tsl --space-size
+//   task mm (weight 1): 9 decisions, 1.6e+05 points
+//     sample_perfect_tile      36 choices  (instruction 3)
+//     ...
+//     a grid search over it: 1.6e+05 candidates, about 22 h at 0.5 s per candidate
+//   $ tessel-tune mm.tsl --db=tuning.db --trials=32
+//   mm: 16/32 trials, best 0.0214 ms, 0 failed
+//   mm: 32/32 trials, best 0.0187 ms, 0 failed
+//   task  weight  trials  failed  best       (reference: interpreter)
+//   mm    1       32      0       0.0187 ms
+//
+// Exit status 0, 1 with the error on stderr, 2 for a wrong command line.
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "codegen/cpu_feature_resolver.h"
+#include "ir/parser.h"
+#include "ir/read_file.h"
+#include "metaschedule/database/database.h"
+#include "metaschedule/design_space.h"
+#include "metaschedule/measure/local_measure.h"
+#include "metaschedule/search/decision_space.h"
+#include "metaschedule/search/search_strategy.h"
+#include "metaschedule/search/task_scheduler.h"
+#include "metaschedule/tasks.h"
+
+namespace tessel::metaschedule {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tessel-tune FILE.tsl --db=DB [--trials=N] [--strategy=NAME] [--target=T] "
+    "[--batch=N] [--seed=N] [--scheduler=gradient|round-robin] [--jobs=N] [--repeat=N] "
+    "[--min-repeat-ms=MS] [--build-timeout=S] [--run-timeout=S] [--max-grid=N] "
+    "[--work-dir=DIR]\n"
+    "       tessel-tune FILE.tsl --space-size [--target=T]\n";
+
+int Fail(const absl::Status& s) {
+  std::cerr << "tessel-tune: " << s.message() << "\n";
+  return 1;
+}
+
+int Usage(const std::string& why) {
+  std::cerr << "tessel-tune: " << why << "\n" << kUsage;
+  return 2;
+}
+
+std::string Duration(double s) {
+  if (s < 120) return absl::StrFormat("%.0f s", s);
+  if (s < 7200) return absl::StrFormat("%.0f min", s / 60);
+  if (s < 172800) return absl::StrFormat("%.0f h", s / 3600);
+  if (s < 3.2e8) return absl::StrFormat("%.0f days", s / 86400);
+  return absl::StrFormat("%.1e years", s / 3.15e7);
+}
+
+std::string Ms(double s) {
+  return std::isfinite(s) ? absl::StrFormat("%.4f ms", s * 1e3) : std::string("-");
+}
+
+int SpaceSizes(const std::vector<TuningTask>& tasks) {
+  constexpr double kSecondsPerCandidate = 0.5;  // Build and run, about, on this project's CI.
+  for (const TuningTask& task : tasks) {
+    ir::IRModule mod = ir::MakeIRModule({{task.name, AsWorkload(task.func)}});
+    absl::StatusOr<DesignSpace> space = DesignSpace::Create(mod, task.name, task.target);
+    if (!space.ok()) return Fail(space.status());
+    absl::StatusOr<RuleSchedule> h = space->Heuristic();
+    if (!h.ok()) return Fail(h.status());
+    absl::StatusOr<std::vector<SamplingSite>> sites =
+        SamplingSites(mod, task.name, h->schedule.trace());
+    if (!sites.ok()) return Fail(sites.status());
+    double size = SpaceSize(*sites);
+    std::cout << absl::StrFormat("task %s (weight %d): %d decisions, %.3g points\n", task.name,
+                                 task.weight, sites->size(), size);
+    for (const SamplingSite& s : *sites) {
+      std::cout << absl::StrFormat("  %-24s %8.3g choices  (instruction %d)\n", s.kind, s.count,
+                                   s.index);
+    }
+    std::cout << absl::StrFormat(
+        "  a grid search over it: %.3g candidates, about %s at %.1f s "
+        "per candidate\n",
+        size, Duration(size * kSecondsPerCandidate), kSecondsPerCandidate);
+  }
+  return 0;
+}
+
+struct Flags {
+  std::string file, db, target = "llvm", strategy = "genetic", scheduler = "gradient", work_dir;
+  int64_t trials = 64, batch = 16, seed = 1, jobs = 0, repeat = 3, max_grid = 4096;
+  double min_repeat_ms = 20, build_timeout = 120, run_timeout = 60;
+  bool space_size = false;
+};
+
+// "" when all flags parsed, else what is wrong.
+std::string Parse(int argc, char** argv, Flags* f) {
+  std::map<std::string, int64_t*> ints = {{"--trials", &f->trials}, {"--batch", &f->batch},
+                                          {"--seed", &f->seed},     {"--jobs", &f->jobs},
+                                          {"--repeat", &f->repeat}, {"--max-grid", &f->max_grid}};
+  std::map<std::string, double*> doubles = {{"--min-repeat-ms", &f->min_repeat_ms},
+                                            {"--build-timeout", &f->build_timeout},
+                                            {"--run-timeout", &f->run_timeout}};
+  std::map<std::string, std::string*> strings = {{"--db", &f->db},
+                                                 {"--target", &f->target},
+                                                 {"--strategy", &f->strategy},
+                                                 {"--scheduler", &f->scheduler},
+                                                 {"--work-dir", &f->work_dir}};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--space-size") {
+      f->space_size = true;
+      continue;
+    }
+    if (!arg.starts_with("--")) {
+      if (!f->file.empty()) return "more than one input file";
+      f->file = arg;
+      continue;
+    }
+    std::vector<std::string> kv = absl::StrSplit(arg, absl::MaxSplits('=', 1));
+    if (kv.size() != 2) return absl::StrCat(arg, " needs a value (", arg, "=...)");
+    if (auto it = ints.find(kv[0]); it != ints.end()) {
+      if (!absl::SimpleAtoi(kv[1], it->second))
+        return absl::StrCat(kv[0], ": not an integer: ", kv[1]);
+    } else if (auto d = doubles.find(kv[0]); d != doubles.end()) {
+      if (!absl::SimpleAtod(kv[1], d->second))
+        return absl::StrCat(kv[0], ": not a number: ", kv[1]);
+    } else if (auto s = strings.find(kv[0]); s != strings.end()) {
+      *s->second = kv[1];
+    } else {
+      return absl::StrCat("unknown flag ", kv[0]);
+    }
+  }
+  if (f->file.empty()) return "no input file";
+  if (!f->space_size && f->db.empty()) return "--db=FILE is needed to tune";
+  if (f->trials < 0 || f->batch < 1 || f->repeat < 1 || f->jobs < 0) {
+    return "--trials must be >= 0, --batch and --repeat >= 1, --jobs >= 0";
+  }
+  return "";
+}
+
+int Main(int argc, char** argv) {
+  Flags f;
+  if (std::string why = Parse(argc, argv, &f); !why.empty()) return Usage(why);
+  absl::StatusOr<std::string> text = ir::ReadFileBounded(f.file, ir::kMaxSourceBytes);
+  if (!text.ok()) return Fail(text.status());
+  absl::StatusOr<ir::IRModule> mod = ir::ParseModule(*text, f.file);
+  if (!mod.ok()) return Fail(mod.status());
+  absl::StatusOr<std::vector<TuningTask>> tasks = ExtractTasks(*mod, f.target);
+  if (!tasks.ok()) return Fail(tasks.status());
+  if (tasks->empty()) {
+    std::cout << "nothing to tune: every function is scheduled or dispatched\n";
+    return 0;
+  }
+  if (f.space_size) return SpaceSizes(*tasks);
+
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(f.db, /*create=*/true);
+  if (!db.ok()) return Fail(db.status());
+  MeasureOptions measure;
+  measure.work_dir = f.work_dir;
+  measure.build_parallelism = static_cast<int>(f.jobs);
+  measure.build_timeout_s = f.build_timeout;
+  measure.run_timeout_s = f.run_timeout;
+  measure.repeat = f.repeat;
+  measure.min_repeat_ms = f.min_repeat_ms;
+  std::vector<std::unique_ptr<LocalMeasurer>> measurers;
+  std::map<std::string, std::string> reference_by;
+  MeasureFactory factory = [&](const TuningTask& task) -> absl::StatusOr<MeasureFn> {
+    MeasureOptions o = measure;
+    if (!o.work_dir.empty()) o.work_dir = absl::StrCat(o.work_dir, "/", task.name);
+    absl::StatusOr<std::unique_ptr<LocalMeasurer>> m = LocalMeasurer::Create(task, o);
+    if (!m.ok()) return m.status();
+    reference_by[task.name] = (*m)->reference_by();
+    LocalMeasurer* raw = m->get();
+    measurers.push_back(*std::move(m));
+    return MeasureFn([raw](const std::vector<ir::schedule::Trace>& t) { return raw->Measure(t); });
+  };
+  TuneOptions options{.strategy = f.strategy,
+                      .trials = f.trials,
+                      .batch = static_cast<int>(f.batch),
+                      .seed = static_cast<uint64_t>(f.seed),
+                      .max_grid = f.max_grid,
+                      .progress = [](const TuneProgress& p) {
+                        std::cout << absl::StrFormat("%s: %d trials, best %s, %d failed\n", p.task,
+                                                     p.trials, Ms(p.best_seconds), p.failed)
+                                  << std::flush;
+                      }};
+  absl::StatusOr<std::vector<TuneResult>> results =
+      TuneTasks(*tasks, factory, db->get(), options,
+                {.kind = f.scheduler, .total_trials = f.trials, .window = 3});
+  if (!results.ok()) return Fail(results.status());
+  std::cout << absl::StrFormat("%-28s %6s %7s %7s %8s  %-14s %s\n", "task", "weight", "trials",
+                               "failed", "resumed", "best", "checked by");
+  for (size_t i = 0; i < tasks->size(); ++i) {
+    const TuneResult& r = (*results)[i];
+    std::string failures;
+    for (const auto& [status, n] : r.failures) absl::StrAppend(&failures, " ", n, " ", status);
+    std::cout << absl::StrFormat(
+        "%-28s %6d %7d %7d %8d  %-14s %s%s\n", (*tasks)[i].name, (*tasks)[i].weight, r.trials,
+        r.failed, r.resumed, Ms(r.best_seconds), reference_by[(*tasks)[i].name],
+        failures.empty() ? "" : absl::StrCat(" (", failures.substr(1), ")"));
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace tessel::metaschedule
+
+int main(int argc, char** argv) {
+  tessel::codegen::InstallCpuFeatureResolver();
+  return tessel::metaschedule::Main(argc, argv);
+}
