@@ -73,6 +73,14 @@ class Database {
   // Committed records.
   absl::StatusOr<int64_t> Size();
 
+  // A trained cost model kept with the records (database_models.cc): its bytes
+  // under (name, target), replacing the one before; `rows` it was trained on.
+  absl::Status CommitModel(const std::string& name, const std::string& target,
+                           const std::string& bytes, int64_t rows);
+  // The model kept under (name, target), or nullopt.
+  absl::StatusOr<std::optional<std::string>> FindModel(const std::string& name,
+                                                       const std::string& target);
+
   const std::string& path() const { return db_.path(); }
   SqliteDb& sqlite() { return db_; }
 

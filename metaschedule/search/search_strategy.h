@@ -14,7 +14,10 @@
 //   genetic    a population bred from the fastest measured: tournament selection,
 //              crossover of decisions, mutation (mutator.h);
 //   annealing  a walk of mutations from the heuristic's point, a slower step
-//              accepted with probability exp(-relative slowdown / temperature).
+//              accepted with probability exp(-relative slowdown / temperature);
+//   evolutionary  guided by a cost model: the fastest measured and random draws
+//              evolve by mutation for a few generations scored by the model; the
+//              best-scored are measured, with an epsilon share of random draws.
 #ifndef TESSEL_METASCHEDULE_SEARCH_SEARCH_STRATEGY_H_
 #define TESSEL_METASCHEDULE_SEARCH_SEARCH_STRATEGY_H_
 
@@ -28,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "ir/function.h"
 #include "ir/schedule/trace.h"
+#include "metaschedule/cost_model/cost_model.h"
 #include "metaschedule/design_space.h"
 #include "metaschedule/search/candidate.h"
 
@@ -59,6 +63,9 @@ struct SearchContext {
   const DesignSpace* space = nullptr;
   uint64_t seed = 1;
   int64_t max_grid = 4096;  // grid: the largest space it enumerates.
+  // evolutionary: the cost model it ranks candidates with and trains (shared by
+  // the tasks of a run, so what one task teaches serves the next).
+  std::shared_ptr<CostModel> model;
 };
 
 class SearchStrategy {

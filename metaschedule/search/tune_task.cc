@@ -76,11 +76,18 @@ absl::StatusOr<std::unique_ptr<TaskTuner>> TaskTuner::Create(const TuningTask& t
     t->result_.best_seconds = e->seconds;
     t->result_.best = e->trace;
   }
+  std::shared_ptr<CostModel> model = options.model;
+  if (model == nullptr) {
+    absl::StatusOr<std::unique_ptr<CostModel>> m = MakeCostModel(options.cost_model, options.seed);
+    if (!m.ok()) return m.status();
+    model = std::shared_ptr<CostModel>(*std::move(m));
+  }
   SearchContext ctx{.mod = st.mod,
                     .func = task.name,
                     .space = st.space.get(),
                     .seed = options.seed,
-                    .max_grid = options.max_grid};
+                    .max_grid = options.max_grid,
+                    .model = model};
   if (absl::Status s = st.strategy->Init(ctx); !s.ok()) return s;
   return t;
 }

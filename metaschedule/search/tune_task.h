@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/schedule/trace.h"
+#include "metaschedule/cost_model/cost_model.h"
 #include "metaschedule/database/database.h"
 #include "metaschedule/search/candidate.h"
 #include "metaschedule/tasks.h"
@@ -38,11 +39,15 @@ struct TuneProgress {
 };
 
 struct TuneOptions {
-  std::string strategy = "genetic";
+  std::string strategy = "evolutionary";
   int64_t trials = 64;  // New candidates to measure.
   int batch = 16;       // Candidates proposed and measured together.
   uint64_t seed = 1;
   int64_t max_grid = 4096;                            // grid's bound on the space.
+  // evolutionary: the model ("xgboost", "analytic", "random"), or one given (shared
+  // across tasks and runs; e.g. warm-started from another target's records).
+  std::string cost_model = "xgboost";
+  std::shared_ptr<CostModel> model;
   std::function<void(const TuneProgress&)> progress;  // After each batch.
 };
 

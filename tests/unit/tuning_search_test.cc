@@ -34,7 +34,12 @@ Fixture Make(const std::string& workload) {
 }
 
 SearchContext Context(const Fixture& f, uint64_t seed, int64_t max_grid) {
-  return {.mod = f.mod, .func = f.func, .space = &f.space, .seed = seed, .max_grid = max_grid};
+  return {.mod = f.mod,
+          .func = f.func,
+          .space = &f.space,
+          .seed = seed,
+          .max_grid = max_grid,
+          .model = nullptr};
 }
 
 sch::Trace HeuristicTrace(const Fixture& f) {
@@ -164,7 +169,7 @@ std::vector<std::string> RunStrategy(const std::string& name, const Fixture& f, 
 
 TEST(SearchStrategies, AreSeededAndNeverRepeatACandidate) {
   Fixture f = Make("matmul_17x31x23_f32");
-  for (const std::string name : {"random", "genetic", "annealing"}) {
+  for (const std::string name : {"random", "genetic", "annealing", "evolutionary"}) {
     SearchHistory h1, h2, h3;
     std::vector<std::string> a = RunStrategy(name, f, 11, 3, 6, &h1);
     std::vector<std::string> b = RunStrategy(name, f, 11, 3, 6, &h2);

@@ -16,8 +16,9 @@ PACKAGES=(
   libdlpack-dev libopenblas-dev
   # oneDNN, the reference of tessel-bench's auto/ cases (its OpenCL loader to link).
   libdnnl-dev ocl-icd-libopencl1
-  # The tuning database: SQLite and JSON.
-  libsqlite3-dev nlohmann-json3-dev
+  # Tuning: the database (SQLite, JSON), the cost model (XGBoost), the dask runner and
+  # the plots.
+  libsqlite3-dev nlohmann-json3-dev libxgboost-dev python3-distributed python3-matplotlib
   # The sanitizer build and the parser fuzzer (tools/scripts/run-sanitizers.sh).
   clang-19 libclang-rt-19-dev libfuzzer-19-dev
 )

@@ -1,10 +1,11 @@
 // tessel-tune: tunes the functions of a module and keeps what it measured in a
 // tuning database, for apply-best to use (docs/metaschedule.md).
 //
-//   tessel-tune model.tsl --db=tuning.db --trials=64 [--strategy=genetic]
-//       [--target="llvm -num-cores=2"] [--batch=16] [--seed=1]
-//       [--scheduler=gradient|round-robin] [--jobs=N] [--repeat=3] [--min-repeat-ms=20]
-//       [--build-timeout=120] [--run-timeout=60] [--max-grid=4096] [--work-dir=DIR]
+//   tessel-tune model.tsl --db=tuning.db --trials=64 [--strategy=evolutionary]
+//       [--target="llvm -num-cores=2"] [--batch=16] [--seed=1] [--cost-model=xgboost]
+//       [--warm-start=OTHER.db[:TARGET]] [--scheduler=gradient|round-robin] [--workers=N]
+//       [--repeat=3] [--min-repeat-ms=20] [--build-timeout=120] [--run-timeout=60]
+//       [--max-grid=4096] [--work-dir=DIR]
 //   tessel-tune model.tsl --space-size [--target=...]
 //
 //   $ tessel-tune mm.tsl --space-size
@@ -13,10 +14,16 @@
 //     ...
 //     a grid search over it: 1.6e+05 candidates, about 22 h at 0.5 s per candidate
 //   $ tessel-tune mm.tsl --db=tuning.db --trials=32
-//   mm: 16/32 trials, best 0.0214 ms, 0 failed
-//   mm: 32/32 trials, best 0.0187 ms, 0 failed
-//   task  weight  trials  failed  best       (reference: interpreter)
-//   mm    1       32      0       0.0187 ms
+//   [16/32] mm: best 0.0214 ms (58.3 GFLOP/s), 0 failed, 2 s left
+//   [32/32] mm: best 0.0187 ms (66.7 GFLOP/s), 0 failed, 0 s left
+//   task  weight  trials  failed  resumed  best       GFLOP/s  checked by
+//   mm         1      32       0        0  0.0187 ms     66.7  interpreter
+//   cost model xgboost (kept in tuning.db): on 8 held-out records, Kendall tau 0.61,
+//   top-10 recall 0.88
+//
+// The trained cost model is kept in the database under its target and starts the
+// next run; --warm-start trains it first on another database's records (of
+// TARGET, by default this run's).
 //
 // Exit status 0, 1 with the error on stderr, 2 for a wrong command line.
 #include <cstdlib>
@@ -28,9 +35,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "codegen/cpu_feature_resolver.h"
 #include "ir/parser.h"
 #include "ir/read_file.h"
+#include "metaschedule/cost_model/cost_model.h"
+#include "metaschedule/cost_model/features.h"
+#include "metaschedule/cost_model/training_rows.h"
 #include "metaschedule/database/database.h"
 #include "metaschedule/design_space.h"
 #include "metaschedule/measure/local_measure.h"
@@ -44,9 +56,9 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: tessel-tune FILE.tsl --db=DB [--trials=N] [--strategy=NAME] [--target=T] "
-    "[--batch=N] [--seed=N] [--scheduler=gradient|round-robin] [--jobs=N] [--repeat=N] "
-    "[--min-repeat-ms=MS] [--build-timeout=S] [--run-timeout=S] [--max-grid=N] "
-    "[--work-dir=DIR]\n"
+    "[--batch=N] [--seed=N] [--cost-model=xgboost|analytic|random] [--warm-start=DB[:TARGET]] "
+    "[--scheduler=gradient|round-robin] [--workers=N] [--repeat=N] [--min-repeat-ms=MS] "
+    "[--build-timeout=S] [--run-timeout=S] [--max-grid=N] [--work-dir=DIR]\n"
     "       tessel-tune FILE.tsl --space-size [--target=T]\n";
 
 int Fail(const absl::Status& s) {
@@ -97,17 +109,98 @@ int SpaceSizes(const std::vector<TuningTask>& tasks) {
   return 0;
 }
 
+std::string Gflops(double flops, double seconds) {
+  if (flops <= 0 || !std::isfinite(seconds) || seconds <= 0) return "-";
+  return absl::StrFormat("%.1f", flops / seconds * 1e-9);
+}
+
+// The live progress line: trials done of the run's budget, the task's best, the
+// failures, and the time left at the pace so far.
+struct Progress {
+  int64_t total = 0, done = 0;
+  absl::Time start;
+  std::map<std::string, int64_t> per_task;
+
+  void Report(const TuneProgress& p, const std::map<std::string, double>& flops) {
+    done += p.trials - per_task[p.task];
+    per_task[p.task] = p.trials;
+    double elapsed = absl::ToDoubleSeconds(absl::Now() - start);
+    double left =
+        done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(total - done) : 0;
+    auto it = flops.find(p.task);
+    std::cout << absl::StrFormat("[%d/%d] %s: best %s (%s GFLOP/s), %d failed, %s left\n", done,
+                                 total, p.task, Ms(p.best_seconds),
+                                 Gflops(it == flops.end() ? 0 : it->second, p.best_seconds),
+                                 p.failed, Duration(left))
+              << std::flush;
+  }
+};
+
 struct Flags {
-  std::string file, db, target = "llvm", strategy = "genetic", scheduler = "gradient", work_dir;
+  std::string file, db, target = "llvm", strategy = "evolutionary", scheduler = "gradient";
+  std::string work_dir, cost_model = "xgboost", warm_start;
   int64_t trials = 64, batch = 16, seed = 1, jobs = 0, repeat = 3, max_grid = 4096;
   double min_repeat_ms = 20, build_timeout = 120, run_timeout = 60;
   bool space_size = false;
 };
 
+// The run's cost model: the one kept in the database for the target, else a new
+// one; with --warm-start, first trained on another database's records.
+absl::StatusOr<std::shared_ptr<CostModel>> StartModel(const Flags& f, Database& db) {
+  absl::StatusOr<std::unique_ptr<CostModel>> made = MakeCostModel(f.cost_model, f.seed);
+  if (!made.ok()) return made.status();
+  std::shared_ptr<CostModel> model(*std::move(made));
+  if (f.cost_model != "xgboost") return model;
+  absl::StatusOr<std::optional<std::string>> kept = db.FindModel(f.cost_model, f.target);
+  if (!kept.ok()) return kept.status();
+  if (kept->has_value()) {
+    if (absl::Status s = model->Load(**kept); !s.ok()) {
+      std::cerr << "tessel-tune: the cost model kept in " << f.db << " does not load ("
+                << s.message() << "); starting a new one\n";
+    } else {
+      std::cout << "cost model: the one kept in " << f.db << " for \"" << f.target << "\"\n";
+    }
+  }
+  if (!f.warm_start.empty()) {
+    std::vector<std::string> parts = absl::StrSplit(f.warm_start, absl::MaxSplits(':', 1));
+    std::string target = parts.size() == 2 ? parts[1] : f.target;
+    absl::StatusOr<std::unique_ptr<Database>> other = Database::Open(parts[0], /*create=*/false);
+    if (!other.ok()) return other.status();
+    int64_t skipped = 0;
+    absl::StatusOr<std::vector<TrainingRow>> rows = RowsFromDatabase(**other, target, &skipped);
+    if (!rows.ok()) return rows.status();
+    if (absl::Status s = model->Update(Features(*rows), Scores(*rows)); !s.ok()) return s;
+    std::cout << absl::StrFormat("cost model: warm-started on %d records of \"%s\" in %s\n",
+                                 rows->size(), target, parts[0]);
+  }
+  return model;
+}
+
+// Keeps the trained model in the database and reports how well a model of its
+// kind ranks held-out records of this target.
+int FinishModel(const Flags& f, Database& db, CostModel& model) {
+  if (f.strategy != "evolutionary") return 0;
+  if (absl::StatusOr<std::string> bytes = model.Save(); bytes.ok()) {
+    if (absl::Status s = db.CommitModel(model.name(), f.target, *bytes, model.size()); !s.ok()) {
+      return Fail(s);
+    }
+  }
+  absl::StatusOr<std::vector<TrainingRow>> rows = RowsFromDatabase(db, f.target);
+  if (!rows.ok()) return Fail(rows.status());
+  absl::StatusOr<ModelQuality> q = HeldOutQuality(model.name(), *rows, f.seed);
+  if (!q.ok()) return Fail(q.status());
+  if (q->rows >= 2) {
+    std::cout << absl::StrFormat(
+        "cost model %s: on %d held-out records, Kendall tau %.2f, top-10 recall %.2f\n",
+        model.name(), q->rows, q->kendall_tau, q->top_k_recall);
+  }
+  return 0;
+}
+
 // "" when all flags parsed, else what is wrong.
 std::string Parse(int argc, char** argv, Flags* f) {
   std::map<std::string, int64_t*> ints = {{"--trials", &f->trials}, {"--batch", &f->batch},
-                                          {"--seed", &f->seed},     {"--jobs", &f->jobs},
+                                          {"--seed", &f->seed},     {"--workers", &f->jobs},
                                           {"--repeat", &f->repeat}, {"--max-grid", &f->max_grid}};
   std::map<std::string, double*> doubles = {{"--min-repeat-ms", &f->min_repeat_ms},
                                             {"--build-timeout", &f->build_timeout},
@@ -145,7 +238,7 @@ std::string Parse(int argc, char** argv, Flags* f) {
   if (f->file.empty()) return "no input file";
   if (!f->space_size && f->db.empty()) return "--db=FILE is needed to tune";
   if (f->trials < 0 || f->batch < 1 || f->repeat < 1 || f->jobs < 0) {
-    return "--trials must be >= 0, --batch and --repeat >= 1, --jobs >= 0";
+    return "--trials must be >= 0, --batch and --repeat >= 1, --workers >= 0";
   }
   return "";
 }
@@ -167,6 +260,9 @@ int Main(int argc, char** argv) {
 
   absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(f.db, /*create=*/true);
   if (!db.ok()) return Fail(db.status());
+  absl::StatusOr<std::shared_ptr<CostModel>> model = StartModel(f, **db);
+  if (!model.ok()) return Fail(model.status());
+
   MeasureOptions measure;
   measure.work_dir = f.work_dir;
   measure.build_parallelism = static_cast<int>(f.jobs);
@@ -186,32 +282,40 @@ int Main(int argc, char** argv) {
     measurers.push_back(*std::move(m));
     return MeasureFn([raw](const std::vector<ir::schedule::Trace>& t) { return raw->Measure(t); });
   };
+  std::map<std::string, double> flops;  // Per task, for GFLOP/s.
+  for (const TuningTask& task : *tasks) {
+    absl::StatusOr<double> n =
+        WorkloadFloatOperations(ir::MakeIRModule({{task.name, AsWorkload(task.func)}}), task.name);
+    flops[task.name] = n.ok() ? *n : 0;
+  }
+  Progress progress;
+  progress.total = f.trials;
+  progress.start = absl::Now();
   TuneOptions options{.strategy = f.strategy,
                       .trials = f.trials,
                       .batch = static_cast<int>(f.batch),
                       .seed = static_cast<uint64_t>(f.seed),
                       .max_grid = f.max_grid,
-                      .progress = [](const TuneProgress& p) {
-                        std::cout << absl::StrFormat("%s: %d trials, best %s, %d failed\n", p.task,
-                                                     p.trials, Ms(p.best_seconds), p.failed)
-                                  << std::flush;
-                      }};
+                      .cost_model = f.cost_model,
+                      .model = *model,
+                      .progress = [&](const TuneProgress& p) { progress.Report(p, flops); }};
   absl::StatusOr<std::vector<TuneResult>> results =
       TuneTasks(*tasks, factory, db->get(), options,
                 {.kind = f.scheduler, .total_trials = f.trials, .window = 3});
   if (!results.ok()) return Fail(results.status());
-  std::cout << absl::StrFormat("%-28s %6s %7s %7s %8s  %-14s %s\n", "task", "weight", "trials",
-                               "failed", "resumed", "best", "checked by");
+  std::cout << absl::StrFormat("%-28s %6s %7s %7s %8s  %-12s %8s  %s\n", "task", "weight", "trials",
+                               "failed", "resumed", "best", "GFLOP/s", "checked by");
   for (size_t i = 0; i < tasks->size(); ++i) {
     const TuneResult& r = (*results)[i];
+    const std::string& name = (*tasks)[i].name;
     std::string failures;
-    for (const auto& [status, n] : r.failures) absl::StrAppend(&failures, " ", n, " ", status);
+    for (const auto& [status, n] : r.failures) absl::StrAppend(&failures, ", ", n, " ", status);
     std::cout << absl::StrFormat(
-        "%-28s %6d %7d %7d %8d  %-14s %s%s\n", (*tasks)[i].name, (*tasks)[i].weight, r.trials,
-        r.failed, r.resumed, Ms(r.best_seconds), reference_by[(*tasks)[i].name],
-        failures.empty() ? "" : absl::StrCat(" (", failures.substr(1), ")"));
+        "%-28s %6d %7d %7d %8d  %-12s %8s  %s%s\n", name, (*tasks)[i].weight, r.trials, r.failed,
+        r.resumed, Ms(r.best_seconds), Gflops(flops[name], r.best_seconds), reference_by[name],
+        failures.empty() ? "" : absl::StrCat(" (", failures.substr(2), ")"));
   }
-  return 0;
+  return FinishModel(f, **db, **model);
 }
 
 }  // namespace
