@@ -372,6 +372,7 @@ PYBIND11_MODULE(_core, m) {
   tp::BindSchedule(m);
   tp::BindMetaschedule(m);
   tp::BindTuningDatabase(m);
+  tp::BindTune(m);
   tp::BindRuntime(m);
   tp::BindRuntimeModule(m);
   tp::BindBuild(m);

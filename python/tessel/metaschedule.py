@@ -24,6 +24,9 @@ Measured schedules go to a tuning database, an SQLite file::
     len(db)                                  # committed records
     db.best(func, "llvm", k=1)[0].mean_seconds
     db.merge("other.db"); db.export_json_lines("records.jsonl")
+
+Tuning fills it: ``tessel.metaschedule.tune(mod, target="llvm", max_trials=64,
+db="tuning.db")`` (see :mod:`tessel.tuning`; dask clusters: :mod:`tessel.dask_runner`).
 """
 
 from __future__ import annotations
@@ -33,9 +36,16 @@ from typing import Optional
 from . import _core
 from ._core import DesignSpace, RuleSchedule, TuningRecord, TuningTask
 from ._core import TuningDatabase as Database
+from .tuning import LocalRunner, TaskResult, TuneReport, tune
 
 __all__ = ["generate_design_space", "extract_tasks", "DesignSpace", "RuleSchedule", "Database",
-           "TuningRecord", "TuningTask"]
+           "TuningRecord", "TuningTask", "tune", "LocalRunner", "TuneReport", "TaskResult",
+           "search_strategies"]
+
+
+def search_strategies() -> list:
+    """The search strategies ``tune`` accepts."""
+    return list(_core.search_strategies())
 
 
 def extract_tasks(mod: _core.IRModule, target: str = "llvm") -> list:
