@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "absl/strings/str_cat.h"
 #include "ir/parser.h"
 #include "ir/schedule/sampling.h"
 #include "ir/schedule/trace.h"
@@ -56,6 +57,23 @@ std::vector<float> Scores(const std::vector<TrainingRow>& rows) {
   std::vector<float> out;
   for (const TrainingRow& r : rows) out.push_back(r.score);
   return out;
+}
+
+absl::Status WarmStart(CostModel& model, const std::string& spec, const std::string& target,
+                       int64_t* rows) {
+  size_t colon = spec.find(':');
+  const std::string path = spec.substr(0, colon);
+  const std::string of = colon == std::string::npos ? target : spec.substr(colon + 1);
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(path, /*create=*/false);
+  if (!db.ok()) return db.status();
+  absl::StatusOr<std::vector<TrainingRow>> r = RowsFromDatabase(**db, of);
+  if (!r.ok()) return r.status();
+  if (r->empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("warm start: ", path, " has no records for target \"", of, "\""));
+  }
+  if (rows != nullptr) *rows = static_cast<int64_t>(r->size());
+  return model.Update(Features(*r), Scores(*r));
 }
 
 absl::StatusOr<ModelQuality> HeldOutQuality(const std::string& model,

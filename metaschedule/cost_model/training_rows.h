@@ -32,6 +32,13 @@ absl::StatusOr<std::vector<TrainingRow>> RowsFromDatabase(Database& db, const st
 std::vector<FeatureVector> Features(const std::vector<TrainingRow>& rows);
 std::vector<float> Scores(const std::vector<TrainingRow>& rows);
 
+// Trains `model` on the records of another database: `spec` is "FILE" or
+// "FILE:TARGET" (TARGET defaults to `target`). The rows it learned from go to
+// `*rows` when given. What warm start is: a model that learned one target or
+// one set of shapes ranks candidates of another from the first batch.
+absl::Status WarmStart(CostModel& model, const std::string& spec, const std::string& target,
+                       int64_t* rows = nullptr);
+
 // Trains a fresh `model` on a seeded three quarters of the rows and ranks the
 // rest: Kendall's tau and top-10 recall, averaged over workloads by their
 // held-out rows (a ranking across workloads would reward telling them apart).

@@ -209,6 +209,7 @@ std::vector<MeasureResult> LocalMeasurer::Measure(const std::vector<ir::schedule
     results[i].build_s = outcomes[k].seconds;
     if (b.status != "ok") continue;
     WorkerRequest req = Request("run");
+    req.target = task_.target;
     req.library = file(i, ".so");
     req.reference = reference_;
     req.number = options_.number;

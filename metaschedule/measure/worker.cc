@@ -16,6 +16,7 @@
 #include "codegen/runtime/export_library.h"
 #include "codegen/runtime/module.h"
 #include "codegen/runtime/ndarray.h"
+#include "codegen/runtime/tessel_runtime.h"
 #include "codegen/runtime/time_evaluator.h"
 #include "codegen/target.h"
 #include "ir/interpreter.h"
@@ -193,6 +194,11 @@ absl::Status Run(const WorkerRequest& r, WorkerResult* result) {
   TESSEL_ASSIGN_OR_RETURN(std::vector<ir::Arg> expected, ReadReference(r.reference, args));
   TESSEL_ASSIGN_OR_RETURN(runtime::Module m, runtime::Module::LoadLibrary(r.library));
   TESSEL_ASSIGN_OR_RETURN(std::vector<runtime::NDArray> arrays, ToArrays(args));
+  // The target's -num-threads, as a build for it would run (0: every core).
+  if (!r.target.empty()) {
+    TESSEL_ASSIGN_OR_RETURN(codegen::Target target, codegen::Target::Parse(r.target));
+    if (target.num_threads > 0) tessel_set_num_threads(target.num_threads);
+  }
   MaybeFault(r);
   TESSEL_RETURN_IF_ERROR(m.Call(r.function, arrays));
   TESSEL_ASSIGN_OR_RETURN(std::vector<ir::Arg> actual, FromArrays(arrays));

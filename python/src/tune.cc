@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/printer.h"
+#include "metaschedule/cost_model/training_rows.h"
 #include "metaschedule/database/database.h"
 #include "metaschedule/measure/local_measure.h"
 #include "metaschedule/search/search_strategy.h"
@@ -115,7 +116,8 @@ void BindTune(py::module_& m) {
          int64_t trials, int batch, uint64_t seed, const std::string& cost_model,
          const std::string& scheduler, int64_t max_grid, py::object measure_factory,
          py::object progress, int workers, int64_t repeat, double min_repeat_ms,
-         double build_timeout, double run_timeout, const std::string& work_dir) {
+         double build_timeout, double run_timeout, const std::string& work_dir,
+         const std::string& warm_start) {
         ms::MeasureOptions measure;
         measure.work_dir = work_dir;
         measure.build_parallelism = workers;
@@ -152,6 +154,16 @@ void BindTune(py::module_& m) {
         options.seed = seed;
         options.max_grid = max_grid;
         options.cost_model = cost_model;
+        if (!warm_start.empty()) {
+          std::shared_ptr<ms::CostModel> model(
+              Unwrap(ms::MakeCostModel(cost_model, seed), ErrorKind::kArgument));
+          if (absl::Status s =
+                  ms::WarmStart(*model, warm_start, tasks.empty() ? "" : tasks[0].target);
+              !s.ok()) {
+            Throw(ErrorKind::kArgument, std::string(s.message()));
+          }
+          options.model = model;
+        }
         if (!progress.is_none()) {
           std::shared_ptr<py::object> cb = Keep(progress);
           options.progress = [cb](const ms::TuneProgress& p) {
@@ -185,7 +197,7 @@ void BindTune(py::module_& m) {
       py::arg("seed"), py::arg("cost_model"), py::arg("scheduler"), py::arg("max_grid"),
       py::arg("measure_factory"), py::arg("progress"), py::arg("workers"), py::arg("repeat"),
       py::arg("min_repeat_ms"), py::arg("build_timeout"), py::arg("run_timeout"),
-      py::arg("work_dir"));
+      py::arg("work_dir"), py::arg("warm_start") = "");
 }
 
 }  // namespace tessel::python

@@ -99,7 +99,7 @@ def tune(mod: _core.IRModule, target: str = "llvm", max_trials: int = 64,
          db: Union[str, "_core.TuningDatabase"] = "tuning.db", strategy: str = "evolutionary",
          runner: Optional[object] = None, seed: int = 1, batch: int = 16,
          cost_model: str = "xgboost", scheduler: str = "gradient", max_grid: int = 4096,
-         progress: bool = True) -> TuneReport:
+         warm_start: str = "", progress: bool = True) -> TuneReport:
     """Tunes the functions of ``mod`` for ``target`` with ``max_trials`` candidates
     in all, spread over its tasks by ``scheduler`` ("gradient" or "round-robin").
 
@@ -107,7 +107,8 @@ def tune(mod: _core.IRModule, target: str = "llvm", max_trials: int = 64,
     "random" or "grid". ``runner``: a :class:`LocalRunner` (default) or a
     :class:`tessel.dask_runner.DaskRunner`. ``db``: a path or an open
     :class:`Database`; tuning again on it resumes (nothing measured twice).
-    Raises :class:`tessel.ArgumentError` for an unknown strategy, model or
+    ``warm_start``: "FILE" or "FILE:TARGET", a database whose records of TARGET
+    (default: ``target``) train the cost model before the first batch. Raises :class:`tessel.ArgumentError` for an unknown strategy, model or
     scheduler, and :class:`tessel.RuntimeError` when a task cannot be measured at
     all (its reference fails)."""
     database = db if isinstance(db, _core.TuningDatabase) else _core.TuningDatabase(str(db))
@@ -119,7 +120,7 @@ def tune(mod: _core.IRModule, target: str = "llvm", max_trials: int = 64,
         results = _core.tune_tasks(
             tasks, database, strategy, max_trials, batch, seed, cost_model, scheduler, max_grid,
             factory, bar, local.workers, local.repeat, local.min_repeat_ms, local.build_timeout,
-            local.run_timeout, local.work_dir)
+            local.run_timeout, local.work_dir, warm_start)
     finally:
         if bar is not None:
             bar.close()

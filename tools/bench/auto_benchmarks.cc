@@ -44,25 +44,41 @@ extern "C" void openblas_set_num_threads(int num_threads);
 namespace tessel::bench {
 namespace {
 
-// The workload through default-schedule and codegen, with random arguments.
+// The target tuned/ cases find their records under (tessel-tune --target=...).
+std::string TunedTarget(int threads) {
+  return absl::StrCat("llvm -num-cores=", threads, " -num-threads=", threads);
+}
+
+// The workload through default-schedule (or, for tuned/ cases, apply-best first)
+// and codegen, with random arguments.
 struct Compiled {
   runtime::Module module;
   std::vector<runtime::NDArray> args;
   std::string name;
+  int64_t tuned_record = -1;  // The record apply-best applied, if it did.
 };
 
-// `scheduled` false: the function as written (the "unscheduled" column).
-absl::StatusOr<Compiled> Compile(const std::string& workload, int threads, bool scheduled = true) {
+// `scheduled` false: the function as written (the "unscheduled" column); `db`
+// non-empty: its best record for this thread count first.
+absl::StatusOr<Compiled> Compile(const std::string& workload, int threads, bool scheduled = true,
+                                 const std::string& db = "") {
   TESSEL_ASSIGN_OR_RETURN(ir::IRModule mod, ir::te::BuildWorkload(workload));
   if (scheduled) {
-    TESSEL_ASSIGN_OR_RETURN(
-        passes::PassPtr pass,
-        passes::ParsePipeline(
-            absl::StrCat("default-schedule{target=\"llvm -num-cores=", threads, "\"}")));
+    std::string pipeline =
+        absl::StrCat("default-schedule{target=\"llvm -num-cores=", threads, "\"}");
+    if (!db.empty()) {
+      pipeline = absl::StrCat("apply-best{db=\"", db, "\",target=\"", TunedTarget(threads), "\"},",
+                              pipeline);
+    }
+    TESSEL_ASSIGN_OR_RETURN(passes::PassPtr pass, passes::ParsePipeline(pipeline));
     TESSEL_ASSIGN_OR_RETURN(mod, passes::RunPipeline(*pass, mod));
   }
   TESSEL_ASSIGN_OR_RETURN(runtime::Module m, codegen::Build(mod, codegen::Target::Host()));
   Compiled c{std::move(m), {}, mod->functions.front().first};
+  auto record = mod->functions.front().second->attrs.find("tuned_record");
+  if (record != mod->functions.front().second->attrs.end() && record->second.is<int64_t>()) {
+    c.tuned_record = record->second.as<int64_t>();
+  }
   uint32_t seed = 1;
   for (const ir::Param& p : mod->functions.front().second->params) {
     std::vector<int64_t> shape;
@@ -71,6 +87,12 @@ absl::StatusOr<Compiled> Compile(const std::string& workload, int threads, bool 
     c.args.push_back(std::move(a));
   }
   return c;
+}
+
+// Compile for a case: tuned/ cases apply their database's records.
+absl::StatusOr<Compiled> CompileFor(const std::string& workload, int threads,
+                                    const BenchOptions& opts) {
+  return Compile(workload, threads, true, opts.tuned ? opts.tuning_db : "");
 }
 
 absl::StatusOr<double> TimeOurs(const Compiled& c, int threads, int repeat, bool warm_up = true) {
@@ -130,6 +152,13 @@ absl::StatusOr<BenchResult> FlopsRow(const Compiled& c, int threads, const Bench
   TESSEL_ASSIGN_OR_RETURN(double before, UnscheduledSeconds(c.name, threads));
   BenchResult r = Row(threads, "gflops", flops / ours * 1e-9, "onednn", flops / dnnl * 1e-9,
                       flops / before * 1e-9, repeat);
+  if (opts.tuned) {  // What tuning added over the heuristic, measured now too.
+    TESSEL_ASSIGN_OR_RETURN(Compiled heuristic, Compile(c.name, threads));
+    TESSEL_ASSIGN_OR_RETURN(double d, TimeOurs(heuristic, threads, repeat));
+    r.Add("default_schedule_gflops", flops / d * 1e-9);
+    r.Add("tuned_over_default", d / ours);
+    r.Add("tuned_record", c.tuned_record);
+  }
   if (openblas) {
     openblas_set_num_threads(threads);
     r.Add("openblas_gflops", flops / (TimeCalls(repeat, openblas).median_us * 1e-6) * 1e-9);
@@ -139,7 +168,7 @@ absl::StatusOr<BenchResult> FlopsRow(const Compiled& c, int threads, const Bench
 
 absl::StatusOr<BenchResult> Matmul(int threads, const BenchOptions& opts) {
   constexpr int64_t n = 1024;
-  TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("matmul_1024x1024x1024_f32", threads));
+  TESSEL_ASSIGN_OR_RETURN(Compiled c, CompileFor("matmul_1024x1024x1024_f32", threads, opts));
   TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref,
                           runtime::NDArray::Zeros({n, n}, ir::DataType::Float(32)));
   SetOneDnnThreads(threads);
@@ -175,7 +204,7 @@ absl::StatusOr<BenchResult> Gemv(int threads, const BenchOptions& opts) {
 
 absl::StatusOr<BenchResult> BertFfn(int threads, const BenchOptions& opts) {
   constexpr int64_t m = 128, h = 3072, d = 768;
-  TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("bert_ffn_128x3072x768", threads));
+  TESSEL_ASSIGN_OR_RETURN(Compiled c, CompileFor("bert_ffn_128x3072x768", threads, opts));
   TESSEL_ASSIGN_OR_RETURN(runtime::NDArray up, runtime::NDArray::Zeros({m, h}, ir::DataType::Float(32)));
   TESSEL_ASSIGN_OR_RETURN(runtime::NDArray down, runtime::NDArray::Zeros({m, d}, ir::DataType::Float(32)));
   // X W1ᵀ, then (that) W2ᵀ: the two matmuls alone, without the epilogues tessel computes.
@@ -195,7 +224,7 @@ absl::StatusOr<BenchResult> BertFfn(int threads, const BenchOptions& opts) {
 
 absl::StatusOr<BenchResult> Conv2d(int threads, const BenchOptions& opts) {
   // ResNet-50 stage 2: 64 -> 64 channels, 3x3, stride 1, pad 1, on 56x56.
-  TESSEL_ASSIGN_OR_RETURN(Compiled c, Compile("conv2d_nchw_resnet50_stage2", threads));
+  TESSEL_ASSIGN_OR_RETURN(Compiled c, CompileFor("conv2d_nchw_resnet50_stage2", threads, opts));
   TESSEL_ASSIGN_OR_RETURN(runtime::NDArray ref,
                           runtime::NDArray::Zeros({1, 64, 56, 56}, ir::DataType::Float(32)));
   SetOneDnnThreads(threads);
@@ -300,6 +329,37 @@ absl::StatusOr<BenchResult> Bandwidth(const std::string& workload, int threads,
     const int threads = 2;                                       \
     return call;                                                 \
   }
+
+// tuned/: the workload scheduled by its best record in --tuning-db (tessel-tune
+// with --target="llvm -num-cores=T -num-threads=T"), beside oneDNN and the
+// default-schedule result measured in the same run.
+absl::StatusOr<BenchResult> Tuned(
+    const BenchOptions& opts,
+    const std::function<absl::StatusOr<BenchResult>(const BenchOptions&)>& row) {
+  if (opts.tuning_db.empty()) {
+    BenchResult r;
+    r.Add("skipped", std::string("needs --tuning-db=FILE (records from tessel-tune)"));
+    return r;
+  }
+  BenchOptions tuned = opts;
+  tuned.tuned = true;
+  return row(tuned);
+}
+
+#define TESSEL_TUNED_BENCH(id, name, doc, fn)                               \
+  TESSEL_BENCHMARK(Tuned##id##1T, "tuned/" name "_1t", doc ", 1 thread") {  \
+    return Tuned(opts, [](const BenchOptions& o) { return fn(1, o); });     \
+  }                                                                         \
+  TESSEL_BENCHMARK(Tuned##id##2T, "tuned/" name "_2t", doc ", 2 threads") { \
+    return Tuned(opts, [](const BenchOptions& o) { return fn(2, o); });     \
+  }
+
+TESSEL_TUNED_BENCH(Matmul, "matmul_1024x1024x1024_f32",
+                   "tuned f32 matmul 1024^3 against oneDNN sgemm and default-schedule", Matmul)
+TESSEL_TUNED_BENCH(BertFfn, "bert_ffn_128x3072x768",
+                   "tuned BERT FFN against its two oneDNN matmuls and default-schedule", BertFfn)
+TESSEL_TUNED_BENCH(Conv2d, "conv2d_nchw_resnet50_stage2",
+                   "tuned ResNet-50 stage-2 conv2d against oneDNN and default-schedule", Conv2d)
 
 TESSEL_AUTO_BENCH(Matmul, "matmul_1024x1024x1024_f32",
                   "default-schedule'd f32 matmul 1024^3 against oneDNN (and OpenBLAS) sgemm",

@@ -28,6 +28,10 @@ namespace tessel::bench {
 
 struct BenchOptions {
   int repeats = 200;  // Timed calls per case (after a few untimed warm-up calls).
+  // --tuning-db: the tuned/ cases schedule by its records (apply-best) for the target
+  // "llvm -num-cores=T -num-threads=T" of their thread count T.
+  std::string tuning_db;
+  bool tuned = false;  // Set by the tuned/ cases for the shared code they call.
 };
 
 struct Timing {

@@ -9,7 +9,8 @@
 //     "min_us": 37.5, "max_us": 61.0, "repeats": 100}], "machine": {"cpu": ..., ...}}
 //
 // Flags: --filter=REGEX (cases whose name contains a match; default all),
-// --repeats=N (timed calls per case), --list, --help. Exit status: 0 when every
+// --repeats=N (timed calls per case), --tuning-db=FILE (what the tuned/ cases
+// apply; without it they say they were skipped), --list, --help. Exit status: 0 when every
 // selected case ran, 1 when one failed or none matched, 2 on a bad command line.
 #include <cstdio>
 #include <iostream>
@@ -26,7 +27,7 @@ namespace tessel::bench {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: tessel-bench [--filter=REGEX] [--repeats=N] [--list]\n"
+    "usage: tessel-bench [--filter=REGEX] [--repeats=N] [--tuning-db=FILE] [--list]\n"
     "  Runs the benchmark cases whose names match REGEX and prints JSON on stdout.\n";
 
 struct Flags {
@@ -49,6 +50,8 @@ bool ParseFlags(int argc, char** argv, Flags& flags) {
         return false;
       }
       flags.options.repeats = n;
+    } else if (absl::StartsWith(arg, "--tuning-db=")) {
+      flags.options.tuning_db = arg.substr(12);
     } else if (arg == "--list") {
       flags.list = true;
     } else if (arg == "--help" || arg == "-h") {

@@ -162,16 +162,10 @@ absl::StatusOr<std::shared_ptr<CostModel>> StartModel(const Flags& f, Database& 
     }
   }
   if (!f.warm_start.empty()) {
-    std::vector<std::string> parts = absl::StrSplit(f.warm_start, absl::MaxSplits(':', 1));
-    std::string target = parts.size() == 2 ? parts[1] : f.target;
-    absl::StatusOr<std::unique_ptr<Database>> other = Database::Open(parts[0], /*create=*/false);
-    if (!other.ok()) return other.status();
-    int64_t skipped = 0;
-    absl::StatusOr<std::vector<TrainingRow>> rows = RowsFromDatabase(**other, target, &skipped);
-    if (!rows.ok()) return rows.status();
-    if (absl::Status s = model->Update(Features(*rows), Scores(*rows)); !s.ok()) return s;
-    std::cout << absl::StrFormat("cost model: warm-started on %d records of \"%s\" in %s\n",
-                                 rows->size(), target, parts[0]);
+    int64_t rows = 0;
+    if (absl::Status s = WarmStart(*model, f.warm_start, f.target, &rows); !s.ok()) return s;
+    std::cout << absl::StrFormat("cost model: warm-started on %d records of %s\n", rows,
+                                 f.warm_start);
   }
   return model;
 }

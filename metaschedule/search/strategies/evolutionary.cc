@@ -1,6 +1,7 @@
 // evolutionary: search guided by a cost model (cost_model.h), after TVM
 // MetaSchedule's evolutionary search.
 //
+//   first batch: the heuristic's point (default-schedule's) among the candidates
 //   population:  the 16 fastest measured candidates + random draws, 32 in all
 //   2 generations: each member mutated (probability 0.85), members and children
 //                  scored by the model, the 32 best-scored unmeasured kept
@@ -49,16 +50,30 @@ class EvolutionarySearch : public SearchStrategy {
   absl::StatusOr<std::vector<sch::Trace>> Propose(const SearchHistory& history, int n) override {
     if (absl::Status s = Train(history); !s.ok()) return s;
     absl::flat_hash_set<std::string> taken;
-    // The population: the fastest measured, then draws.
-    std::vector<sch::Trace> population;
-    for (const SearchHistory::Entry* e : history.Best(kElite)) population.push_back(e->trace);
-    std::vector<sch::Trace> draws = FreshDraws(
-        *ctx_.space, history, static_cast<int>(kPopulation - population.size()), &rng_, &taken);
-    population.insert(population.end(), draws.begin(), draws.end());
-    taken.clear();
+    // The first batch measures the heuristic's point (what default-schedule
+    // applies), so that tuning starts from it and never ends below it.
+    std::vector<sch::Trace> first;
+    if (!started_) {
+      started_ = true;
+      absl::StatusOr<RuleSchedule> h = ctx_.space->Heuristic();
+      if (h.ok() && !history.Seen(h->schedule.trace()) && n > 0) {
+        first.push_back(h->schedule.trace());
+        taken.insert(SearchHistory::Key(first.back()));
+        --n;
+      }
+    }
+    // The population: the fastest measured (kept as parents in every generation;
+    // never measured again), then draws.
+    std::vector<sch::Trace> elite;
+    for (const SearchHistory::Entry* e : history.Best(kElite)) elite.push_back(e->trace);
+    absl::flat_hash_set<std::string> drawn;
+    std::vector<sch::Trace> population = FreshDraws(
+        *ctx_.space, history, static_cast<int>(kPopulation - elite.size()), &rng_, &drawn);
     for (int g = 0; g < kGenerations; ++g) {
+      std::vector<sch::Trace> parents = elite;
+      parents.insert(parents.end(), population.begin(), population.end());
       std::vector<sch::Trace> pool = population;
-      for (const sch::Trace& t : population) {
+      for (const sch::Trace& t : parents) {
         if (rng_.Unit() >= kMutationProbability) continue;
         absl::StatusOr<Mutation> m = Mutate(*ctx_.space, t, &rng_);
         if (m.ok()) pool.push_back(m->trace);
@@ -69,13 +84,17 @@ class EvolutionarySearch : public SearchStrategy {
     }
     // The batch: the best-scored unmeasured, then epsilon-greedy random draws.
     int greedy = n - static_cast<int>(std::round(kEpsilon * n));
-    absl::StatusOr<std::vector<sch::Trace>> chosen = BestScored(population, history, greedy);
-    if (!chosen.ok()) return chosen.status();
-    for (const sch::Trace& t : *chosen) taken.insert(SearchHistory::Key(t));
-    std::vector<sch::Trace> fill =
-        FreshDraws(*ctx_.space, history, n - static_cast<int>(chosen->size()), &rng_, &taken);
-    chosen->insert(chosen->end(), fill.begin(), fill.end());
-    return chosen;
+    absl::StatusOr<std::vector<sch::Trace>> scored = BestScored(population, history, n);
+    if (!scored.ok()) return scored.status();
+    std::vector<sch::Trace> out = std::move(first);
+    int picked = 0;
+    for (const sch::Trace& t : *scored) {
+      if (picked >= greedy) break;
+      if (taken.insert(SearchHistory::Key(t)).second) out.push_back(t), ++picked;
+    }
+    std::vector<sch::Trace> fill = FreshDraws(*ctx_.space, history, n - picked, &rng_, &taken);
+    out.insert(out.end(), fill.begin(), fill.end());
+    return out;
   }
 
  private:
@@ -137,6 +156,7 @@ class EvolutionarySearch : public SearchStrategy {
   SearchContext ctx_;
   sch::RandomEngine rng_;
   size_t trained_ = 0;
+  bool started_ = false;
   absl::flat_hash_map<std::string, std::optional<FeatureVector>> features_;
 };
 
