@@ -8,7 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ir/schedule/json.h"
+#include "nlohmann/json.hpp"
 
 namespace tessel::ir::schedule {
 
@@ -39,10 +39,13 @@ std::string AttrToPython(const AttrValue& value) {
   if (const auto* d = value.get_if<double>()) {
     if (std::isnan(*d)) return "float(\"nan\")";
     if (std::isinf(*d)) return *d > 0 ? "float(\"inf\")" : "float(\"-inf\")";
-    return JsonDouble(*d);
+    // The shortest text that reads back to exactly *d, with '.' or 'e' (2.0, 0.1, 1e-05).
+    return nlohmann::json(*d).dump();
   }
   if (const auto* b = value.get_if<bool>()) return *b ? "True" : "False";
-  if (const auto* s = value.get_if<std::string>()) return JsonQuote(*s);
+  if (const auto* s = value.get_if<std::string>()) {
+    return nlohmann::json(*s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
   if (const auto* l = value.get_if<AttrValue::List>()) {
     std::vector<std::string> items;
     for (const AttrValue& v : *l) items.push_back(AttrToPython(v));

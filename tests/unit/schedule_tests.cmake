@@ -11,7 +11,7 @@ add_executable(tessel_schedule_tests
   schedule_cache_scope_test.cc
   schedule_cache_te_test.cc
   schedule_cache_write_test.cc
-  schedule_json_test.cc
+  schedule_trace_json_test.cc
   schedule_loop_kind_test.cc
   schedule_loop_partition_test.cc
   schedule_pad_einsum_test.cc
