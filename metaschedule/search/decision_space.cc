@@ -92,12 +92,10 @@ absl::StatusOr<SamplingSite> SiteAt(size_t index, const sch::Instruction& mapped
     }
     site.count = static_cast<double>(site.choices.size());
   } else if (mapped.kind == "sample_compute_location") {
-    // A location is legal exactly when the primitive accepts it as a decision.
-    sch::BlockRV block{mapped.inputs.at(0).as_rv().id};
-    for (int64_t k = sch::kInlineLocation; k < s.state().index().size(); ++k) {
-      sch::Schedule copy = s;
-      if (copy.SampleComputeLocation(block, k).ok()) site.choices.emplace_back(k);
-    }
+    TESSEL_ASSIGN_OR_RETURN(ir::Block block, s.Get(sch::BlockRV{mapped.inputs.at(0).as_rv().id}));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<int64_t> legal,
+                            sch::LegalComputeLocations(s.state(), block->name));
+    for (int64_t k : legal) site.choices.emplace_back(k);
     site.count = static_cast<double>(site.choices.size());
   } else {
     return absl::UnimplementedError(

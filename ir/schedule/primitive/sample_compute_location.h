@@ -43,4 +43,14 @@ struct SampleComputeLocation {
 
 }  // namespace tessel::ir::schedule::primitive
 
+namespace tessel::ir::schedule {
+
+// Every legal compute location of `block` in `state`, as decisions (root, inline
+// when legal, then the loops of its scope where compute_at succeeds): what a tuner
+// lists as the site's choices. Each loop is tried on a copy of the state.
+absl::StatusOr<std::vector<int64_t>> LegalComputeLocations(const ScheduleState& state,
+                                                           const std::string& block);
+
+}  // namespace tessel::ir::schedule
+
 #endif  // TESSEL_IR_SCHEDULE_PRIMITIVE_SAMPLE_COMPUTE_LOCATION_H_
