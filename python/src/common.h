@@ -201,6 +201,7 @@ void BindSchedule(py::module_& m);
 void BindMetaschedule(py::module_& m);
 void BindTuningDatabase(py::module_& m);  // tuning_db.cc
 void BindTune(py::module_& m);            // tune.cc
+void BindSearchStrategies(py::module_& m);  // search_strategy.cc
 // The primitives, one Schedule method per instruction kind (schedule_primitives.cc).
 void BindSchedulePrimitives(py::class_<ir::schedule::Schedule>& cls, py::module_& m);
 // Call after every Bind*: arguments that fit no overload of a bound function

@@ -373,6 +373,7 @@ PYBIND11_MODULE(_core, m) {
   tp::BindMetaschedule(m);
   tp::BindTuningDatabase(m);
   tp::BindTune(m);
+  tp::BindSearchStrategies(m);
   tp::BindRuntime(m);
   tp::BindRuntimeModule(m);
   tp::BindBuild(m);

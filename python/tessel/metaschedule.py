@@ -36,11 +36,12 @@ from typing import Optional
 from . import _core
 from ._core import DesignSpace, RuleSchedule, TuningRecord, TuningTask
 from ._core import TuningDatabase as Database
-from .tuning import LocalRunner, TaskResult, TuneReport, tune
+from .tuning import (LocalRunner, SearchStrategy, TaskResult, TuneReport, mutate,
+                     register_strategy, tune)
 
 __all__ = ["generate_design_space", "extract_tasks", "DesignSpace", "RuleSchedule", "Database",
            "TuningRecord", "TuningTask", "tune", "LocalRunner", "TuneReport", "TaskResult",
-           "search_strategies"]
+           "search_strategies", "SearchStrategy", "register_strategy", "mutate"]
 
 
 def search_strategies() -> list:

@@ -26,7 +26,55 @@ from typing import Dict, List, Optional, Union
 
 from . import _core
 
-__all__ = ["tune", "LocalRunner", "TuneReport", "TaskResult"]
+__all__ = ["tune", "LocalRunner", "TuneReport", "TaskResult", "SearchStrategy",
+           "register_strategy", "mutate"]
+
+
+class SearchStrategy:
+    """A search strategy written in Python. Subclass it, define ``propose``, and
+    register the class under a name; ``tune(strategy=name)`` then makes one per task::
+
+        class Hill(SearchStrategy):
+            def propose(self, history, n):          # history: [(Trace, seconds)]
+                best = min(history, key=lambda e: e[1], default=None)
+                if best is None:
+                    return [self.space.draw(self.seed + k).schedule.trace for k in range(n)]
+                return [mutate(self.space, best[0], self.seed + len(history) + k)[0]
+                        for k in range(n)]
+        register_strategy("hill", Hill)
+
+    ``init`` gets the task's :class:`DesignSpace` and the seed (kept as
+    ``self.space``, ``self.seed``); ``observe`` the traces of the last batch and their
+    mean seconds (``inf`` for a failure). Proposals the history already holds, or
+    repeated, are dropped; an exception fails the tuning run with its message."""
+
+    def __init__(self) -> None:
+        """Made once per task (the class is called with no arguments)."""
+        self.space = None  # The task's DesignSpace, set by init.
+        self.seed = 0
+
+    def init(self, space, seed: int) -> None:
+        """Called once per task before the first proposal; keeps both."""
+        self.space, self.seed = space, seed
+
+    def propose(self, history: list, n: int) -> list:
+        """Up to ``n`` traces to measure next; ``history`` holds ``(Trace, seconds)``."""
+        raise NotImplementedError("a SearchStrategy defines propose(history, n)")
+
+    def observe(self, traces: list, seconds: list) -> None:
+        """The last batch's traces and their mean seconds (``inf``: failed)."""
+
+
+def register_strategy(name: str, cls: type) -> None:
+    """Makes ``cls`` (a :class:`SearchStrategy` subclass) the strategy ``name``;
+    a name already taken raises :class:`tessel.ArgumentError`."""
+    _core.register_search_strategy(name, cls)
+
+
+def mutate(space, trace, seed: int):
+    """One decision of ``trace`` changed and the schedule rebuilt by the rules:
+    ``(child_trace, mutator_name)``."""
+    return _core.mutate(space, trace, seed)
 
 
 @dataclass
@@ -128,3 +176,4 @@ def tune(mod: _core.IRModule, target: str = "llvm", max_trials: int = 64,
                       r["resumed"], r["best_seconds"], r["best_trace"], list(r["curve"]))
            for t, r in zip(tasks, results)]
     return TuneReport(target, database.path, out)
+

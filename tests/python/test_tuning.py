@@ -2,6 +2,8 @@
 apply the best, build, equal to numpy; the dask runner on a local cluster; bad
 arguments; the plots."""
 import math
+import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -74,8 +76,9 @@ def test_dask_runner_on_a_local_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     from tessel.dask_runner import DaskRunner
 
+    # In this process, but on TCP: tessel-tune --dask connects from another process.
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+                                  protocol="tcp://", dashboard_address=None) as cluster:
         runner = DaskRunner(cluster.scheduler_address, repeat=1, min_repeat_ms=1)
         try:
             mod = workloads.get("matmul_17x31x23_f32")
@@ -85,6 +88,18 @@ def test_dask_runner_on_a_local_cluster(tmp_path):
             assert report.tasks[0].trials == 4 and report.tasks[0].failed == 0
             assert runner.checked_by == "interpreter"
             assert all(r.status == "ok" and r.seconds for r in metaschedule.Database(db).records())
+            # tessel-tune --dask hands the same run to Python's dask client.
+            tsl = tmp_path / "mm.tsl"
+            tsl.write_text(str(mod))
+            tune_exe = os.path.join(os.path.dirname(tessel._core.tune_worker_path()), "tessel-tune")
+            out = subprocess.run([tune_exe, str(tsl), f"--db={tmp_path / 'cli.db'}", "--trials=2",
+                                  "--batch=2", "--strategy=random", "--repeat=1",
+                                  "--min-repeat-ms=1", "--workers=4",
+                                  f"--dask={cluster.scheduler_address}"],
+                                 capture_output=True, text=True, timeout=300)
+            assert out.returncode == 0, out.stderr
+            assert "matmul_17x31x23_f32" in out.stdout
+            assert len(metaschedule.Database(str(tmp_path / "cli.db"))) == 2
         finally:
             runner.client.close()
 
@@ -100,3 +115,43 @@ def test_plots_are_written(tmp_path):
     for path in (conv, roof):
         with open(path, "rb") as f:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+class _Hill(metaschedule.SearchStrategy):
+    """Random draws first, then mutations of the fastest so far."""
+
+    def propose(self, history, n):
+        ok = [e for e in history if math.isfinite(e[1])]
+        if not ok:
+            return [self.space.draw(self.seed + k).schedule.trace for k in range(n)]
+        best = min(ok, key=lambda e: e[1])[0]
+        out = []
+        for k in range(4 * n):
+            try:
+                out.append(metaschedule.mutate(self.space, best, self.seed + len(history) + k)[0])
+            except tessel.TesselError:
+                continue
+        return out
+
+
+class _Broken(metaschedule.SearchStrategy):
+    def propose(self, history, n):
+        return ["not a trace"]
+
+
+def test_a_strategy_written_in_python(tmp_path):
+    metaschedule.register_strategy("test-hill", _Hill)
+    metaschedule.register_strategy("test-broken", _Broken)
+    with pytest.raises(tessel.ArgumentError, match="already registered"):
+        metaschedule.register_strategy("test-hill", _Hill)
+    assert "test-hill" in metaschedule.search_strategies()
+    mod = workloads.get("softmax_16x33")
+    db = str(tmp_path / "hill.db")
+    report = metaschedule.tune(mod, max_trials=6, batch=3, db=db, strategy="test-hill",
+                               runner=QUICK, progress=False)
+    assert report.tasks[0].trials == 6 and report.tasks[0].failed == 0
+    traces = {r.trace for r in metaschedule.Database(db).records()}
+    assert len(traces) == 6  # Nothing measured twice.
+    with pytest.raises(tessel.ArgumentError, match="propose returned a str, not a tessel.Trace"):
+        metaschedule.tune(mod, max_trials=2, db=str(tmp_path / "b.db"), strategy="test-broken",
+                          runner=QUICK, progress=False)

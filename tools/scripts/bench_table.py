@@ -8,7 +8,8 @@ A case with `tessel_<unit>` and `<library>_<unit>` fields (tessel_gflops and
 openblas_gflops) is a comparison: ours, the library's figure, and the case's
 `ratio` (ours / reference; above 1 is faster). The auto/ cases name their
 reference in `reference` (its figure in `reference_<unit>`) and carry the
-function's figure before default-schedule in `unscheduled_<unit>`. A case with
+function's figure before default-schedule in `unscheduled_<unit>`; the tuned/
+cases show the default-schedule figure (`default_schedule_<unit>`) there instead. A case with
 `median_us` is a plain timing (no reference). Stdlib only: runs with Debian's
 /usr/bin/python3.
 """
@@ -27,17 +28,21 @@ def row(case):
         label = UNITS.get(unit, unit)
         before = case.get("unscheduled_" + unit)
         before = f"{before:.2f} {label}" if before is not None else "-"
+        if "default_schedule_" + unit in case:  # tuned/ rows: the default-schedule result.
+            before = f"{case['default_schedule_' + unit]:.1f} {label} (default-schedule)"
         if "reference" in case and "reference_" + unit in case:
             ref, ref_name = "reference_" + unit, case["reference"]
         else:
             refs = [k for k in case if k.endswith("_" + unit) and k != key
-                    and not k.startswith("unscheduled_")]
+                    and not k.startswith(("unscheduled_", "default_schedule_"))]
             if not refs:
                 continue
             ref, ref_name = refs[0], refs[0][:-len(unit) - 1]
         ratio = case.get("ratio", value / case[ref] if case[ref] else float("nan"))
         return (name, before, f"{value:.1f} {label}", f"{case[ref]:.1f} {label} ({ref_name})",
                 f"{ratio:.2f}")
+    if "skipped" in case:
+        return (name, "-", "skipped: " + case["skipped"], "-", "-")
     if "median_us" in case:
         return (name, "-", f"{case['median_us'] / 1000:.1f} ms (median)", "-", "-")
     return (name, "-", "?", "-", "-")

@@ -7,6 +7,7 @@
 //       [--repeat=3] [--min-repeat-ms=20] [--build-timeout=120] [--run-timeout=60]
 //       [--max-grid=4096] [--work-dir=DIR]
 //   tessel-tune model.tsl --space-size [--target=...]
+//   tessel-tune model.tsl --db=tuning.db --dask=tcp://scheduler:8786 [...]
 //
 //   $ tessel-tune mm.tsl --space-size
 //   task mm (weight 1): 9 decisions, 1.6e+05 points
@@ -21,12 +22,21 @@
 //   cost model xgboost (kept in tuning.db): on 8 held-out records, Kendall tau 0.61,
 //   top-10 recall 0.88
 //
+// With --dask=ADDRESS the candidates are measured on a dask.distributed cluster:
+// the run is handed to Python (python3 -m tessel.tune_cli, the package beside this
+// tessel's libraries), whose dask client sends the jobs.
+//
 // The trained cost model is kept in the database under its target and starts the
 // next run; --warm-start trains it first on another database's records (of
 // TARGET, by default this run's).
 //
 // Exit status 0, 1 with the error on stderr, 2 for a wrong command line.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <string>
@@ -38,6 +48,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "codegen/cpu_feature_resolver.h"
+#include "codegen/runtime/export_library.h"
 #include "ir/parser.h"
 #include "ir/read_file.h"
 #include "metaschedule/cost_model/cost_model.h"
@@ -58,7 +69,8 @@ constexpr const char* kUsage =
     "usage: tessel-tune FILE.tsl --db=DB [--trials=N] [--strategy=NAME] [--target=T] "
     "[--batch=N] [--seed=N] [--cost-model=xgboost|analytic|random] [--warm-start=DB[:TARGET]] "
     "[--scheduler=gradient|round-robin] [--workers=N] [--repeat=N] [--min-repeat-ms=MS] "
-    "[--build-timeout=S] [--run-timeout=S] [--max-grid=N] [--work-dir=DIR]\n"
+    "[--build-timeout=S] [--run-timeout=S] [--max-grid=N] [--work-dir=DIR] "
+    "[--dask=ADDRESS]\n"
     "       tessel-tune FILE.tsl --space-size [--target=T]\n";
 
 int Fail(const absl::Status& s) {
@@ -237,7 +249,46 @@ std::string Parse(int argc, char** argv, Flags* f) {
   return "";
 }
 
+// --dask: the same run through tessel.tune_cli's command line (Python holds the dask
+// client). Returns only when it could not start Python.
+int RunOnDask(int argc, char** argv) {
+  namespace fs = std::filesystem;
+  fs::path lib = runtime::DefaultRuntimeLibraryDir();
+  std::string package;
+  for (const fs::path& dir : {lib / "python3" / "dist-packages", lib / ".." / "python"}) {
+    if (fs::exists(dir / "tessel" / "__init__.py")) package = dir.lexically_normal().string();
+  }
+  if (package.empty()) {
+    return Fail(absl::NotFoundError(absl::StrCat(
+        "--dask needs tessel's Python package (looked in ", lib.string(),
+        "/python3/dist-packages and ", (lib / ".." / "python").lexically_normal().string(), ")")));
+  }
+  const char* old = std::getenv("PYTHONPATH");
+  std::string path = old != nullptr && *old != '\0' ? absl::StrCat(package, ":", old) : package;
+  setenv("PYTHONPATH", path.c_str(), 1);
+  const char* python = std::getenv("TESSEL_PYTHON");
+  std::string exe = python != nullptr && *python != '\0' ? python : "/usr/bin/python3";
+  std::vector<std::string> args = {exe, "-m", "tessel.tune_cli"};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    // Flags of the local measurer and the grid have no meaning there.
+    if (a.starts_with("--workers=") || a.starts_with("--work-dir=") ||
+        a.starts_with("--max-grid=")) {
+      continue;
+    }
+    args.push_back(a);
+  }
+  std::vector<char*> cargs;
+  for (std::string& a : args) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  execv(exe.c_str(), cargs.data());
+  return Fail(absl::InternalError(absl::StrCat("cannot run ", exe, ": ", std::strerror(errno))));
+}
+
 int Main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]).starts_with("--dask=")) return RunOnDask(argc, argv);
+  }
   Flags f;
   if (std::string why = Parse(argc, argv, &f); !why.empty()) return Usage(why);
   absl::StatusOr<std::string> text = ir::ReadFileBounded(f.file, ir::kMaxSourceBytes);
