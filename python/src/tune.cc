@@ -117,7 +117,7 @@ void BindTune(py::module_& m) {
          const std::string& scheduler, int64_t max_grid, py::object measure_factory,
          py::object progress, int workers, int64_t repeat, double min_repeat_ms,
          double build_timeout, double run_timeout, const std::string& work_dir,
-         const std::string& warm_start) {
+         const std::string& warm_start, bool flush_cache) {
         ms::MeasureOptions measure;
         measure.work_dir = work_dir;
         measure.build_parallelism = workers;
@@ -125,6 +125,7 @@ void BindTune(py::module_& m) {
         measure.run_timeout_s = run_timeout;
         measure.repeat = repeat;
         measure.min_repeat_ms = min_repeat_ms;
+        measure.flush_cache = flush_cache;
         std::vector<std::unique_ptr<ms::LocalMeasurer>> measurers;
         ms::MeasureFactory factory =
             [&](const ms::TuningTask& task) -> absl::StatusOr<ms::MeasureFn> {
@@ -197,7 +198,7 @@ void BindTune(py::module_& m) {
       py::arg("seed"), py::arg("cost_model"), py::arg("scheduler"), py::arg("max_grid"),
       py::arg("measure_factory"), py::arg("progress"), py::arg("workers"), py::arg("repeat"),
       py::arg("min_repeat_ms"), py::arg("build_timeout"), py::arg("run_timeout"),
-      py::arg("work_dir"), py::arg("warm_start") = "");
+      py::arg("work_dir"), py::arg("warm_start") = "", py::arg("flush_cache") = false);
 }
 
 }  // namespace tessel::python

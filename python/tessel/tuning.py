@@ -81,7 +81,8 @@ def mutate(space, trace, seed: int):
 class LocalRunner:
     """Builds candidates in ``workers`` parallel processes (0: one per core) and
     runs each alone in a process of its own, checked against the unscheduled
-    function, then timed: ``repeat`` figures, each lasting ``min_repeat_ms``."""
+    function, then timed: ``repeat`` figures, each lasting ``min_repeat_ms``
+    (with ``flush_cache``, the caches evicted before each)."""
 
     workers: int = 0
     repeat: int = 3
@@ -89,6 +90,7 @@ class LocalRunner:
     build_timeout: float = 120.0
     run_timeout: float = 60.0
     work_dir: str = ""
+    flush_cache: bool = False
 
 
 @dataclass
@@ -168,7 +170,7 @@ def tune(mod: _core.IRModule, target: str = "llvm", max_trials: int = 64,
         results = _core.tune_tasks(
             tasks, database, strategy, max_trials, batch, seed, cost_model, scheduler, max_grid,
             factory, bar, local.workers, local.repeat, local.min_repeat_ms, local.build_timeout,
-            local.run_timeout, local.work_dir, warm_start)
+            local.run_timeout, local.work_dir, warm_start, local.flush_cache)
     finally:
         if bar is not None:
             bar.close()

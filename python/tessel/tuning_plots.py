@@ -54,21 +54,24 @@ def convergence(curves: Dict[str, Sequence[float]], path: str, flops: Optional[f
 
 
 def roofline(points: List[Tuple[str, float, float, float]], peak_gflops: float,
-             bandwidth_gbs: float, path: str, title: str = "") -> str:
-    """``points``: (name, flops, bytes, seconds) per tuned workload; returns ``path``."""
+             bandwidth_gbs: float, path: str, title: str = "",
+             peak_label: str = "") -> str:
+    """``points``: (name, flops, bytes, seconds) per tuned workload; returns ``path``.
+    ``peak_label`` says where the compute roof comes from (shown in the legend)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     intensities = [f / b for _, f, b, _ in points if b > 0] or [1.0]
     lo, hi = min(intensities + [0.1]) / 2, max(intensities + [peak_gflops / bandwidth_gbs]) * 4
     xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
     ax.plot(xs, [min(peak_gflops, x * bandwidth_gbs) for x in xs], color="black", linewidth=1.4,
-            label=f"roof: {peak_gflops:.0f} GFLOP/s, {bandwidth_gbs:.1f} GB/s")
-    for name, f, b, s in points:
+            label=f"roof: {peak_gflops:.0f} GFLOP/s{peak_label}, {bandwidth_gbs:.1f} GB/s")
+    for i, (name, f, b, s) in enumerate(points):
         if b <= 0 or s <= 0:
             continue
         ax.scatter([f / b], [f / s * 1e-9], zorder=3)
-        ax.annotate(name, (f / b, f / s * 1e-9), textcoords="offset points", xytext=(4, 4),
-                    fontsize=8)
+        # Labels alternate above and below their points, so neighbours stay legible.
+        ax.annotate(name, (f / b, f / s * 1e-9), textcoords="offset points",
+                    xytext=(-6, 6 if i % 2 == 0 else -13), ha="right", fontsize=8)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (FLOP/byte)")

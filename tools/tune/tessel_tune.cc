@@ -7,6 +7,7 @@
 //       [--repeat=3] [--min-repeat-ms=20] [--build-timeout=120] [--run-timeout=60]
 //       [--max-grid=4096] [--work-dir=DIR]
 //   tessel-tune model.tsl --space-size [--target=...]
+//   tessel-tune model.tsl --db=tuning.db --model-quality [--target=...]
 //   tessel-tune model.tsl --db=tuning.db --dask=tcp://scheduler:8786 [...]
 //
 //   $ tessel-tune mm.tsl --space-size
@@ -70,8 +71,9 @@ constexpr const char* kUsage =
     "[--batch=N] [--seed=N] [--cost-model=xgboost|analytic|random] [--warm-start=DB[:TARGET]] "
     "[--scheduler=gradient|round-robin] [--workers=N] [--repeat=N] [--min-repeat-ms=MS] "
     "[--build-timeout=S] [--run-timeout=S] [--max-grid=N] [--work-dir=DIR] "
-    "[--dask=ADDRESS]\n"
-    "       tessel-tune FILE.tsl --space-size [--target=T]\n";
+    "[--flush-cache] [--dask=ADDRESS]\n"
+    "       tessel-tune FILE.tsl --space-size [--target=T]\n"
+    "       tessel-tune FILE.tsl --db=DB --model-quality [--target=T]\n";
 
 int Fail(const absl::Status& s) {
   std::cerr << "tessel-tune: " << s.message() << "\n";
@@ -153,7 +155,7 @@ struct Flags {
   std::string work_dir, cost_model = "xgboost", warm_start;
   int64_t trials = 64, batch = 16, seed = 1, jobs = 0, repeat = 3, max_grid = 4096;
   double min_repeat_ms = 20, build_timeout = 120, run_timeout = 60;
-  bool space_size = false;
+  bool space_size = false, model_quality = false, flush_cache = false;
 };
 
 // The run's cost model: the one kept in the database for the target, else a new
@@ -203,6 +205,27 @@ int FinishModel(const Flags& f, Database& db, CostModel& model) {
   return 0;
 }
 
+// --model-quality: how each kind of cost model ranks the database's held-out
+// records of the target (nothing is measured).
+int ModelQualities(const Flags& f) {
+  absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(f.db, /*create=*/false);
+  if (!db.ok()) return Fail(db.status());
+  int64_t skipped = 0;
+  absl::StatusOr<std::vector<TrainingRow>> rows = RowsFromDatabase(**db, f.target, &skipped);
+  if (!rows.ok()) return Fail(rows.status());
+  std::cout << absl::StrFormat("%d records of \"%s\" (%d left out: their traces no longer lower)\n",
+                               rows->size(), f.target, skipped);
+  std::cout << absl::StrFormat("%-10s %8s %12s %s\n", "model", "held out", "Kendall tau",
+                               "top-10 recall");
+  for (const std::string& name : CostModelNames()) {
+    absl::StatusOr<ModelQuality> q = HeldOutQuality(name, *rows, f.seed);
+    if (!q.ok()) return Fail(q.status());
+    std::cout << absl::StrFormat("%-10s %8d %12.2f %.2f\n", name, q->rows, q->kendall_tau,
+                                 q->top_k_recall);
+  }
+  return 0;
+}
+
 // "" when all flags parsed, else what is wrong.
 std::string Parse(int argc, char** argv, Flags* f) {
   std::map<std::string, int64_t*> ints = {{"--trials", &f->trials}, {"--batch", &f->batch},
@@ -218,8 +241,10 @@ std::string Parse(int argc, char** argv, Flags* f) {
                                                  {"--work-dir", &f->work_dir}};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--space-size") {
-      f->space_size = true;
+    if (arg == "--space-size" || arg == "--model-quality" || arg == "--flush-cache") {
+      (arg == "--space-size"      ? f->space_size
+       : arg == "--model-quality" ? f->model_quality
+                                  : f->flush_cache) = true;
       continue;
     }
     if (!arg.starts_with("--")) {
@@ -302,6 +327,7 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (f.space_size) return SpaceSizes(*tasks);
+  if (f.model_quality) return ModelQualities(f);
 
   absl::StatusOr<std::unique_ptr<Database>> db = Database::Open(f.db, /*create=*/true);
   if (!db.ok()) return Fail(db.status());
@@ -315,6 +341,7 @@ int Main(int argc, char** argv) {
   measure.run_timeout_s = f.run_timeout;
   measure.repeat = f.repeat;
   measure.min_repeat_ms = f.min_repeat_ms;
+  measure.flush_cache = f.flush_cache;
   std::vector<std::unique_ptr<LocalMeasurer>> measurers;
   std::map<std::string, std::string> reference_by;
   MeasureFactory factory = [&](const TuningTask& task) -> absl::StatusOr<MeasureFn> {
