@@ -19,6 +19,7 @@
 #include "ir/schedule/sampling.h"
 #include "metaschedule/search/mutator.h"
 #include "python/src/common.h"
+#include "python/src/gil_object.h"
 
 namespace tessel::python {
 
@@ -26,14 +27,6 @@ namespace ms = metaschedule;
 namespace sch = ir::schedule;
 
 namespace {
-
-// A Python object held by C++ that may be dropped without the GIL.
-std::shared_ptr<py::object> Hold(py::object o) {
-  return std::shared_ptr<py::object>(new py::object(std::move(o)), [](py::object* p) {
-    py::gil_scoped_acquire acquire;
-    delete p;
-  });
-}
 
 class PythonStrategy : public ms::SearchStrategy {
  public:
@@ -44,7 +37,7 @@ class PythonStrategy : public ms::SearchStrategy {
   absl::Status Init(const ms::SearchContext& ctx) override {
     py::gil_scoped_acquire acquire;
     try {
-      self_ = Hold((*cls_)());
+      self_ = HoldUnderGil((*cls_)());
       self_->attr("init")(*ctx.space, ctx.seed);
     } catch (const std::exception& e) {
       return Failed("init", e);
@@ -110,7 +103,7 @@ void BindSearchStrategies(py::module_& m) {
   m.def(
       "register_search_strategy",
       [](const std::string& name, py::object cls) {
-        std::shared_ptr<py::object> held = Hold(std::move(cls));
+        std::shared_ptr<py::object> held = HoldUnderGil(std::move(cls));
         bool added = ms::RegisterSearchStrategy(name, [name, held] {
           return std::unique_ptr<ms::SearchStrategy>(new PythonStrategy(name, held));
         });

@@ -20,6 +20,7 @@
 #include "metaschedule/search/search_strategy.h"
 #include "metaschedule/search/task_scheduler.h"
 #include "python/src/common.h"
+#include "python/src/gil_object.h"
 
 namespace tessel::python {
 
@@ -27,20 +28,11 @@ namespace ms = metaschedule;
 
 namespace {
 
-// A Python object kept by C++ callbacks that outlive the call that made them and
-// may be dropped while the GIL is released: released under the GIL.
-std::shared_ptr<py::object> Keep(py::object o) {
-  return std::shared_ptr<py::object>(new py::object(std::move(o)), [](py::object* p) {
-    py::gil_scoped_acquire acquire;
-    delete p;
-  });
-}
-
 // A Python measurer: called with the candidates' traces as JSON, returns one
 // dict per candidate ({"status", "seconds", "error"}). A failing or malformed
 // answer makes every candidate of the batch a run error, never a crash.
 ms::MeasureFn PythonMeasure(py::object measure) {
-  std::shared_ptr<py::object> shared = Keep(std::move(measure));
+  std::shared_ptr<py::object> shared = HoldUnderGil(std::move(measure));
   return [shared](const std::vector<ir::schedule::Trace>& traces) {
     std::vector<ms::MeasureResult> out;
     py::gil_scoped_acquire acquire;
@@ -166,7 +158,7 @@ void BindTune(py::module_& m) {
           options.model = model;
         }
         if (!progress.is_none()) {
-          std::shared_ptr<py::object> cb = Keep(progress);
+          std::shared_ptr<py::object> cb = HoldUnderGil(progress);
           options.progress = [cb](const ms::TuneProgress& p) {
             py::gil_scoped_acquire acquire;
             try {
