@@ -194,15 +194,4 @@ sch::Trace Renumbered(const sch::Trace& trace) {
   return sch::Trace(std::move(out));
 }
 
-bool SameSkeleton(const sch::Trace& a, const sch::Trace& b) {
-  if (a.instructions().size() != b.instructions().size()) return false;
-  for (size_t k = 0; k < a.instructions().size(); ++k) {
-    sch::Instruction x = a.instructions()[k], y = b.instructions()[k];
-    x.decision.reset();  // The calls print their decisions; compare them without.
-    y.decision.reset();
-    if (x.kind != y.kind || x.CallToPython() != y.CallToPython()) return false;
-  }
-  return true;
-}
-
 }  // namespace tessel::metaschedule

@@ -62,9 +62,6 @@ std::string DecisionKey(const ir::schedule::Trace& trace);
 // replayed differs only in these numbers; renumbered, the two are equal.
 ir::schedule::Trace Renumbered(const ir::schedule::Trace& trace);
 
-// True when `a` and `b` are the same instructions apart from their decisions.
-bool SameSkeleton(const ir::schedule::Trace& a, const ir::schedule::Trace& b);
-
 // Every ordered way to write `extent` as n factors with the innermost at most
 // `max_innermost` (no bound when <= 0), in lexicographic order.
 std::vector<std::vector<int64_t>> PerfectTilings(int64_t extent, int n, int64_t max_innermost);
