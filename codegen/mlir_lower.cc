@@ -32,22 +32,35 @@
 #include "mlir/Transforms/Passes.h"
 
 namespace tessel::codegen {
+
+namespace detail {
+
+absl::Status ApproximateMath(mlir::ModuleOp module) {
+  mlir::MLIRContext* ctx = module.getContext();
+  DiagnosticCollector diags(ctx);
+  mlir::RewritePatternSet patterns(ctx);
+  mlir::populateMathPolynomialApproximationPatterns(patterns);
+  if (mlir::failed(mlir::applyPatternsAndFoldGreedily(module, std::move(patterns)))) {
+    return absl::InternalError("codegen: math approximation did not converge: " + diags.text());
+  }
+  return absl::OkStatus();
+}
+
+void AddCleanupPasses(mlir::PassManager& pm) {
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  mlir::arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(mlir::arith::createArithExpandOpsPass(expand));
+}
+
+}  // namespace detail
+
 namespace {
 
-// Collects MLIR diagnostics into a string for error messages.
-class DiagnosticCollector {
- public:
-  explicit DiagnosticCollector(mlir::MLIRContext* ctx)
-      : handler_(ctx, [this](mlir::Diagnostic& d) {
-          absl::StrAppend(&text_, d.str(), "\n");
-          return mlir::success();
-        }) {}
-  const std::string& text() const { return text_; }
-
- private:
-  std::string text_;
-  mlir::ScopedDiagnosticHandler handler_;
-};
+using detail::DiagnosticCollector;
+using detail::ApproximateMath;
+using detail::AddCleanupPasses;
 
 std::unique_ptr<mlir::MLIRContext> NewContext() {
   mlir::DialectRegistry registry;
@@ -62,20 +75,9 @@ std::unique_ptr<mlir::MLIRContext> NewContext() {
 absl::Status LowerToLLVMDialect(mlir::ModuleOp module) {
   mlir::MLIRContext* ctx = module.getContext();
   DiagnosticCollector diags(ctx);
-  {
-    // Polynomial approximations of f32 exp, log, tanh, erf, ... (vector-friendly).
-    mlir::RewritePatternSet patterns(ctx);
-    mlir::populateMathPolynomialApproximationPatterns(patterns);
-    if (mlir::failed(mlir::applyPatternsAndFoldGreedily(module, std::move(patterns)))) {
-      return absl::InternalError("codegen: math approximation did not converge: " + diags.text());
-    }
-  }
+  TESSEL_RETURN_IF_ERROR(ApproximateMath(module));
   mlir::PassManager pm(ctx, mlir::ModuleOp::getOperationName());
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
-  mlir::arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(mlir::arith::createArithExpandOpsPass(expand));
+  AddCleanupPasses(pm);
   pm.addPass(mlir::createConvertSCFToCFPass());
   pm.addPass(mlir::createConvertVectorToLLVMPass());
   pm.addPass(mlir::createConvertMathToLLVMPass());

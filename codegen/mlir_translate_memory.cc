@@ -251,6 +251,12 @@ absl::Status FuncTranslator::Allocate(const ir::AllocateNode* op) {
   mlir::MemRefType type = MemRefTypeOf(buf);
   const int64_t alignment = std::max(buf->alignment, ir::kDefaultBufferAlignment);
   const int64_t elem_bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  if (auto shared = shared_storage_.find(buf.get()); shared != shared_storage_.end()) {
+    buffers_[buf.get()] = shared->second;
+    absl::Status s = Stmt(op->body);
+    buffers_.erase(buf.get());
+    return s;
+  }
   if (type.hasStaticShape() && buf->strides.empty()) {
     int64_t bytes = 0;
     if (!__builtin_mul_overflow(type.getDimSize(0), elem_bytes, &bytes) &&
@@ -268,6 +274,10 @@ absl::Status FuncTranslator::Allocate(const ir::AllocateNode* op) {
       buffers_.erase(buf.get());
       return s;
     }
+  }
+  if (in_gpu_kernel_) {
+    return Error(op, absl::StrCat("buffer '", buf->name, "' (scope ", buf->scope,
+                                  ") is too large for a GPU thread's local memory"));
   }
   // On the heap, checked: the size (the product of the extents, or of the extents
   // and strides) must be non-negative and below kMaxHeapBytes, the function must not

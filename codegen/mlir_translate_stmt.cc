@@ -368,7 +368,8 @@ absl::Status FuncTranslator::Stmt(const ir::Stmt& s) {
     case ir::NodeKind::kBufferStore: return StoreBuffer(ir::cast<ir::BufferStoreNode>(s));
     case ir::NodeKind::kFor: {
       const auto* op = ir::cast<ir::ForNode>(s);
-      if (op->for_kind == ir::ForKind::kParallel) return Outline(*this, op);
+      if (op->for_kind == ir::ForKind::kParallel && !in_gpu_kernel_) return Outline(*this, op);
+      if (op->for_kind == ir::ForKind::kThreadBinding) return ThreadFor(op);
       return SerialFor(*this, op);
     }
     case ir::NodeKind::kIfThenElse: {
@@ -609,6 +610,12 @@ absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> TranslateToMLIR(const ir::IRMo
                                                                    mlir::MLIRContext* ctx) {
   // Machine code runs without the interpreter's checks: refuse what the verifier
   // proves wrong (an access certainly out of bounds, an unbound variable, ...).
+  if (target.is_cuda()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("codegen: target '", target.ToString(),
+                     "' is a GPU: its kernels become PTX "
+                     "(codegen/gpu_codegen.h, tessel-opt --emit=ptx), not CPU code"));
+  }
   if (absl::Status s = ir::VerifyModule(mod); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("codegen: ", s.message()));
   }

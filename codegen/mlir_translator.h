@@ -28,6 +28,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace tessel::codegen {
 
@@ -40,6 +42,28 @@ absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> TranslateToMLIR(const ir::IRMo
                                                                    mlir::MLIRContext* ctx);
 
 namespace detail {
+
+// Collects MLIR diagnostics into a string for error messages.
+class DiagnosticCollector {
+ public:
+  explicit DiagnosticCollector(mlir::MLIRContext* ctx)
+      : handler_(ctx, [this](mlir::Diagnostic& d) {
+          text_ += d.str();
+          text_ += "\n";
+          return mlir::success();
+        }) {}
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+  mlir::ScopedDiagnosticHandler handler_;
+};
+
+// The first steps of both lowerings (mlir_lower.cc): f32 exp, log, tanh, erf, ...
+// as polynomial approximations (vector-friendly, and no libdevice call on a GPU);
+// then canonicalize, CSE and arith-expand (floordivsi, bf16 extf/truncf).
+absl::Status ApproximateMath(mlir::ModuleOp module);
+void AddCleanupPasses(mlir::PassManager& pm);
 
 // On a func.func: the lowered-argument positions of its noalias data pointers.
 inline constexpr const char* kNoAliasAttr = "tessel.noalias_args";
@@ -87,6 +111,9 @@ class FuncTranslator {
 
   // ---- Statements (mlir_translate_stmt.cc) ----
   absl::Status Stmt(const ir::Stmt& s);
+  // A loop bound to a GPU thread axis, inside a kernel (gpu_codegen.cc): its variable
+  // is min + the axis' id from thread_ids_.
+  absl::Status ThreadFor(const ir::ForNode* op);
 
   absl::Status Error(const ir::Node* where, const std::string& message) const;
 
@@ -104,6 +131,12 @@ class FuncTranslator {
   // The 1-D memref holding each bound buffer's storage (a DeclBuffer view maps to
   // its source's; elem_offset and strides are applied at each access).
   absl::flat_hash_map<const ir::BufferNode*, mlir::Value> buffers_;
+  // In a GPU kernel (gpu_codegen.cc): the id of each thread axis ("threadIdx.x" ->
+  // an index value), and the storage of its shared buffers (workgroup attributions),
+  // which their Allocate binds instead of allocating.
+  bool in_gpu_kernel_ = false;
+  absl::flat_hash_map<std::string, mlir::Value> thread_ids_;
+  absl::flat_hash_map<const ir::BufferNode*, mlir::Value> shared_storage_;
 };
 
 }  // namespace detail

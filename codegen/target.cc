@@ -24,6 +24,51 @@ namespace {
 
 constexpr int kMaxThreads = 4096;
 
+// The compute capabilities whose PTX tessel emits and checks (PTX ISA 8.0 covers all).
+constexpr absl::string_view kCudaArchs[] = {"sm_80", "sm_86", "sm_89", "sm_90"};
+
+absl::StatusOr<Target> ParseCuda(absl::string_view text,
+                                 const std::vector<absl::string_view>& words) {
+  Target t;
+  t.kind = "cuda";
+  t.arch = "sm_80";
+  for (size_t i = 1; i < words.size(); ++i) {
+    std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(words[i], absl::MaxSplits('=', 1));
+    if (kv.first == "-arch") {
+      if (std::find(std::begin(kCudaArchs), std::end(kCudaArchs), kv.second) ==
+          std::end(kCudaArchs)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("target: unknown -arch '", kv.second, "' in '", text,
+                         "' (supported: ", absl::StrJoin(kCudaArchs, ", "), ")"));
+      }
+      t.arch = std::string(kv.second);
+    } else if (kv.first == "-max-threads-per-block") {
+      int n = 0;
+      if (!absl::SimpleAtoi(kv.second, &n) || n < 32 || n > 1024) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("target: -max-threads-per-block wants an integer in [32, 1024], got '",
+                         kv.second, "'"));
+      }
+      t.max_threads_per_block = n;
+    } else if (kv.first == "-max-shared-memory-per-block") {
+      int64_t n = 0;
+      if (!absl::SimpleAtoi(kv.second, &n) || n < 0 || n > 232448) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("target: -max-shared-memory-per-block wants bytes in [0, 232448], got '",
+                         kv.second, "'"));
+      }
+      t.max_shared_memory_per_block = n;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("target: unknown option '", words[i], "' in '", text,
+                       "' (accepted for cuda: -arch=sm_NN, -max-threads-per-block=N, "
+                       "-max-shared-memory-per-block=BYTES)"));
+    }
+  }
+  return t;
+}
+
 std::unique_ptr<llvm::MCSubtargetInfo> SubtargetInfo(const std::string& triple,
                                                      const std::string& cpu,
                                                      const std::string& features) {
@@ -129,9 +174,10 @@ absl::StatusOr<Target> Target::Parse(absl::string_view text) {
   if (words.empty()) {
     return absl::InvalidArgumentError("target: empty target string (expected e.g. 'llvm')");
   }
+  if (words[0] == "cuda") return ParseCuda(text, words);
   if (words[0] != "llvm") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "target: unknown target kind '", words[0], "' in '", text, "' (supported: llvm)"));
+    return absl::InvalidArgumentError(absl::StrCat("target: unknown target kind '", words[0],
+                                                   "' in '", text, "' (supported: llvm, cuda)"));
   }
   Target t;
   for (size_t i = 1; i < words.size(); ++i) {
@@ -188,6 +234,16 @@ absl::StatusOr<Target> Target::Parse(absl::string_view text) {
 
 std::string Target::ToString() const {
   std::string s = kind;
+  if (is_cuda()) {
+    absl::StrAppend(&s, " -arch=", arch);
+    if (max_threads_per_block != 1024) {
+      absl::StrAppend(&s, " -max-threads-per-block=", max_threads_per_block);
+    }
+    if (max_shared_memory_per_block != 48 * 1024) {
+      absl::StrAppend(&s, " -max-shared-memory-per-block=", max_shared_memory_per_block);
+    }
+    return s;
+  }
   if (!cpu.empty()) absl::StrAppend(&s, " -mcpu=", cpu);
   if (!features.empty()) absl::StrAppend(&s, " -mattr=", features);
   if (num_threads != 0) absl::StrAppend(&s, " -num-threads=", num_threads);
@@ -198,7 +254,9 @@ std::string Target::ToString() const {
   return s;
 }
 
-std::string Target::Triple() const { return llvm::sys::getProcessTriple(); }
+std::string Target::Triple() const {
+  return is_cuda() ? "nvptx64-nvidia-cuda" : llvm::sys::getProcessTriple();
+}
 
 std::string Target::ResolvedCpu() const {
   return cpu.empty() ? std::string(llvm::sys::getHostCPUName()) : cpu;

@@ -7,6 +7,10 @@
 //   llvm -num-cores=8 -l2-cache=1048576     the machine model's options (metaschedule/machine.h):
 //                                           kept and printed, not used by codegen, so one
 //                                           string serves default-schedule and build
+//   cuda -arch=sm_90                        an NVIDIA GPU (sm_80, sm_86, sm_89, sm_90): kernels
+//                                           become PTX (codegen/gpu_codegen.h)
+//   cuda -arch=sm_80 -max-threads-per-block=512 -max-shared-memory-per-block=49152
+//                                           the limits the GPU verifier checks
 //
 //   absl::StatusOr<Target> t = Target::Parse("llvm -mcpu=skylake-avx512");
 //   t->ToString()   // "llvm -mcpu=skylake-avx512" (canonical: the cache key of the JIT)
@@ -36,6 +40,12 @@ struct Target {
   // bytes (0: not set, the host's).
   int num_cores = 0;
   int64_t l1d_cache = 0, l2_cache = 0, l3_cache = 0;
+  // kind "cuda": the compute capability ("sm_90") and the limits of one thread block.
+  std::string arch;
+  int max_threads_per_block = 1024;
+  int64_t max_shared_memory_per_block = 48 * 1024;
+
+  bool is_cuda() const { return kind == "cuda"; }
 
   static absl::StatusOr<Target> Parse(absl::string_view text);
   static Target Host() { return Target(); }
@@ -46,7 +56,7 @@ struct Target {
   // What LLVM is given: the host's name and features where not set.
   std::string ResolvedCpu() const;
   std::string ResolvedFeatures() const;
-  std::string Triple() const;  // The host's target triple.
+  std::string Triple() const;  // The host's target triple; nvptx64-nvidia-cuda for cuda.
   // True when the resolved features include `feature` (e.g. "fma", "avx512f").
   bool HasFeature(absl::string_view feature) const;
   // The instruction-set features (those CPUID reports) the resolved CPU and features

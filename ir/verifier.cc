@@ -47,8 +47,18 @@ constexpr size_t kMaxSnippet = 240;  // Longest line of IR quoted in a message.
 
 std::string Clip(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  if (size_t nl = text.find('\n'); nl != std::string::npos) text = text.substr(0, nl) + " ...";
-  if (text.size() > kMaxSnippet) text = text.substr(0, kMaxSnippet) + " ...";
+  // Truncate in place and append: GCC 12 reports a false -Warray-bounds on
+  // `substr(...) + " ..."` (its bug 105329).
+  bool clipped = false;
+  if (size_t nl = text.find('\n'); nl != std::string::npos) {
+    text.resize(nl);
+    clipped = true;
+  }
+  if (text.size() > kMaxSnippet) {
+    text.resize(kMaxSnippet);
+    clipped = true;
+  }
+  if (clipped) text.append(" ...");
   return text;
 }
 

@@ -19,3 +19,13 @@ config.environment["PATH"] = os.pathsep.join(
     [config.tessel_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 config.substitutions.append(("%tessel_src", config.tessel_src_root))
 config.substitutions.append(("%examples", os.path.join(config.tessel_src_root, "tools", "examples")))
+
+# The CUDA toolkit's ptxas checks generated PTX (`REQUIRES: ptxas`); where the
+# toolkit is absent those tests report UNSUPPORTED.
+cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+ptxas = os.path.join(cuda_home, "bin", "ptxas")
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+else:
+    lit_config.note("no ptxas at %s: the PTX checks are skipped (set CUDA_HOME)" % ptxas)

@@ -28,6 +28,26 @@ TEST(CodegenTarget, ParsesAndPrintsCanonically) {
 }
 
 // The machine model's options ride along: one string for default-schedule and build.
+TEST(CodegenTarget, ParsesCudaTargets) {
+  absl::StatusOr<Target> t = Target::Parse("cuda");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->is_cuda());
+  EXPECT_EQ(t->arch, "sm_80");
+  EXPECT_EQ(t->ToString(), "cuda -arch=sm_80");
+  EXPECT_EQ(t->Triple(), "nvptx64-nvidia-cuda");
+  t = Target::Parse(
+      "cuda -arch=sm_90 -max-threads-per-block=256 -max-shared-memory-per-block=1024");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->max_threads_per_block, 256);
+  EXPECT_EQ(t->max_shared_memory_per_block, 1024);
+  EXPECT_EQ(Target::Parse(t->ToString())->ToString(), t->ToString());
+  EXPECT_FALSE(Target::Parse("llvm")->is_cuda());
+  for (const char* bad : {"cuda -arch=sm_70", "cuda -arch=", "cuda -max-threads-per-block=2048",
+                          "cuda -max-shared-memory-per-block=-1", "cuda -num-threads=2"}) {
+    EXPECT_FALSE(Target::Parse(bad).ok()) << bad;
+  }
+}
+
 TEST(CodegenTarget, KeepsTheMachineModelsOptions) {
   const std::string text =
       "llvm -mattr=+avx2 -num-cores=8 -l1d-cache=49152 -l2-cache=1048576 -l3-cache=33554432";
@@ -50,7 +70,7 @@ TEST(CodegenTarget, RefusesWithReasons) {
   };
   const Bad bad[] = {
       {"", "target: empty target string (expected e.g. 'llvm')"},
-      {"cuda", "target: unknown target kind 'cuda' in 'cuda' (supported: llvm)"},
+      {"rocm", "target: unknown target kind 'rocm' in 'rocm' (supported: llvm, cuda)"},
       {"llvm -mcpu=pentium9", "target: unknown CPU 'pentium9' for "},
       {"llvm -mattr=+avx9", "target: unknown feature 'avx9' in -mattr for "},
       {"llvm -mattr=avx2", "target: -mattr item 'avx2' must be +feature or -feature"},

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "codegen/emit.h"
 #include "codegen/jit.h"
 #include "codegen/runtime/export_library.h"
@@ -27,7 +28,7 @@ using ::testing::HasSubstr;
 constexpr DLDataType kF32{kDLFloat, 32, 1};
 
 ir::IRModule KernelModule() {
-  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/tests/c/kernels.tsl");
+  std::ifstream in(absl::StrCat(TESSEL_SOURCE_DIR, "/tests/c/kernels.tsl"));
   std::stringstream text;
   text << in.rdbuf();
   absl::StatusOr<ir::IRModule> mod = ir::ParseModule(text.str(), "kernels.tsl");

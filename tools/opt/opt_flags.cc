@@ -42,10 +42,12 @@ const std::vector<Flag>& Flags() {
                        }},
                       {"emit", "STAGE", false,
                        "Compile the result and print a stage instead of .tsl: mlir, mlir-llvm, "
-                       "llvm, asm, obj or so (obj and so need -o FILE); a result with blocks or "
-                       "N-D accesses is lowered first, as tessel.build does",
+                       "llvm, asm, obj or so (obj and so need -o FILE); for a cuda target mlir, "
+                       "ptx or launches (the kernels' launch manifest, JSON); a result with "
+                       "blocks or N-D accesses is lowered first, as tessel.build does",
                        [](OptFlags* f, const std::string& v) {
-                         for (const char* s : {"mlir", "mlir-llvm", "llvm", "asm", "obj", "so"}) {
+                         for (const char* s : {"mlir", "mlir-llvm", "llvm", "asm", "obj", "so",
+                                               "ptx", "launches"}) {
                            if (v == s) {
                              f->emit = v;
                              return absl::OkStatus();
@@ -53,7 +55,7 @@ const std::vector<Flag>& Flags() {
                          }
                          return absl::InvalidArgumentError(absl::StrCat(
                              "--emit: unknown stage '", v,
-                             "' (expected mlir, mlir-llvm, llvm, asm, obj or so)"));
+                             "' (expected mlir, mlir-llvm, llvm, asm, obj, so, ptx or launches)"));
                        }},
                       {"target", "TEXT", false,
                        "The codegen target for --emit, e.g. 'llvm -mcpu=znver4' (default: llvm)",
@@ -124,8 +126,8 @@ const std::vector<Flag>& Flags() {
                          f->print_after_all = true;
                          return absl::OkStatus();
                        }},
-                      {"print-ir-after-change", nullptr,
-                       false, "Print the IR after a pass only if it changed the module",
+                      {"print-ir-after-change", nullptr, false,
+                       "Print the IR after a pass only if it changed the module",
                        [](OptFlags* f, const std::string&) {
                          f->print_after_change = true;
                          return absl::OkStatus();

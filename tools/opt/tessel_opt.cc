@@ -21,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "codegen/cpu_feature_resolver.h"
 #include "codegen/emit.h"
+#include "codegen/gpu_codegen.h"
 #include "codegen/runtime/export_library.h"
 #include "codegen/target.h"
 #include "ir/parser.h"
@@ -136,6 +137,7 @@ bool EmitNeedsLowering(const ir::IRModule& mod) {
 // comment syntax of the stage.
 std::string WithLoweredNote(const std::string& stage, std::string text) {
   const char* comment = stage == "llvm" ? "; " : stage == "asm" ? "# " : "// ";
+  if (stage == "launches") return text;  // JSON has no comments.
   return absl::StrCat(comment, kLoweredNote, "\n", text);
 }
 
@@ -144,6 +146,20 @@ std::string WithLoweredNote(const std::string& stage, std::string text) {
 absl::StatusOr<std::string> EmitText(const OptFlags& flags, const ir::IRModule& mod) {
   absl::StatusOr<codegen::Target> target = codegen::Target::Parse(flags.target);
   if (!target.ok()) return target.status();
+  if (target->is_cuda()) {
+    if (flags.emit == "mlir") return codegen::EmitGpuMLIR(mod, *target);
+    if (flags.emit != "ptx" && flags.emit != "launches") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--emit=", flags.emit, " is a CPU stage; a cuda target emits mlir, ptx or launches"));
+    }
+    absl::StatusOr<codegen::GpuProgram> program = codegen::BuildGpuProgram(mod, *target);
+    if (!program.ok()) return program.status();
+    return flags.emit == "ptx" ? program->ptx : codegen::LaunchManifest(*program) + "\n";
+  }
+  if (flags.emit == "ptx" || flags.emit == "launches") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--emit=", flags.emit, " needs a cuda target, e.g. --target='cuda -arch=sm_90'"));
+  }
   if (flags.emit == "mlir") return codegen::EmitMLIR(mod, *target);
   if (flags.emit == "mlir-llvm") return codegen::EmitMLIR(mod, *target, /*llvm_dialect=*/true);
   if (flags.emit == "llvm") return codegen::EmitLLVMIR(mod, *target);

@@ -1,0 +1,64 @@
+/* tessel's CUDA runtime: device memory, PTX modules and kernel launches over the CUDA
+ * driver API, which libtessel_runtime loads with dlopen("libcuda.so.1") on first use.
+ * Nothing links against CUDA, so tessel builds and runs on machines without it; there
+ * every call here fails with one clear message.
+ *
+ *   if (tessel_cuda_init(0) != 0) { puts(tessel_last_error()); return; }
+ *   void* mod;  tessel_cuda_module_load(ptx_text, &mod);   // the JIT log on failure
+ *   void *a, *b;  tessel_cuda_alloc(4096, &a);  tessel_cuda_alloc(4096, &b);
+ *   tessel_cuda_copy_to_device(a, host_a, 4096);
+ *   void* args[] = {&a, &b};
+ *   int64_t grid[3] = {8, 1, 1}, block[3] = {128, 1, 1};
+ *   tessel_cuda_launch(mod, "add_kernel0", grid, block, 0, args, 2, NULL);
+ *   tessel_cuda_copy_to_host(host_b, b, 4096);   // waits for the launch
+ *
+ * args[i] points at the i-th kernel argument's value (a device pointer, an int32_t,
+ * a float, ...), as cuLaunchKernel takes them. Every function returns 0 on success,
+ * else non-zero with tessel_last_error() saying which call failed and why (the
+ * driver's error name and text). Calls act on the device tessel_cuda_init chose,
+ * through its primary context, from any thread. */
+#ifndef TESSEL_CODEGEN_RUNTIME_TESSEL_CUDA_H_
+#define TESSEL_CODEGEN_RUNTIME_TESSEL_CUDA_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Loads the driver, initialises it and makes `device`'s primary context current. */
+int32_t tessel_cuda_init(int32_t device);
+/* The device's name and compute capability (e.g. 9.0) and its multiprocessor count. */
+int32_t tessel_cuda_device_info(char* name, size_t name_size, int32_t* major, int32_t* minor,
+                                int32_t* multiprocessors);
+
+int32_t tessel_cuda_alloc(size_t bytes, void** device_ptr);
+int32_t tessel_cuda_free(void* device_ptr);
+int32_t tessel_cuda_copy_to_device(void* device_dst, const void* host_src, size_t bytes);
+int32_t tessel_cuda_copy_to_host(void* host_dst, const void* device_src, size_t bytes);
+int32_t tessel_cuda_memset(void* device_dst, uint8_t value, size_t bytes);
+
+/* Loads PTX text (NUL-terminated) with the driver's JIT; on failure the error holds
+ * the JIT's log. */
+int32_t tessel_cuda_module_load(const char* ptx, void** module);
+int32_t tessel_cuda_module_unload(void* module);
+
+/* Launches kernel `name` of `module` on `stream` (NULL: the default stream). */
+int32_t tessel_cuda_launch(void* module, const char* name, const int64_t grid[3],
+                           const int64_t block[3], int64_t shared_bytes, void** args,
+                           int32_t num_args, void* stream);
+int32_t tessel_cuda_synchronize(void);
+
+/* Events for timing on the device: record two on a stream, then read the
+ * milliseconds between them (waits for the second). */
+int32_t tessel_cuda_event_create(void** event);
+int32_t tessel_cuda_event_destroy(void* event);
+int32_t tessel_cuda_event_record(void* event, void* stream);
+int32_t tessel_cuda_event_elapsed_ms(void* start, void* end, float* ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSEL_CODEGEN_RUNTIME_TESSEL_CUDA_H_ */

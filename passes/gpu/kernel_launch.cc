@@ -1,0 +1,263 @@
+// The host/device split and the GPU verifier (see kernel_launch.h).
+#include "passes/gpu/kernel_launch.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "ir/arith/expr_util.h"
+#include "ir/printer.h"
+#include "ir/status_macros.h"
+#include "ir/visitor.h"
+
+namespace tessel::passes {
+namespace {
+
+constexpr const char* kAxes[6] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+                                  "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+// CUDA's bounds on grid and block extents, per axis (x, y, z).
+constexpr int64_t kMaxGrid[3] = {(int64_t{1} << 31) - 1, 65535, 65535};
+constexpr int64_t kMaxBlock[3] = {1024, 1024, 64};
+
+int AxisIndex(const std::string& tag) {
+  for (int i = 0; i < 6; ++i) {
+    if (tag == kAxes[i]) return i;
+  }
+  return -1;
+}
+
+class HasBinding : public ir::IRVisitor {
+ public:
+  bool found = false;
+  void VisitFor(const ir::ForNode* op) override {
+    if (op->for_kind == ir::ForKind::kThreadBinding) found = true;
+    ir::IRVisitor::VisitFor(op);
+  }
+};
+
+// Reads one kernel statement: its axes' extents, shared memory, what it uses.
+class KernelScan : public ir::IRVisitor {
+ public:
+  explicit KernelScan(const std::string& where) : where_(where) {}
+
+  absl::Status status;
+  std::array<std::optional<int64_t>, 6> extents;
+  std::array<const ir::ForNode*, 6> first_loop = {};
+  int64_t shared_bytes = 0;
+  std::vector<const ir::BufferNode*> buffers;
+  std::vector<const ir::VarNode*> vars;
+  std::vector<const ir::VarNode*> bound;  // Defined inside the kernel.
+
+  void VisitFor(const ir::ForNode* op) override {
+    bound.push_back(op->loop_var.get());
+    if (op->for_kind == ir::ForKind::kThreadBinding && status.ok()) {
+      int axis = AxisIndex(op->thread_tag);
+      std::optional<int64_t> extent = ir::arith::AsConstInt(op->extent);
+      if (axis < 0) {
+        Fail(absl::StrCat("loop '", op->loop_var->name, "' is bound to '", op->thread_tag,
+                          "', which the GPU path does not support (blockIdx.x/y/z and "
+                          "threadIdx.x/y/z are)"));
+      } else if (!extent || *extent < 1) {
+        Fail(absl::StrCat("loop '", op->loop_var->name, "' bound to ", op->thread_tag,
+                          " has extent ", ir::PrintExpr(op->extent),
+                          "; launch extents must be positive constants"));
+      } else if (extents[axis] && *extents[axis] != *extent) {
+        Fail(absl::StrCat("loops '", first_loop[axis]->loop_var->name, "' and '",
+                          op->loop_var->name, "' are both bound to ", op->thread_tag,
+                          " with different extents (", *extents[axis], " and ", *extent,
+                          ") in one kernel"));
+      } else {
+        extents[axis] = extent;
+        if (first_loop[axis] == nullptr) first_loop[axis] = op;
+      }
+    }
+    ir::IRVisitor::VisitFor(op);
+  }
+  void VisitLetStmt(const ir::LetStmtNode* op) override {
+    bound.push_back(op->var.get());
+    ir::IRVisitor::VisitLetStmt(op);
+  }
+  void VisitAllocate(const ir::AllocateNode* op) override {
+    const ir::Buffer& b = op->buffer;
+    if (b->scope == "global" && status.ok()) {
+      Fail(absl::StrCat("buffer '", b->name,
+                        "' is allocated in global memory inside a "
+                        "kernel; use scope \"shared\" or \"local\""));
+    }
+    int64_t elements = 1;
+    for (const ir::Expr& e : b->shape) {
+      std::optional<int64_t> c = ir::arith::AsConstInt(e);
+      if (!c && status.ok()) {
+        Fail(absl::StrCat("buffer '", b->name, "' (scope ", b->scope, ") has extent ",
+                          ir::PrintExpr(e), "; allocations in a kernel need constant sizes"));
+      }
+      elements *= c.value_or(0);
+    }
+    if (b->scope == "shared") shared_bytes += elements * b->dtype.bytes();
+    allocated_.push_back(b.get());
+    ir::IRVisitor::VisitAllocate(op);
+  }
+  void VisitDeclBuffer(const ir::DeclBufferNode* op) override {
+    allocated_.push_back(op->buffer.get());
+    AddBuffer(op->source.get());
+    ir::IRVisitor::VisitDeclBuffer(op);
+  }
+  void VisitVar(const ir::VarNode* op) override {
+    if (std::find(vars.begin(), vars.end(), op) == vars.end()) vars.push_back(op);
+  }
+  void VisitBufferLoad(const ir::BufferLoadNode* op) override {
+    AddBuffer(op->buffer.get());
+    ir::IRVisitor::VisitBufferLoad(op);
+  }
+  void VisitBufferStore(const ir::BufferStoreNode* op) override {
+    AddBuffer(op->buffer.get());
+    ir::IRVisitor::VisitBufferStore(op);
+  }
+  bool Allocated(const ir::BufferNode* b) const {
+    return std::find(allocated_.begin(), allocated_.end(), b) != allocated_.end();
+  }
+
+ private:
+  void AddBuffer(const ir::BufferNode* b) {
+    if (std::find(buffers.begin(), buffers.end(), b) == buffers.end()) buffers.push_back(b);
+  }
+  void Fail(const std::string& why) {
+    status = absl::InvalidArgumentError(absl::StrCat("gpu: ", where_, ": ", why));
+  }
+  std::string where_;
+  std::vector<const ir::BufferNode*> allocated_;
+};
+
+// The statements of the host body in order, under its views of parameters (which
+// `storage` maps to the parameter they view).
+absl::Status TopLevel(const std::string& where, const ir::Stmt& body,
+                      absl::flat_hash_map<const ir::BufferNode*, int>& storage,
+                      std::vector<ir::Stmt>& out) {
+  if (body->kind() == ir::NodeKind::kSeqStmt) {
+    for (const ir::Stmt& s : ir::cast<ir::SeqStmtNode>(body)->seq) {
+      TESSEL_RETURN_IF_ERROR(TopLevel(where, s, storage, out));
+    }
+    return absl::OkStatus();
+  }
+  if (const auto* decl = ir::dyn_cast<ir::DeclBufferNode>(body)) {
+    auto it = storage.find(decl->source.get());
+    if (it != storage.end()) {
+      storage[decl->buffer.get()] = it->second;
+      return TopLevel(where, decl->body, storage, out);
+    }
+  }
+  out.push_back(body);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool HasThreadBinding(const ir::PrimFunc& func) {
+  HasBinding v;
+  v.VisitStmt(func->body);
+  return v.found;
+}
+
+absl::StatusOr<std::vector<KernelLaunch>> SplitKernels(const std::string& name,
+                                                       const ir::PrimFunc& func,
+                                                       const GpuLimits& limits) {
+  // Buffers and scalars a kernel may take from the host: the parameters and the
+  // shape variables of buffer parameters.
+  absl::flat_hash_map<const ir::BufferNode*, int> buffer_param;  // Parameters and views.
+  absl::flat_hash_map<const ir::VarNode*, ir::Var> host_vars;
+  for (size_t i = 0; i < func->params.size(); ++i) {
+    const ir::Param& p = func->params[i];
+    if (!p.is_buffer()) {
+      host_vars[p.var.get()] = p.var;
+      continue;
+    }
+    buffer_param[p.buffer.get()] = static_cast<int>(i);
+    for (const ir::Expr& e : p.buffer->shape) {
+      if (e->kind() == ir::NodeKind::kVar) {
+        host_vars[ir::cast<ir::VarNode>(e)] = ir::GetRef<ir::VarNode>(ir::cast<ir::VarNode>(e));
+      }
+    }
+  }
+  const std::string where = absl::StrCat("function '", name, "'");
+  std::vector<ir::Stmt> statements;
+  TESSEL_RETURN_IF_ERROR(TopLevel(where, func->body, buffer_param, statements));
+  std::vector<KernelLaunch> launches;
+  for (const ir::Stmt& s : statements) {
+    KernelLaunch k;
+    k.name = absl::StrCat(name, "_kernel", launches.size());
+    k.body = s;
+    KernelScan scan(where);
+    scan.VisitStmt(s);
+    if (!scan.status.ok()) return scan.status;
+    bool any_axis = false;
+    for (int a = 0; a < 6; ++a) any_axis |= scan.extents[a].has_value();
+    if (!any_axis) {
+      std::string text = ir::PrintStmt(s);
+      if (text.size() > 200) text = text.substr(0, 200) + " ...";
+      return absl::InvalidArgumentError(
+          absl::StrCat("gpu: ", where,
+                       ": a top-level statement has no loop bound to blockIdx or threadIdx; "
+                       "every statement of a GPU function must be a kernel (bind its loops with "
+                       "`bind`, or schedule it with default-schedule for a cuda target): ",
+                       text));
+    }
+    int64_t threads = 1;
+    for (int a = 0; a < 3; ++a) {
+      k.grid[a] = scan.extents[a].value_or(1);
+      k.block[a] = scan.extents[3 + a].value_or(1);
+      threads *= k.block[a];
+      if (k.grid[a] > kMaxGrid[a] || k.block[a] > kMaxBlock[a]) {
+        const ir::ForNode* loop = scan.first_loop[k.grid[a] > kMaxGrid[a] ? a : 3 + a];
+        return absl::InvalidArgumentError(absl::StrCat(
+            "gpu: ", where, ": loop '", loop->loop_var->name, "' bound to ", loop->thread_tag,
+            " has extent ", ir::PrintExpr(loop->extent), ", over CUDA's limit of ",
+            k.grid[a] > kMaxGrid[a] ? kMaxGrid[a] : kMaxBlock[a], " for that axis"));
+      }
+    }
+    if (threads > limits.max_threads_per_block) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("gpu: ", where, ": kernel ", k.name, " has ", threads,
+                       " threads per block (", k.block[0], " x ", k.block[1], " x ", k.block[2],
+                       "), over the target's limit of ", limits.max_threads_per_block));
+    }
+    k.shared_bytes = scan.shared_bytes;
+    if (k.shared_bytes > limits.max_shared_memory_per_block) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("gpu: ", where, ": kernel ", k.name, " uses ", k.shared_bytes,
+                       " bytes of shared memory, over the target's limit of ",
+                       limits.max_shared_memory_per_block));
+    }
+    for (const ir::BufferNode* b : scan.buffers) {
+      if (scan.Allocated(b)) continue;
+      auto it = buffer_param.find(b);
+      if (it == buffer_param.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("gpu: ", where, ": kernel ", k.name, " uses buffer '", b->name,
+                         "', which is neither a parameter nor allocated in the kernel"));
+      }
+      if (std::find(k.buffer_params.begin(), k.buffer_params.end(), it->second) ==
+          k.buffer_params.end()) {
+        k.buffer_params.push_back(it->second);
+      }
+      if (b != func->params[it->second].buffer.get()) {
+        k.views.emplace_back(ir::GetRef<ir::BufferNode>(b), it->second);
+      }
+    }
+    std::sort(k.buffer_params.begin(), k.buffer_params.end());
+    for (const ir::VarNode* v : scan.vars) {
+      if (std::find(scan.bound.begin(), scan.bound.end(), v) != scan.bound.end()) continue;
+      auto it = host_vars.find(v);
+      if (it == host_vars.end()) {
+        return absl::InvalidArgumentError(absl::StrCat("gpu: ", where, ": kernel ", k.name,
+                                                       " reads variable '", v->name,
+                                                       "', which the host does not define"));
+      }
+      k.scalars.push_back(it->second);
+    }
+    launches.push_back(std::move(k));
+  }
+  return launches;
+}
+
+}  // namespace tessel::passes

@@ -1,0 +1,65 @@
+// The host/device split of a lowered GPU function: which statements run as kernels,
+// with what launch extents and arguments. Codegen (codegen/gpu_codegen.h) makes one
+// PTX kernel per launch; the runtime launches them in order.
+//
+//   func @add(A: f32[1024], B: f32[1024]) {
+//     for bx in thread_binding(0, 8, "blockIdx.x") {
+//       for tx in thread_binding(0, 128, "threadIdx.x") {
+//         B[bx * 128 + tx] = A[bx * 128 + tx] + 1.0f32
+//       }
+//     }
+//   }
+// splits into one launch {name "add_kernel0", grid (8, 1, 1), block (128, 1, 1),
+// buffers [A, B], scalars []}.
+//
+// Every top-level statement of the body (under the decl_buffer views of parameters
+// that lowering adds) must be a kernel: host code between launches is not supported
+// yet. The split is also the GPU verifier: one thread axis
+// has one extent in a kernel, extents are constants, a block holds at most the
+// target's threads, shared memory fits, and "vthread" is refused; each error names
+// the loop or buffer.
+#ifndef TESSEL_PASSES_GPU_KERNEL_LAUNCH_H_
+#define TESSEL_PASSES_GPU_KERNEL_LAUNCH_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/function.h"
+
+namespace tessel::passes {
+
+// The limits of one thread block that the split checks (a cuda target's).
+struct GpuLimits {
+  int max_threads_per_block = 1024;
+  int64_t max_shared_memory_per_block = 48 * 1024;
+};
+
+struct KernelLaunch {
+  std::string name;                          // "<function>_kernel<k>"
+  ir::Stmt body;                             // The kernel's statement, thread-bound loops included.
+  std::array<int64_t, 3> grid = {1, 1, 1};   // blockIdx.x/y/z extents
+  std::array<int64_t, 3> block = {1, 1, 1};  // threadIdx.x/y/z extents
+  int64_t shared_bytes = 0;                  // Static shared memory of the kernel.
+  // The kernel's arguments in order: the buffer parameters it touches (by index into
+  // the function's parameters), then the scalar parameters and shape variables it reads.
+  std::vector<int> buffer_params;
+  std::vector<ir::Var> scalars;
+  // Host-level views the kernel reads or writes (`decl_buffer A_1d: f32[4096] = A`,
+  // as lowering flattens parameters), each with the parameter whose storage it is.
+  std::vector<std::pair<ir::Buffer, int>> views;
+};
+
+// True when `func` has a loop bound to a GPU thread axis.
+bool HasThreadBinding(const ir::PrimFunc& func);
+
+// Splits lowered `func` into its kernel launches; `name` names it in messages.
+absl::StatusOr<std::vector<KernelLaunch>> SplitKernels(const std::string& name,
+                                                       const ir::PrimFunc& func,
+                                                       const GpuLimits& limits);
+
+}  // namespace tessel::passes
+
+#endif  // TESSEL_PASSES_GPU_KERNEL_LAUNCH_H_
