@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "codegen/mlir_translator.h"
+#include "ir/arith/expr_util.h"
 #include "ir/printer.h"
 #include "ir/status_macros.h"
 #include "ir/verifier.h"
@@ -83,7 +84,7 @@ absl::Status TranslateKernel(mlir::gpu::GPUModuleOp gpu_module, const Target& ta
   detail::FuncTranslator t(*scratch, target, func_name, launch.name);
   mlir::Type ptr = mlir::LLVM::LLVMPointerType::get(ctx);
   std::vector<mlir::Type> args;
-  for (size_t i = 0; i < launch.buffer_params.size(); ++i) args.push_back(ptr);
+  for (size_t i = 0; i < launch.buffer_args.size(); ++i) args.push_back(ptr);
   for (const ir::Var& v : launch.scalars) args.push_back(t.ValueType(v->dtype));
   SharedAllocations shared;
   shared.VisitStmt(launch.body);
@@ -116,18 +117,19 @@ absl::Status TranslateKernel(mlir::gpu::GPUModuleOp gpu_module, const Target& ta
     t.thread_ids_[absl::StrCat("threadIdx.", names[a])] =
         t.b_.create<mlir::gpu::ThreadIdOp>(t.loc_, dims[a]);
   }
-  for (size_t i = 0; i < launch.buffer_params.size(); ++i) {
-    const ir::Buffer& buf = func->params[launch.buffer_params[i]].buffer;
+  for (size_t i = 0; i < launch.buffer_args.size(); ++i) {
+    if (launch.buffer_args[i] >= static_cast<int>(func->params.size())) continue;  // A workspace.
+    const ir::Buffer& buf = func->params[launch.buffer_args[i]].buffer;
     t.buffers_[buf.get()] = t.MemRefFromPointer(entry->getArgument(i), t.MemRefTypeOf(buf));
   }
-  for (const auto& [view, param] : launch.views) {
-    size_t position = std::find(launch.buffer_params.begin(), launch.buffer_params.end(), param) -
-                      launch.buffer_params.begin();
+  for (const auto& [view, id] : launch.views) {
+    size_t position = std::find(launch.buffer_args.begin(), launch.buffer_args.end(), id) -
+                      launch.buffer_args.begin();
     t.buffers_[view.get()] =
         t.MemRefFromPointer(entry->getArgument(position), t.MemRefTypeOf(view));
   }
   for (size_t i = 0; i < launch.scalars.size(); ++i) {
-    t.vars_[launch.scalars[i].get()] = entry->getArgument(launch.buffer_params.size() + i);
+    t.vars_[launch.scalars[i].get()] = entry->getArgument(launch.buffer_args.size() + i);
   }
   TESSEL_RETURN_IF_ERROR(t.Stmt(launch.body));
   t.b_.create<mlir::gpu::ReturnOp>(t.loc_);
@@ -183,8 +185,8 @@ absl::StatusOr<Translated> TranslateGpu(const ir::IRModule& mod, const Target& t
                        "cannot run on a cuda target; bind its loops (the `bind` primitive) or run "
                        "default-schedule for the target"));
     }
-    GpuFunction g{name, func, {}};
-    TESSEL_ASSIGN_OR_RETURN(g.launches, passes::SplitKernels(name, func, limits));
+    TESSEL_ASSIGN_OR_RETURN(passes::KernelSplit split, passes::SplitKernels(name, func, limits));
+    GpuFunction g{name, func, std::move(split.launches), std::move(split.workspaces)};
     for (const passes::KernelLaunch& k : g.launches) {
       TESSEL_RETURN_IF_ERROR(TranslateKernel(gpu_module, target, name, func, k));
     }
@@ -287,10 +289,18 @@ std::string LaunchManifest(const GpuProgram& program) {
                          {"grid", k.grid},
                          {"block", k.block},
                          {"shared_bytes", k.shared_bytes},
-                         {"buffer_params", k.buffer_params},
+                         {"buffer_args", k.buffer_args},
                          {"scalars", scalars}});
     }
-    functions.push_back({{"name", f.name}, {"params", params}, {"kernels", kernels}});
+    nlohmann::json workspaces = nlohmann::json::array();
+    for (const ir::Buffer& b : f.workspaces) {
+      int64_t elements = 1;
+      for (const ir::Expr& e : b->shape) elements *= ir::arith::AsConstInt(e).value_or(0);
+      workspaces.push_back(
+          {{"name", b->name}, {"dtype", b->dtype.ToString()}, {"elements", elements}});
+    }
+    functions.push_back(
+        {{"name", f.name}, {"params", params}, {"workspaces", workspaces}, {"kernels", kernels}});
   }
   return nlohmann::json({{"version", 1}, {"functions", functions}}).dump(1);
 }

@@ -40,6 +40,7 @@ struct GpuFunction {
   std::string name;  // The IRModule's name of the function.
   ir::PrimFunc func;
   std::vector<passes::KernelLaunch> launches;  // In launch order.
+  std::vector<ir::Buffer> workspaces;          // Device buffers the host allocates for them.
 };
 
 struct GpuProgram {
@@ -55,7 +56,9 @@ absl::StatusOr<std::string> EmitGpuMLIR(const ir::IRModule& mod, const Target& t
 absl::StatusOr<GpuProgram> BuildGpuProgram(const ir::IRModule& mod, const Target& target);
 
 // The launch manifest of `program` as JSON: for each function its parameters (name,
-// dtype, shape) and kernels (name, grid, block, shared bytes, arguments).
+// dtype, shape), workspaces (name, dtype, elements) and kernels (name, grid, block,
+// shared bytes, arguments: storage ids -- parameter i is i, workspace j is
+// num_params + j -- then scalars).
 std::string LaunchManifest(const GpuProgram& program);
 
 // The CUDA toolkit directory: $CUDA_HOME if set, else /usr/local/cuda.

@@ -65,6 +65,16 @@ class DiagnosticCollector {
 absl::Status ApproximateMath(mlir::ModuleOp module);
 void AddCleanupPasses(mlir::PassManager& pm);
 
+// Helpers the statement and function halves share (mlir_translate_stmt.cc).
+// A load of the i-th i64/pointer element of an array at `base` (an !llvm.ptr).
+mlir::Value LoadElement(class FuncTranslator& t, mlir::Value base, int i, mlir::Type type);
+// Marks a function's memref arguments noalias (see kNoAliasAttr).
+void MarkNoAlias(mlir::func::FuncOp f);
+// A new function at the end of the module, with an entry block.
+mlir::func::FuncOp NewFunction(class FuncTranslator& t, const std::string& name,
+                               mlir::FunctionType type, bool is_private);
+void AssumeAligned(class FuncTranslator& t, mlir::Value memref, int alignment);
+
 // On a func.func: the lowered-argument positions of its noalias data pointers.
 inline constexpr const char* kNoAliasAttr = "tessel.noalias_args";
 

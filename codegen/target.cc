@@ -274,6 +274,7 @@ std::string Target::ResolvedFeatures() const {
 }
 
 bool Target::HasFeature(absl::string_view feature) const {
+  if (is_cuda()) return feature == "fma";  // Every supported GPU fuses multiply-adds.
   std::unique_ptr<llvm::MCSubtargetInfo> sti =
       SubtargetInfo(Triple(), ResolvedCpu(), ResolvedFeatures());
   return sti != nullptr && sti->checkFeatures(absl::StrCat("+", feature));
@@ -281,6 +282,7 @@ bool Target::HasFeature(absl::string_view feature) const {
 
 std::vector<std::string> Target::IsaFeatures() const {
   std::vector<std::string> enabled;
+  if (is_cuda()) return enabled;  // CPU instruction sets only.
   std::unique_ptr<llvm::MCSubtargetInfo> sti =
       SubtargetInfo(Triple(), ResolvedCpu(), ResolvedFeatures());
   if (sti == nullptr) return enabled;

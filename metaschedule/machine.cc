@@ -13,6 +13,7 @@
 #include <mutex>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -168,13 +169,45 @@ Machine Machine::Host() {
   return host;
 }
 
+namespace {
+
+// A cuda target: the options codegen/target.h accepts; the rules read the block limit
+// (codegen checks the architecture when it builds).
+absl::StatusOr<Machine> GpuFromTarget(absl::string_view target,
+                                      const std::vector<absl::string_view>& words) {
+  Machine m = Machine::Host();
+  m.gpu = true;
+  for (size_t w = 1; w < words.size(); ++w) {
+    absl::string_view word = words[w];
+    if (absl::ConsumePrefix(&word, "-max-threads-per-block=")) {
+      absl::StatusOr<int> v = PositiveOption("-max-threads-per-block", word);
+      if (!v.ok()) return v.status();
+      if (*v < 32 || *v > 1024) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "target '", target, "': -max-threads-per-block wants an integer in [32, 1024]"));
+      }
+      m.max_threads_per_block = *v;
+    } else if (!absl::StartsWith(word, "-arch=") &&
+               !absl::StartsWith(word, "-max-shared-memory-per-block=")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "target '", target, "': unknown option '", words[w],
+          "' (a cuda target takes -arch, -max-threads-per-block, -max-shared-memory-per-block)"));
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
 absl::StatusOr<Machine> Machine::FromTarget(absl::string_view target) {
   Machine m = Host();
   std::vector<absl::string_view> words = absl::StrSplit(target, ' ', absl::SkipWhitespace());
   if (words.empty()) return m;
+  if (words[0] == "cuda") return GpuFromTarget(target, words);
   if (words[0] != "llvm") {
     return absl::InvalidArgumentError(absl::StrCat(
-        "target '", target, "': the CPU rules serve the target kind 'llvm', not '", words[0], "'"));
+        "target '", target, "': the schedule rules serve the target kinds 'llvm' and 'cuda', not '",
+        words[0], "'"));
   }
   std::string cpu, mattr;
   int threads = 0, cores = 0;
@@ -255,12 +288,14 @@ int Machine::Lanes(ir::DataType dtype) const {
 }
 
 std::string Machine::ToString() const {
+  if (gpu) return absl::StrCat("gpu max-threads-per-block=", max_threads_per_block);
   return absl::StrCat("vector-bits=", vector_bits, " vector-registers=", vector_registers,
                       " fma=", fma ? "true" : "false", " cores=", num_cores, " l1d=", l1d_bytes,
                       " l2=", l2_bytes, " l3=", l3_bytes);
 }
 
 std::string Machine::ToTarget() const {
+  if (gpu) return absl::StrCat("cuda -max-threads-per-block=", max_threads_per_block);
   // The features SetVectorUnit reads, each stated so that the host's do not matter.
   const bool wide = vector_bits >= 256, widest = vector_bits >= 512;
   return absl::StrCat("llvm -mattr=", wide ? "+" : "-", "avx,", wide ? "+" : "-", "avx2,",

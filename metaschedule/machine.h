@@ -38,6 +38,10 @@ struct Machine {
   int64_t l1d_bytes = 32 * 1024;
   int64_t l2_bytes = 512 * 1024;
   int64_t l3_bytes = 8 * 1024 * 1024;
+  // A cuda target ("cuda -arch=sm_90 -max-threads-per-block=N"): the GPU rules read
+  // the thread-block limit; the CPU fields keep the host's.
+  bool gpu = false;
+  int max_threads_per_block = 1024;
 
   static Machine Host();
   static absl::StatusOr<Machine> FromTarget(absl::string_view target);
@@ -52,7 +56,8 @@ struct Machine {
   bool operator==(const Machine& o) const {
     return vector_bits == o.vector_bits && vector_registers == o.vector_registers && fma == o.fma &&
            num_cores == o.num_cores && l1d_bytes == o.l1d_bytes && l2_bytes == o.l2_bytes &&
-           l3_bytes == o.l3_bytes;
+           l3_bytes == o.l3_bytes && gpu == o.gpu &&
+           max_threads_per_block == o.max_threads_per_block;
   }
 };
 

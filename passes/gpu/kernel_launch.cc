@@ -50,6 +50,13 @@ class KernelScan : public ir::IRVisitor {
   std::vector<const ir::VarNode*> bound;  // Defined inside the kernel.
 
   void VisitFor(const ir::ForNode* op) override {
+    const bool thread =
+        op->for_kind == ir::ForKind::kThreadBinding && op->thread_tag.rfind("threadIdx.", 0) == 0;
+    thread_depth_ += thread;
+    VisitForBody(op);
+    thread_depth_ -= thread;
+  }
+  void VisitForBody(const ir::ForNode* op) {
     bound.push_back(op->loop_var.get());
     if (op->for_kind == ir::ForKind::kThreadBinding && status.ok()) {
       int axis = AxisIndex(op->thread_tag);
@@ -80,10 +87,12 @@ class KernelScan : public ir::IRVisitor {
   }
   void VisitAllocate(const ir::AllocateNode* op) override {
     const ir::Buffer& b = op->buffer;
-    if (b->scope == "global" && status.ok()) {
+    // Below a threadIdx loop a global allocation is the thread's own (lowering
+    // placed it there): it lives in local memory like a "local" one.
+    if (b->scope == "global" && thread_depth_ == 0 && status.ok()) {
       Fail(absl::StrCat("buffer '", b->name,
                         "' is allocated in global memory inside a "
-                        "kernel; use scope \"shared\" or \"local\""));
+                        "kernel, outside its threads; use scope \"shared\" or \"local\""));
     }
     int64_t elements = 1;
     for (const ir::Expr& e : b->shape) {
@@ -127,16 +136,18 @@ class KernelScan : public ir::IRVisitor {
   }
   std::string where_;
   std::vector<const ir::BufferNode*> allocated_;
+  int thread_depth_ = 0;  // threadIdx loops around the statement visited.
 };
 
-// The statements of the host body in order, under its views of parameters (which
-// `storage` maps to the parameter they view).
-absl::Status TopLevel(const std::string& where, const ir::Stmt& body,
+// The statements of the host body in order, under its views of storage and its
+// global allocations (workspaces); `storage` maps each host-level buffer to its
+// storage id.
+absl::Status TopLevel(const std::string& where, const ir::Stmt& body, int num_params,
                       absl::flat_hash_map<const ir::BufferNode*, int>& storage,
-                      std::vector<ir::Stmt>& out) {
+                      std::vector<ir::Buffer>& workspaces, std::vector<ir::Stmt>& out) {
   if (body->kind() == ir::NodeKind::kSeqStmt) {
     for (const ir::Stmt& s : ir::cast<ir::SeqStmtNode>(body)->seq) {
-      TESSEL_RETURN_IF_ERROR(TopLevel(where, s, storage, out));
+      TESSEL_RETURN_IF_ERROR(TopLevel(where, s, num_params, storage, workspaces, out));
     }
     return absl::OkStatus();
   }
@@ -144,8 +155,21 @@ absl::Status TopLevel(const std::string& where, const ir::Stmt& body,
     auto it = storage.find(decl->source.get());
     if (it != storage.end()) {
       storage[decl->buffer.get()] = it->second;
-      return TopLevel(where, decl->body, storage, out);
+      return TopLevel(where, decl->body, num_params, storage, workspaces, out);
     }
+  }
+  if (const auto* alloc = ir::dyn_cast<ir::AllocateNode>(body);
+      alloc != nullptr && alloc->buffer->scope == "global") {
+    for (const ir::Expr& e : alloc->buffer->shape) {
+      if (!ir::arith::AsConstInt(e)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "gpu: ", where, ": buffer '", alloc->buffer->name, "' between kernels has extent ",
+            ir::PrintExpr(e), "; device workspaces need constant sizes"));
+      }
+    }
+    storage[alloc->buffer.get()] = num_params + static_cast<int>(workspaces.size());
+    workspaces.push_back(alloc->buffer);
+    return TopLevel(where, alloc->body, num_params, storage, workspaces, out);
   }
   out.push_back(body);
   return absl::OkStatus();
@@ -159,9 +183,8 @@ bool HasThreadBinding(const ir::PrimFunc& func) {
   return v.found;
 }
 
-absl::StatusOr<std::vector<KernelLaunch>> SplitKernels(const std::string& name,
-                                                       const ir::PrimFunc& func,
-                                                       const GpuLimits& limits) {
+absl::StatusOr<KernelSplit> SplitKernels(const std::string& name, const ir::PrimFunc& func,
+                                         const GpuLimits& limits) {
   // Buffers and scalars a kernel may take from the host: the parameters and the
   // shape variables of buffer parameters.
   absl::flat_hash_map<const ir::BufferNode*, int> buffer_param;  // Parameters and views.
@@ -181,8 +204,10 @@ absl::StatusOr<std::vector<KernelLaunch>> SplitKernels(const std::string& name,
   }
   const std::string where = absl::StrCat("function '", name, "'");
   std::vector<ir::Stmt> statements;
-  TESSEL_RETURN_IF_ERROR(TopLevel(where, func->body, buffer_param, statements));
-  std::vector<KernelLaunch> launches;
+  KernelSplit split;
+  TESSEL_RETURN_IF_ERROR(TopLevel(where, func->body, static_cast<int>(func->params.size()),
+                                  buffer_param, split.workspaces, statements));
+  std::vector<KernelLaunch>& launches = split.launches;
   for (const ir::Stmt& s : statements) {
     KernelLaunch k;
     k.name = absl::StrCat(name, "_kernel", launches.size());
@@ -236,15 +261,16 @@ absl::StatusOr<std::vector<KernelLaunch>> SplitKernels(const std::string& name,
             absl::StrCat("gpu: ", where, ": kernel ", k.name, " uses buffer '", b->name,
                          "', which is neither a parameter nor allocated in the kernel"));
       }
-      if (std::find(k.buffer_params.begin(), k.buffer_params.end(), it->second) ==
-          k.buffer_params.end()) {
-        k.buffer_params.push_back(it->second);
+      const int id = it->second;
+      if (std::find(k.buffer_args.begin(), k.buffer_args.end(), id) == k.buffer_args.end()) {
+        k.buffer_args.push_back(id);
       }
-      if (b != func->params[it->second].buffer.get()) {
-        k.views.emplace_back(ir::GetRef<ir::BufferNode>(b), it->second);
+      const int num_params = static_cast<int>(func->params.size());
+      if (id >= num_params || b != func->params[id].buffer.get()) {
+        k.views.emplace_back(ir::GetRef<ir::BufferNode>(b), id);
       }
     }
-    std::sort(k.buffer_params.begin(), k.buffer_params.end());
+    std::sort(k.buffer_args.begin(), k.buffer_args.end());
     for (const ir::VarNode* v : scan.vars) {
       if (std::find(scan.bound.begin(), scan.bound.end(), v) != scan.bound.end()) continue;
       auto it = host_vars.find(v);
@@ -257,7 +283,7 @@ absl::StatusOr<std::vector<KernelLaunch>> SplitKernels(const std::string& name,
     }
     launches.push_back(std::move(k));
   }
-  return launches;
+  return split;
 }
 
 }  // namespace tessel::passes

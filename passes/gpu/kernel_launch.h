@@ -13,11 +13,11 @@
 // buffers [A, B], scalars []}.
 //
 // Every top-level statement of the body (under the decl_buffer views of parameters
-// that lowering adds) must be a kernel: host code between launches is not supported
-// yet. The split is also the GPU verifier: one thread axis
-// has one extent in a kernel, extents are constants, a block holds at most the
-// target's threads, shared memory fits, and "vthread" is refused; each error names
-// the loop or buffer.
+// and the global allocations of intermediates that lowering adds) must be a kernel:
+// other host code between launches is not supported yet. The split is also the GPU
+// verifier: one thread axis has one extent in a kernel, extents are constants, a
+// block holds at most the target's threads, shared memory fits, and "vthread" is
+// refused; each error names the loop or buffer.
 #ifndef TESSEL_PASSES_GPU_KERNEL_LAUNCH_H_
 #define TESSEL_PASSES_GPU_KERNEL_LAUNCH_H_
 
@@ -43,22 +43,31 @@ struct KernelLaunch {
   std::array<int64_t, 3> grid = {1, 1, 1};   // blockIdx.x/y/z extents
   std::array<int64_t, 3> block = {1, 1, 1};  // threadIdx.x/y/z extents
   int64_t shared_bytes = 0;                  // Static shared memory of the kernel.
-  // The kernel's arguments in order: the buffer parameters it touches (by index into
-  // the function's parameters), then the scalar parameters and shape variables it reads.
-  std::vector<int> buffer_params;
+  // The kernel's arguments in order: the storage it touches, by id (parameter i is
+  // storage i; workspace j is storage num_params + j), then the scalar parameters and
+  // shape variables it reads.
+  std::vector<int> buffer_args;
   std::vector<ir::Var> scalars;
-  // Host-level views the kernel reads or writes (`decl_buffer A_1d: f32[4096] = A`,
-  // as lowering flattens parameters), each with the parameter whose storage it is.
+  // Host-level buffers the kernel reads or writes that are not the storage's own
+  // buffer: views (`decl_buffer A_1d: f32[4096] = A`, as lowering flattens
+  // parameters) and workspaces, each with its storage id.
   std::vector<std::pair<ir::Buffer, int>> views;
+};
+
+// The host's part of a split function: its kernels in order and the device buffers
+// it allocates for them -- intermediates between kernels, which lowering leaves as
+// global `allocate`s around the kernels (constant sizes).
+struct KernelSplit {
+  std::vector<KernelLaunch> launches;
+  std::vector<ir::Buffer> workspaces;
 };
 
 // True when `func` has a loop bound to a GPU thread axis.
 bool HasThreadBinding(const ir::PrimFunc& func);
 
 // Splits lowered `func` into its kernel launches; `name` names it in messages.
-absl::StatusOr<std::vector<KernelLaunch>> SplitKernels(const std::string& name,
-                                                       const ir::PrimFunc& func,
-                                                       const GpuLimits& limits);
+absl::StatusOr<KernelSplit> SplitKernels(const std::string& name, const ir::PrimFunc& func,
+                                         const GpuLimits& limits);
 
 }  // namespace tessel::passes
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
 #include "ir/visitor.h"
 
@@ -69,9 +70,23 @@ class AllocateInLoop : public ir::IRMutator {
 
 }  // namespace
 
-ir::Stmt PlaceAllocation(const ir::Stmt& body, const ir::Buffer& buffer) {
+ir::Stmt PlaceAllocation(const ir::Stmt& body, const ir::Buffer& buffer,
+                         const std::vector<ir::Expr>& carried) {
   CommonLoops loops(buffer.get());
   loops.VisitStmt(body);
+  if (loops.common) {
+    for (size_t n = 0; n < loops.common->size(); ++n) {
+      const ir::VarNode* v = (*loops.common)[n]->loop_var.get();
+      bool carries = false;
+      for (const ir::Expr& e : carried) {
+        carries |= ir::arith::AnyVar(e, [v](const ir::VarNode* u) { return u == v; });
+      }
+      if (carries) {
+        loops.common->resize(n);
+        break;
+      }
+    }
+  }
   if (!loops.common || loops.common->empty()) {
     return ir::Stmt(ir::MakeNode<ir::AllocateNode>(buffer, body));
   }

@@ -55,6 +55,17 @@ class BlockRemover : public ir::FallibleMutator<> {
     }
     if (absl::Status st = CollectAligns(b); !st.ok()) return Fail(std::move(st), s);
     ir::VarMap bind = ir::BindingMap(r);
+    // The loops a reduction carries its outputs across: their values live from one
+    // iteration to the next, so the outputs cannot be allocated inside them.
+    for (auto& [buffer, exprs] : carried_) {
+      for (ir::Expr& e : exprs) e = ir::Substitute(e, bind);
+    }
+    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+      if (b->iter_vars[k].kind != ir::IterKind::kReduce) continue;
+      for (const ir::BufferRegion& w : b->writes) {
+        carried_[w.buffer.get()].push_back(ir::Substitute(r->iter_values[k], bind));
+      }
+    }
     for (const ir::Buffer& buf : b->alloc_buffers) {
       for (const ir::Expr& e : buf->shape) {
         if (ir::arith::AnyVar(e, [&](const ir::VarNode* v) { return bind.count(v) > 0; })) {
@@ -72,7 +83,9 @@ class BlockRemover : public ir::FallibleMutator<> {
         body = ir::ReplaceBuffers(body, {{buf.get(), *aligned}});
         buf = *aligned;
       }
-      body = lowering::PlaceAllocation(body, buf);
+      auto carried = carried_.find(it->get());
+      body = lowering::PlaceAllocation(
+          body, buf, carried == carried_.end() ? std::vector<ir::Expr>() : carried->second);
     }
     if (r->predicate && !ir::arith::IsConstTrue(r->predicate)) {
       ir::Expr pred = ir::Substitute(r->predicate, bind);
@@ -113,6 +126,7 @@ class BlockRemover : public ir::FallibleMutator<> {
   }
 
   absl::flat_hash_map<const ir::BufferNode*, std::vector<lowering::DimAlign>> aligns_;
+  absl::flat_hash_map<const ir::BufferNode*, std::vector<ir::Expr>> carried_;
 
   ir::Stmt FailBlock(const ir::BlockNode* b, absl::string_view why) {
     return Fail(absl::FailedPreconditionError(

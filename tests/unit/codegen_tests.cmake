@@ -5,6 +5,7 @@ add_executable(tessel_codegen_tests
   codegen_jit_test.cc
   codegen_math_test.cc
   codegen_target_test.cc
+  codegen_gpu_library_test.cc
   codegen_library_test.cc
   codegen_tensorize_test.cc
   op_library_cases.cc

@@ -174,8 +174,11 @@ TEST(DefaultSchedule, BadTargetsAreClearErrors) {
         passes::ParsePipeline(absl::StrCat("default-schedule{target=\"", target, "\"}"));
     return p.ok() ? std::string("ok") : std::string(p.status().message());
   };
-  EXPECT_NE(error("cuda").find("the CPU rules serve the target kind 'llvm', not 'cuda'"),
+  EXPECT_NE(error("rocm").find("the schedule rules serve the target kinds 'llvm' and 'cuda', not 'rocm'"),
             std::string::npos);
+  EXPECT_EQ(error("cuda -arch=sm_90"), "ok");
+  EXPECT_NE(error("cuda -max-threads-per-block=4096").find("[32, 1024]"), std::string::npos);
+  EXPECT_NE(error("cuda -mcpu=znver4").find("unknown option '-mcpu=znver4'"), std::string::npos);
   EXPECT_NE(error("llvm -num-cores=lots").find("'-num-cores' takes a whole number"),
             std::string::npos);
   EXPECT_NE(error("llvm -fast").find("unknown option '-fast'"), std::string::npos);

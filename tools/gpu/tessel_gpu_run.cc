@@ -129,10 +129,17 @@ int Run(const Options& o) {
       return Fail(tessel_last_error());
     }
   }
+  // Workspaces: device buffers for the intermediates between kernels.
+  for (const nlohmann::json& w : (*func)["workspaces"]) {
+    size_t n = w["elements"].get<size_t>() * DtypeBytes(w["dtype"].get<std::string>());
+    device.push_back(nullptr);
+    bytes.push_back(n);
+    if (tessel_cuda_alloc(n, &device.back()) != 0) return Fail(tessel_last_error());
+  }
   auto launch_all = [&]() -> int32_t {
     for (const nlohmann::json& k : (*func)["kernels"]) {
       std::vector<void*> args;
-      for (const nlohmann::json& b : k["buffer_params"]) args.push_back(&device[b.get<int>()]);
+      for (const nlohmann::json& b : k["buffer_args"]) args.push_back(&device[b.get<int>()]);
       if (!k["scalars"].empty())
         return tessel_set_last_error("kernel scalars are not supported yet");
       int64_t grid[3], block[3];
@@ -159,7 +166,7 @@ int Run(const Options& o) {
   nlohmann::json checks = nlohmann::json::object();
   for (size_t i = 0; i < params.size(); ++i) {
     const std::string pname = params[i]["name"].get<std::string>();
-    std::string want;
+    std::string want;  // Workspaces are never checked: they follow the parameters.
     if (!ReadFile(o.data + "/" + pname + ".expected", &want)) continue;
     std::string got(bytes[i], '\0');
     if (tessel_cuda_copy_to_host(got.data(), device[i], bytes[i]) != 0)

@@ -5,6 +5,9 @@ machine with tessel-gpu-run (which needs nothing of tessel but libtessel_runtime
 
     PYTHONPATH=build/python /usr/bin/python3 tools/scripts/gpu_check.py \
         --target='cuda -arch=sm_90' --out=gpu-check tests/lit/gpu/Inputs/*.tsl
+    # functions nobody bound, scheduled by the GPU rules first:
+    PYTHONPATH=build/python /usr/bin/python3 tools/scripts/gpu_check.py --out=gpu-check \
+        --pipeline='default-schedule{target="cuda -arch=sm_90"}' workload.tsl ...
     # then, on the GPU machine, from the repository root:
     bash gpu-check/run.sh            # one JSON line per function; exit 1 on a failure
 
@@ -38,6 +41,9 @@ def main():
     ap.add_argument("--target", default="cuda -arch=sm_90")
     ap.add_argument("--out", required=True)
     ap.add_argument("--opt", default="build/bin/tessel-opt")
+    ap.add_argument("--pipeline", default="",
+                    help="passes run before codegen, e.g. 'default-schedule{target=\"cuda\"}'; "
+                         "references always come from the functions as given")
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--max-check-steps", type=int, default=50_000_000)
     ap.add_argument("--max-data-bytes", type=int, default=8 << 20,
@@ -50,8 +56,10 @@ def main():
     for path in args.modules:
         stem = os.path.splitext(os.path.basename(path))[0]
         for stage, ext in (("ptx", "ptx"), ("launches", "json")):
-            out = subprocess.run([args.opt, path, "--emit=" + stage, "--target=" + args.target],
-                                 capture_output=True, text=True)
+            cmd = [args.opt, path, "--emit=" + stage, "--target=" + args.target]
+            if args.pipeline:
+                cmd.append("--pipeline=" + args.pipeline)
+            out = subprocess.run(cmd, capture_output=True, text=True)
             if out.returncode != 0:
                 sys.exit("%s --emit=%s failed:\n%s" % (path, stage, out.stderr))
             text = out.stdout

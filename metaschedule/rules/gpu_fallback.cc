@@ -1,0 +1,143 @@
+// gpu-fallback: the GPU rule that applies to any block in its own loop nest -- its
+// spatial loops fused and spread over blocks of threads, one output element per
+// thread, its reduction loops serial inside the thread. The other GPU rules
+// (matmul, GEMV, reductions) come before it; it is what makes every function
+// runnable on a cuda target.
+//
+//   for i in range(0, 128) {          for i_j_fused_0 in thread_binding(0, 128, "blockIdx.x") {
+//     for j in range(0, 256) {    ->    for i_j_fused_1 in thread_binding(0, 256, "threadIdx.x") {
+//       for k in range(0, 64) {           for k in range(0, 64) {
+//         block C(vi, vj: spatial,           block C ...
+//                 vk: reduce) ...
+//
+// The spatial loops are moved outside the reduction loops first (reorder); loops of
+// extent 1 stay outermost, unbound. Threads per block are a sample_categorical
+// decision over the powers of two from 32 to the target's limit (heuristic: the
+// largest up to 256 that divides the domain, else 256); a domain smaller than a block
+// is one block of exactly that many threads, and a domain that is not a multiple is
+// guarded by the split's predicate. A block without a spatial loop (a reduction to a
+// scalar) is not applicable.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "metaschedule/rules/block_analysis.h"
+#include "metaschedule/schedule_rule.h"
+
+namespace tessel::metaschedule {
+
+namespace {
+
+constexpr int64_t kHeuristicThreads = 256;
+
+class GpuFallback : public ScheduleRule {
+ public:
+  std::string name() const override { return "gpu-fallback"; }
+
+  absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
+                                    const std::string& block) const override {
+    if (!ctx.machine.gpu) return RuleOutcome::NotApplicable("the target is not a GPU");
+    std::variant<TrivialNest, std::string> analyzed = AnalyzeNest(s, block);
+    if (const std::string* why = std::get_if<std::string>(&analyzed)) {
+      return RuleOutcome::NotApplicable(*why);
+    }
+    const TrivialNest& nest = std::get<TrivialNest>(analyzed);
+    const ir::BlockNode* b = s.state().index().block(s.state().index().FindBlock(block));
+    // Unit loops stay outside, serial: fusing them in only hides the fused index's
+    // structure from bind's bijection check.
+    std::vector<sch::LoopRV> unit, spatial, reduce;
+    bool in_order = true;  // Unit loops, then spatial, then reduction loops.
+    int64_t domain = 1;
+    for (size_t l = 0; l < nest.loops.size(); ++l) {
+      auto iter =
+          std::find(nest.loop_of_iter.begin(), nest.loop_of_iter.end(), static_cast<int>(l));
+      const bool is_spatial =
+          iter != nest.loop_of_iter.end() &&
+          b->iter_vars[iter - nest.loop_of_iter.begin()].kind == ir::IterKind::kSpatial;
+      const bool is_unit = nest.extents[l] == 1;
+      if ((is_unit && (!spatial.empty() || !reduce.empty())) || (is_spatial && !reduce.empty())) {
+        in_order = false;
+      }
+      (is_unit ? unit : is_spatial ? spatial : reduce).push_back(nest.loops[l]);
+      if (is_spatial) domain *= nest.extents[l];
+    }
+    if (spatial.empty()) {
+      return RuleOutcome::NotApplicable("it has no spatial loop to spread over threads");
+    }
+    std::vector<sch::LoopRV> order = unit;
+    order.insert(order.end(), spatial.begin(), spatial.end());
+    order.insert(order.end(), reduce.begin(), reduce.end());
+    if (!in_order) TESSEL_RETURN_IF_ERROR(s.Reorder(order));
+    sch::LoopRV fused = spatial[0];
+    if (spatial.size() > 1) {
+      TESSEL_ASSIGN_OR_RETURN(sch::LoopRV f, s.Fuse(spatial));
+      fused = f;
+    }
+
+    std::vector<int64_t> candidates;
+    for (int64_t t = 32; t <= ctx.machine.max_threads_per_block; t *= 2) candidates.push_back(t);
+    // The largest candidate up to kHeuristicThreads that divides the domain (no
+    // guard, and the bound loops stay a bijection of the fused index), else the
+    // largest up to it.
+    int64_t heuristic = 0;
+    for (size_t c = 0; c < candidates.size() && candidates[c] <= kHeuristicThreads; ++c) {
+      if (domain % candidates[c] == 0 || domain <= candidates[c]) {
+        heuristic = static_cast<int64_t>(c);
+        if (domain <= candidates[c]) break;
+      }
+    }
+    if (heuristic == 0 && domain % candidates[0] != 0 && domain > candidates[0]) {
+      while (heuristic + 1 < static_cast<int64_t>(candidates.size()) &&
+             candidates[heuristic + 1] <= kHeuristicThreads) {
+        ++heuristic;
+      }
+    }
+    std::vector<double> probs(candidates.size(), 1.0 / candidates.size());
+    // bind refuses a split whose parts are not a provable bijection of the fused
+    // index (a thread count that straddles the inner extents): the heuristic then
+    // tries the other counts, smaller first. A drawn or forced count gets one try.
+    std::vector<int64_t> tries = {heuristic};
+    for (int64_t c = heuristic - 1; c >= 0; --c) tries.push_back(c);
+    for (int64_t c = heuristic + 1; c < static_cast<int64_t>(candidates.size()); ++c) {
+      tries.push_back(c);
+    }
+    if (ctx.Decide(heuristic) != heuristic) tries.resize(1);
+    const sch::Schedule before = s;
+    absl::Status last;
+    for (int64_t t : tries) {
+      s = before;
+      absl::StatusOr<std::string> did = SplitAndBind(ctx, s, fused, domain, candidates, probs, t);
+      if (did.ok()) {
+        return RuleOutcome::Applied(
+            reduce.empty() ? *did : absl::StrCat(*did, ", reduction in the thread"));
+      }
+      last = did.status();
+    }
+    s = before;
+    return last;
+  }
+
+ private:
+  static absl::StatusOr<std::string> SplitAndBind(const RuleContext& ctx, sch::Schedule& s,
+                                                  sch::LoopRV fused, int64_t domain,
+                                                  const std::vector<int64_t>& candidates,
+                                                  const std::vector<double>& probs, int64_t pick) {
+    TESSEL_ASSIGN_OR_RETURN(sch::ExprRV choice,
+                            s.SampleCategorical(candidates, probs, ctx.Decide(pick)));
+    TESSEL_ASSIGN_OR_RETURN(int64_t threads, s.Get(choice));
+    if (domain <= threads) {
+      TESSEL_RETURN_IF_ERROR(s.Bind(fused, "threadIdx.x"));
+      return absl::StrCat("one block of ", domain, " threads");
+    }
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts,
+                            s.Split(fused, {std::nullopt, threads}));
+    TESSEL_RETURN_IF_ERROR(s.Bind(parts[0], "blockIdx.x"));
+    TESSEL_RETURN_IF_ERROR(s.Bind(parts[1], "threadIdx.x"));
+    return absl::StrCat((domain + threads - 1) / threads, " blocks of ", threads, " threads");
+  }
+};
+
+}  // namespace
+
+TESSEL_REGISTER_SCHEDULE_RULE("cuda", 0, GpuFallback);
+
+}  // namespace tessel::metaschedule
