@@ -20,8 +20,9 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%tessel_src", config.tessel_src_root))
 config.substitutions.append(("%examples", os.path.join(config.tessel_src_root, "tools", "examples")))
 
-# The CUDA toolkit's ptxas checks generated PTX (`REQUIRES: ptxas`); where the
-# toolkit is absent those tests report UNSUPPORTED.
+# The CUDA toolkit's ptxas checks generated PTX, and its libdevice provides GPU math
+# (`REQUIRES: ptxas` for both); where the toolkit is absent those tests report
+# UNSUPPORTED.
 cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
 ptxas = os.path.join(cuda_home, "bin", "ptxas")
 if os.access(ptxas, os.X_OK):
