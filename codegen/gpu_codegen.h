@@ -1,6 +1,6 @@
 // GPU codegen: lowered thread-bound functions to PTX through MLIR's gpu and nvvm
-// dialects, and the launch manifest the CUDA runtime (codegen/runtime/cuda_module.h)
-// reads to run them.
+// dialects, and the launch manifest by which tessel-gpu-run and the CUDA runtime
+// (codegen/runtime/tessel_cuda.h) run them.
 //
 //   func @add(A: f32[1024], B: f32[1024]) {
 //     for bx in thread_binding(0, 8, "blockIdx.x") {
