@@ -236,10 +236,11 @@ std::string Target::ToString() const {
   std::string s = kind;
   if (is_cuda()) {
     absl::StrAppend(&s, " -arch=", arch);
-    if (max_threads_per_block != 1024) {
+    const Target defaults;  // Options at their default are left out.
+    if (max_threads_per_block != defaults.max_threads_per_block) {
       absl::StrAppend(&s, " -max-threads-per-block=", max_threads_per_block);
     }
-    if (max_shared_memory_per_block != 48 * 1024) {
+    if (max_shared_memory_per_block != defaults.max_shared_memory_per_block) {
       absl::StrAppend(&s, " -max-shared-memory-per-block=", max_shared_memory_per_block);
     }
     return s;

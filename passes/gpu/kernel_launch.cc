@@ -50,13 +50,6 @@ class KernelScan : public ir::IRVisitor {
   std::vector<const ir::VarNode*> bound;  // Defined inside the kernel.
 
   void VisitFor(const ir::ForNode* op) override {
-    const bool thread =
-        op->for_kind == ir::ForKind::kThreadBinding && op->thread_tag.rfind("threadIdx.", 0) == 0;
-    thread_depth_ += thread;
-    VisitForBody(op);
-    thread_depth_ -= thread;
-  }
-  void VisitForBody(const ir::ForNode* op) {
     bound.push_back(op->loop_var.get());
     if (op->for_kind == ir::ForKind::kThreadBinding && status.ok()) {
       int axis = AxisIndex(op->thread_tag);
@@ -79,7 +72,11 @@ class KernelScan : public ir::IRVisitor {
         if (first_loop[axis] == nullptr) first_loop[axis] = op;
       }
     }
+    const bool thread =
+        op->for_kind == ir::ForKind::kThreadBinding && op->thread_tag.rfind("threadIdx.", 0) == 0;
+    thread_depth_ += thread;
     ir::IRVisitor::VisitFor(op);
+    thread_depth_ -= thread;
   }
   void VisitLetStmt(const ir::LetStmtNode* op) override {
     bound.push_back(op->var.get());
