@@ -3,7 +3,6 @@
 #include "codegen/target.h"
 
 #include <algorithm>
-
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "codegen/runtime/cpu_features.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -297,14 +297,10 @@ std::vector<std::string> Target::IsaFeatures() const {
 }
 
 std::vector<std::string> Target::FeaturesMissingOnHost() const {
-  std::vector<std::string> missing;
-  if (cpu.empty() && features.empty()) return missing;
-  const llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
-  for (const std::string& f : IsaFeatures()) {
-    auto it = host.find(f);
-    if (it != host.end() && !it->second) missing.push_back(f);
-  }
-  return missing;
+  if (cpu.empty() && features.empty()) return {};
+  // The same check as loading an exported library (runtime/cpu_features.h), so
+  // that code refused here is refused there too, and the other way round.
+  return runtime::CpuFeaturesMissing(IsaFeatures());
 }
 
 }  // namespace tessel::codegen

@@ -66,7 +66,9 @@ struct Target {
   // The instruction-set features the resolved CPU and features enable that the CPU
   // this process runs on lacks, sorted ("avx512fp16", "amx-tile" for -mcpu=
   // sapphirerapids on a Zen 4): code built for them may stop the process with
-  // SIGILL here. Empty for the host target.
+  // SIGILL here. Empty for the host target. Checked as loading an exported library
+  // checks (runtime/cpu_features.h): features no CPUID table there knows (such as
+  // "waitpkg", which tensor code never uses) do not count.
   std::vector<std::string> FeaturesMissingOnHost() const;
 };
 
