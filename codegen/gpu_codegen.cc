@@ -43,6 +43,12 @@ absl::Status detail::FuncTranslator::ThreadFor(const ir::ForNode* op) {
   return s;
 }
 
+absl::Status detail::FuncTranslator::SyncThreads(const ir::EvaluateNode* op) {
+  if (!in_gpu_kernel_) return Error(op, "sync_threads() outside a GPU kernel");
+  b_.create<mlir::gpu::BarrierOp>(loc_);
+  return absl::OkStatus();
+}
+
 namespace {
 
 constexpr const char* kGpuModuleName = "tessel_kernels";

@@ -371,8 +371,14 @@ absl::Status FuncTranslator::Stmt(const ir::Stmt& s) {
     case ir::NodeKind::kSeqStmt:
       for (const ir::Stmt& c : ir::cast<ir::SeqStmtNode>(s)->seq) TESSEL_RETURN_IF_ERROR(Stmt(c));
       return absl::OkStatus();
-    case ir::NodeKind::kEvaluate:
-      return Expr(ir::cast<ir::EvaluateNode>(s)->value).status();
+    case ir::NodeKind::kEvaluate: {
+      const auto* op = ir::cast<ir::EvaluateNode>(s);
+      const auto* call = ir::dyn_cast<ir::CallNode>(op->value.get());
+      if (call != nullptr && call->callee == ir::CallNode::Callee::kSyncThreads) {
+        return SyncThreads(op);
+      }
+      return Expr(op->value).status();
+    }
     case ir::NodeKind::kAllocate: return Allocate(ir::cast<ir::AllocateNode>(s));
     case ir::NodeKind::kDeclBuffer: {
       const auto* op = ir::cast<ir::DeclBufferNode>(s);

@@ -124,6 +124,8 @@ class FuncTranslator {
   // A loop bound to a GPU thread axis, inside a kernel (gpu_codegen.cc): its variable
   // is min + the axis' id from thread_ids_.
   absl::Status ThreadFor(const ir::ForNode* op);
+  // `evaluate sync_threads()`: gpu.barrier inside a kernel (gpu_codegen.cc).
+  absl::Status SyncThreads(const ir::EvaluateNode* op);
 
   absl::Status Error(const ir::Node* where, const std::string& message) const;
 

@@ -322,6 +322,11 @@ absl::StatusOr<Expr> MakeCall(DataType dtype, CallNode::Callee callee, std::stri
           absl::StrCat("Call address_of: its type is handle, not ", dtype.ToString()));
     }
     name = "address_of";
+  } else if (callee == CallNode::Callee::kSyncThreads) {
+    if (!args.empty() || dtype != DataType::Int(32)) {
+      return absl::InvalidArgumentError("Call sync_threads: takes no arguments and is an i32");
+    }
+    name = "sync_threads";
   } else if (name.empty()) {
     return absl::InvalidArgumentError("Call: an extern call needs a symbol name");
   } else if (callee == CallNode::Callee::kPacked) {

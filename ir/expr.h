@@ -147,13 +147,17 @@ class BroadcastNode : public ExprNode {
 //   address_of(A[i, j])                     kAddressOf: a handle to that element, as an
 //                                           argument of a packed call only; the callee
 //                                           may read and write all of A.
+//   sync_threads()                          kSyncThreads: a barrier of the threads of a
+//                                           GPU block (CUDA's __syncthreads), as a
+//                                           statement (Evaluate) of its own; result i32.
+//                                           Every thread of the block must reach it.
 //
 // Packed calls are how library dispatch calls its runtime shims (dispatch/runtime/):
 // one calling convention for every shim, so codegen packs arguments the same way for
 // all of them and the interpreter runs them through ir/packed_functions.h.
 class CallNode : public ExprNode {
  public:
-  enum class Callee : uint8_t { kIntrinsic, kExtern, kPacked, kAddressOf };
+  enum class Callee : uint8_t { kIntrinsic, kExtern, kPacked, kAddressOf, kSyncThreads };
   Callee callee;
   std::string name;
   std::vector<Expr> args;

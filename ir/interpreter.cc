@@ -106,6 +106,8 @@ Machine::Machine(const Compiler& comp)
     : frame(static_cast<size_t>(comp.frame_size()), IntLane(0)), bufs(comp.buffer_nodes().size()) {
   ctx.frame = frame.data();
   ctx.bufs = bufs.data();
+  ctx.frame_slots = static_cast<int>(frame.size());
+  ctx.buf_slots = static_cast<int>(bufs.size());
   ctx.func_name = comp.func_name();
 }
 
@@ -303,6 +305,7 @@ absl::Status Run(const PrimFunc& func, const std::vector<Arg>& args, RunOptions 
     b.data = static_cast<uint8_t*>(hb.data());
     b.storage_elems = hb.size();
     b.storage_of = params[i].buffer.get();
+    b.race_checked = true;
   }
   (*body)->Exec(m.ctx);
   return m.ctx.status;

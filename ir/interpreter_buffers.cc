@@ -105,6 +105,9 @@ absl::StatusOr<std::unique_ptr<CBufferDef>> Compiler::DefineBuffer(const Buffer&
   }
   auto def = std::make_unique<CBufferDef>();
   def->node = b.get();
+  // Inside a kernel only shared storage is the block's; any other allocation there
+  // is the thread's own.
+  def->race_checked = thread_mode_ == ThreadMode::kGpu ? b->scope == "shared" : b->scope != "local";
   auto compile_index = [&](const Expr& e, const char* what) -> absl::StatusOr<CExprPtr> {
     if (!e || !e->dtype.is_integer() || !e->dtype.is_scalar()) {
       return Error(where, absl::StrCat("buffer '", b->name, "': ", what, " is not a scalar integer"));
@@ -151,6 +154,19 @@ bool AllocateStorage(Ctx& c, CBufferDef& def, Storage& storage, const StmtNode* 
   b.written = storage.written.data();
   b.storage_elems = elems;
   b.storage_of = def.node;
+  b.race_checked = def.race_checked;
+  return true;
+}
+
+bool BindView(Ctx& c, CBufferDef& def, int source_slot, const StmtNode* where) {
+  if (!def.EvalLayout(c, where)) return false;
+  const BufState& src = c.bufs[source_slot];
+  BufState& b = c.bufs[def.slot];
+  b.data = src.data;
+  b.storage_elems = src.storage_elems;
+  b.storage_of = src.storage_of;
+  b.written = src.written;
+  b.race_checked = src.race_checked;
   return true;
 }
 
@@ -159,9 +175,13 @@ void UninitializedRead(Ctx& c, const BufState& b, const BufferNode* node, const 
   std::vector<int64_t> index(idx, idx + b.shape.size());
   c.Fail(absl::StatusCode::kFailedPrecondition, where,
          absl::StrCat("BufferLoad from '", node->name, "' index [", absl::StrJoin(index, ", "), "]",
-                      lane >= 0 ? absl::StrCat(" (lane ", lane, ")") : "",
-                      " reads an element of '", b.storage_of ? b.storage_of->name : node->name,
-                      "' that was never written since it was allocated"));
+                      lane >= 0 ? absl::StrCat(" (lane ", lane, ")") : "", " reads an element of '",
+                      b.storage_of ? b.storage_of->name : node->name,
+                      "' that was never written since it was allocated",
+                      // Threads run in order: another may store it later in this phase.
+                      c.gpu != nullptr && b.race_checked
+                          ? " (in a GPU kernel: a missing sync_threads()?)"
+                          : ""));
 }
 
 int64_t CheckedOffset(Ctx& c, const BufState& b, const BufferNode* node, const int64_t* idx,

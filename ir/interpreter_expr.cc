@@ -254,6 +254,7 @@ class LoadExpr : public CExpr {
         out[0].i = 0;
         return;
       }
+      CheckGpuAccess(c, b, buf_, off, elem_bytes_, cur_.data(), false, where_);
       out[0] = read_(b.data + off * elem_bytes_);
       return;
     }
@@ -274,6 +275,7 @@ class LoadExpr : public CExpr {
         for (int k = 0; k < lanes; ++k) out[k].i = 0;
         return;
       }
+      CheckGpuAccess(c, b, buf_, off, elem_bytes_, cur_.data(), false, where_);
       out[l] = read_(b.data + off * elem_bytes_);
     }
   }
@@ -403,6 +405,16 @@ TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileCall(Compiler& comp, const Expr&
   if (call->callee == CallNode::Callee::kPacked) return CompilePackedCall(comp, call, where);
   if (call->callee == CallNode::Callee::kAddressOf) {
     return comp.Error(where, "address_of is only an argument of a packed call: " + PrintExpr(e));
+  }
+  if (call->callee == CallNode::Callee::kSyncThreads) {
+    // A kernel's barriers are statements of their own, compiled by the phase
+    // compiler (interpreter_gpu.cc); any other place has no block to synchronise.
+    return comp.Error(
+        where, comp.thread_mode() == Compiler::ThreadMode::kSerial
+                   ? "sync_threads() in a function that still has blocks (its thread-bound loops "
+                     "run serially; lowering inserts the barriers)"
+                   : "sync_threads() is a statement of its own inside a GPU kernel (below a loop "
+                     "bound to blockIdx or threadIdx)");
   }
   int lanes = e->dtype.lanes();
   std::vector<CExprPtr> args;

@@ -47,7 +47,13 @@ struct BufState {
   // transform that drops an initialisation must not pass because fresh memory
   // happens to be zero.
   uint8_t* written = nullptr;
+  // Whether a GPU kernel's loads and stores of it go to the race detector: true
+  // for parameters, shared buffers and the workspaces outside kernels; false for a
+  // thread's own (local) storage.
+  bool race_checked = false;
 };
+
+struct GpuRun;  // The run of one GPU kernel (interpreter_gpu.cc).
 
 // The storage an Allocate or alloc_buffer owns, reused each time it runs.
 struct Storage {
@@ -64,6 +70,9 @@ struct Ctx {
   int64_t max_steps = 0;
   std::function<bool()> interrupted;  // RunOptions::interrupted.
   std::string func_name;
+  GpuRun* gpu = nullptr;  // Set while a GPU kernel runs.
+  int frame_slots = 0;    // The sizes of `frame` and `bufs`.
+  int buf_slots = 0;
 
   // Records the first error: "interpreter: function 'f': <what> in: <statement>".
   void Fail(absl::StatusCode code, const StmtNode* where, const std::string& what);
@@ -160,6 +169,7 @@ struct CBufferDef {
   // (hi < lo when some extent is 0). Checked for overflow there, so that the
   // offset arithmetic of every in-shape access is overflow-free.
   int64_t lo = 0, hi = -1;
+  bool race_checked = false;  // Copied to BufState::race_checked when bound.
 
   // Evaluates shape, strides and offset into c.bufs[slot] (not the storage);
   // false (with an error) on a negative extent or an overflowing layout.
@@ -174,6 +184,10 @@ struct CBufferDef {
 // (one vector per binding site: IR has no recursion, so a site is never live twice).
 bool AllocateStorage(Ctx& c, CBufferDef& def, Storage& storage, const StmtNode* where);
 
+// Binds DeclBuffer view `def` over the storage bound at `source_slot` (same dtype:
+// MakeDeclBuffer's rule); false with an error on a bad layout.
+bool BindView(Ctx& c, CBufferDef& def, int source_slot, const StmtNode* where);
+
 // Records the error for a load of an element never written since its allocation.
 void UninitializedRead(Ctx& c, const BufState& b, const BufferNode* node, const int64_t* idx,
                        const StmtNode* where, int lane);
@@ -183,6 +197,18 @@ void UninitializedRead(Ctx& c, const BufState& b, const BufferNode* node, const 
 // buffer, the index and the statement. `lane` >= 0 names a vector lane.
 int64_t CheckedOffset(Ctx& c, const BufState& b, const BufferNode* node, const int64_t* idx,
                       bool is_store, const StmtNode* where, int lane);
+
+// Records one element access (element offset `off` of `b`, multi-index `idx`) made
+// inside a GPU kernel for the race detector; fails the run on a race.
+void RecordGpuAccess(Ctx& c, const BufState& b, const BufferNode* node, int64_t off, int elem_bytes,
+                     const int64_t* idx, bool is_store, const StmtNode* where);
+inline void CheckGpuAccess(Ctx& c, const BufState& b, const BufferNode* node, int64_t off,
+                           int elem_bytes, const int64_t* idx, bool is_store,
+                           const StmtNode* where) {
+  if (c.gpu != nullptr && b.race_checked) {
+    RecordGpuAccess(c, b, node, off, elem_bytes, idx, is_store, where);
+  }
+}
 
 inline int64_t FastOffset(const BufState& b, const int64_t* idx, int ndim) {
   // The common in-bounds case without overflow checks: indices in [0, shape)
@@ -231,12 +257,24 @@ class Compiler {
   // LetStmts and the statements of a SeqStmt do not count as nesting.)
   static constexpr int kMaxNesting = 1024;
 
+  // How loops bound to blockIdx/threadIdx run (interpreter_gpu.cc): outside any
+  // kernel; inside one, as serial loops (the function still has blocks); or inside
+  // one, thread by thread with barriers.
+  enum class ThreadMode : uint8_t { kHost, kSerial, kGpu };
+  ThreadMode thread_mode() const { return thread_mode_; }
+
  private:
+  friend class PhaseCompiler;
+  // A loop bound to a launch axis (interpreter_gpu.cc).
+  absl::StatusOr<CStmtPtr> CompileKernel(const ForNode* op);
+  absl::StatusOr<CStmtPtr> CompileThreadFor(const ForNode* op);
+
   absl::StatusOr<CExprPtr> CompileExprNode(const Expr& e, const StmtNode* where);
   absl::StatusOr<CStmtPtr> CompileStmtNode(const Stmt& s);
   absl::Status TooDeep(const StmtNode* where) const;
 
   int depth_ = 0;
+  ThreadMode thread_mode_ = ThreadMode::kHost;
   std::string func_name_;
   absl::flat_hash_map<const VarNode*, std::vector<int>> var_slots_;
   absl::flat_hash_map<const BufferNode*, std::vector<int>> buf_slots_;

@@ -7,19 +7,19 @@
 //       C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj] -> Store: checked, then written
 //   } }
 //
-// Every loop kind (parallel, vectorized, unrolled, thread-bound) runs as a serial
-// loop. A block checks each iter value against its domain (a binding outside the
-// domain is a malformed schedule) and runs `init` when every reduce iter var is at
-// its domain minimum. Allocate and alloc_buffers get fresh storage each time they
-// run, and reading an element of it before it is written is an error (compiled
-// code would read garbage). A DeclBuffer view's elem_offset counts from the start
-// of the shared storage.
+// Every loop kind (parallel, vectorized, unrolled) runs as a serial loop; loops
+// bound to blockIdx/threadIdx run as a GPU kernel (interpreter_gpu.cc). A block checks each iter
+// value against its domain (a binding outside the domain is a malformed schedule) and runs `init`
+// when every reduce iter var is at its domain minimum. Allocate and alloc_buffers get fresh storage
+// each time they run, and reading an element of it before it is written is an error (compiled code
+// would read garbage). A DeclBuffer view's elem_offset counts from the start of the shared storage.
 #include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/interpreter_internal.h"
+#include "ir/thread_axis.h"
 
 namespace tessel::ir::interp {
 namespace {
@@ -54,6 +54,8 @@ class StoreStmt : public CStmt {
         off = CheckedOffset(c, b, buf_, cur_.data(), true, node, -1);
         if (off < 0) return;
       }
+      CheckGpuAccess(c, b, buf_, off, elem_bytes_, cur_.data(), true, node);
+      if (c.failed) return;
       write_(b.data + off * elem_bytes_, sv_[0]);
       if (b.written) b.written[off] = 1;
       return;
@@ -71,6 +73,8 @@ class StoreStmt : public CStmt {
         off = CheckedOffset(c, b, buf_, cur_.data(), true, node, lanes > 1 ? l : -1);
         if (off < 0) return;
       }
+      CheckGpuAccess(c, b, buf_, off, elem_bytes_, cur_.data(), true, node);
+      if (c.failed) return;
       offs_[l] = off;
     }
     for (int l = 0; l < lanes; ++l) {
@@ -216,13 +220,7 @@ class DeclBufferStmt : public CStmt {
       : CStmt(op), source_slot_(source_slot), def_(std::move(def)), body_(std::move(body)) {}
   void Exec(Ctx& c) override {
     if (!c.Step(node)) return;
-    if (!def_->EvalLayout(c, node)) return;
-    const BufState& src = c.bufs[source_slot_];
-    BufState& b = c.bufs[def_->slot];
-    b.data = src.data;
-    b.storage_elems = src.storage_elems;  // Same dtype as the source (MakeDeclBuffer).
-    b.storage_of = src.storage_of;
-    b.written = src.written;
+    if (!BindView(c, *def_, source_slot_, node)) return;
     body_->Exec(c);
   }
 
@@ -351,6 +349,10 @@ absl::StatusOr<CStmtPtr> Compiler::CompileStmtNode(const Stmt& s) {
       if (!min.ok()) return min.status();
       if (!ext.ok()) return ext.status();
       if ((*min)->lanes != 1 || (*ext)->lanes != 1) return Error(n, "For bounds must be scalars");
+      if (op->for_kind == ForKind::kThreadBinding && LaunchAxisOf(op->thread_tag)) {
+        if (thread_mode_ == ThreadMode::kHost) return CompileKernel(op);
+        if (thread_mode_ == ThreadMode::kGpu) return CompileThreadFor(op);
+      }
       int slot = BindVar(op->loop_var.get());
       absl::StatusOr<CStmtPtr> body = CompileStmt(op->body);
       UnbindVar(op->loop_var.get());

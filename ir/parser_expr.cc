@@ -325,6 +325,9 @@ absl::StatusOr<Expr> Parser::ParseCallLike(const Token& name) {
   } else if (absl::StatusOr<DataType> dt = DataType::Parse(n); dt.ok()) {
     TESSEL_RETURN_IF_ERROR(arity(1));
     e = MakeCast(*dt, args[0]);
+  } else if (n == "sync_threads") {
+    TESSEL_RETURN_IF_ERROR(arity(0));
+    e = MakeCall(DataType::Int(32), CallNode::Callee::kSyncThreads, "sync_threads", {});
   } else if (n == "address_of") {
     TESSEL_RETURN_IF_ERROR(arity(1));
     e = MakeCall(DataType::Handle(), CallNode::Callee::kAddressOf, "address_of", std::move(args));
@@ -335,9 +338,11 @@ absl::StatusOr<Expr> Parser::ParseCallLike(const Token& name) {
   } else {
     std::string known;
     for (const IntrinsicInfo& i : AllIntrinsics()) absl::StrAppend(&known, known.empty() ? "" : " ", i.name);
-    return ErrorAt(name, absl::StrCat("unknown function '", n, "' (builtins: min max select ramp broadcast, "
-                                      "casts such as f32(x), intrinsics: ", known,
-                                      "; an extern call is written @", n, "(...): type)"));
+    return ErrorAt(name, absl::StrCat("unknown function '", n,
+                                      "' (builtins: min max select ramp broadcast "
+                                      "address_of sync_threads, "
+                                      "casts such as f32(x), intrinsics: ",
+                                      known, "; an extern call is written @", n, "(...): type)"));
   }
   if (!e.ok()) return ErrorAt(name, e.status());
   return *e;

@@ -341,6 +341,12 @@ absl::Status FunctionVerifier::CheckExpr(const Expr& e) {
       if (op->callee == CallNode::Callee::kAddressOf) {
         return Fail("address_of(...) is only an argument of a packed call (@f(...): packed)", n);
       }
+      if (op->callee == CallNode::Callee::kSyncThreads) {
+        if (n != root_expr_ || stmt_ == nullptr || stmt_->kind() != NodeKind::kEvaluate) {
+          return Fail("sync_threads() is a statement of its own, not part of an expression", n);
+        }
+        break;
+      }
       if (op->callee != CallNode::Callee::kPacked) {
         children = CheckExprs(op->args);
         break;

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/thread_axis.h"
 #include "ir/verify_recheck.h"
 #include "ir/verify_regions.h"
 #include "ir/verify_walk.h"
@@ -22,14 +23,6 @@
 
 namespace tessel::ir {
 namespace {
-
-constexpr std::array<const char*, 10> kThreadTags = {
-    "blockIdx.x",  "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
-    "threadIdx.z", "vthread",    "vthread.x",  "vthread.y",   "vthread.z"};
-
-bool IsKnownThreadTag(const std::string& tag) {
-  return std::find(kThreadTags.begin(), kThreadTags.end(), tag) != kThreadTags.end();
-}
 
 // What a block binding reads: buffers, variables, extern calls.
 class BindingScan : public IRVisitor {
@@ -152,7 +145,7 @@ absl::Status FunctionVerifier::CheckFor(const ForNode* op) {
                              "fixed at compile time"));
   }
   if (op->for_kind == ForKind::kThreadBinding) {
-    if (!IsKnownThreadTag(op->thread_tag)) {
+    if (!IsThreadTag(op->thread_tag)) {
       return Fail(absl::StrCat("loop '", name, "' is bound to unknown thread tag '",
                                op->thread_tag, "' (known: ", absl::StrJoin(kThreadTags, ", "), ")"));
     }

@@ -17,6 +17,7 @@
 #include "ir/schedule/state.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
+#include "ir/thread_axis.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::schedule {
@@ -130,11 +131,17 @@ bool CoveredPerIteration(const StmtIndex& index, int loop, const BufferNode* buf
 // by a block around it and touched only below it, with no vectorized loop in
 // between (remove-blocks' PlaceAllocation never allocates inside one).
 absl::flat_hash_set<const BufferNode*> PrivateBuffers(const StmtIndex& index, int loop,
-                                                      ForKind kind) {
+                                                      ForKind kind, const std::string& tag) {
   const ForNode* f = index.loop(loop);
   LocalBuffers local;
   local.VisitStmt(f->body);
-  if (kind != ForKind::kParallel) return local.buffers;
+  std::optional<int> axis =
+      kind == ForKind::kThreadBinding ? LaunchAxisOf(tag) : std::optional<int>();
+  auto own_copy = [&](const Buffer& buf) {
+    if (kind == ForKind::kParallel) return true;
+    return axis && (buf->scope == "local" || (!IsThreadIdxAxis(*axis) && buf->scope == "shared"));
+  };
+  if (kind != ForKind::kParallel && !axis) return local.buffers;
   for (int p = index.at(loop).parent; p >= 0; p = index.at(p).parent) {
     if (const ForNode* l = index.loop(p)) {
       if (l->for_kind == ForKind::kVectorized) break;
@@ -142,6 +149,7 @@ absl::flat_hash_set<const BufferNode*> PrivateBuffers(const StmtIndex& index, in
     }
     const BlockNode* b = index.block(p);
     for (const Buffer& buf : b->alloc_buffers) {
+      if (!own_copy(buf)) continue;
       TouchedOutside outside(f, buf.get());
       outside.VisitStmt(GetRef(b));
       if (!outside.found && CoveredPerIteration(index, loop, buf.get())) {
@@ -312,7 +320,8 @@ std::string RegionText(const std::optional<BufferRegion>& r) {
 }  // namespace
 
 std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loop, ForKind kind,
-                                                 const std::string& word) {
+                                                 const std::string& word,
+                                                 const std::string& thread_tag) {
   const ForNode* f = index.loop(loop);
   const std::string what = DescribeLoop(f);
   if (HasStmtOutsideBlocks(f->body)) {
@@ -322,7 +331,8 @@ std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loo
                                           word)};
   }
   const VarNode* v = f->loop_var.get();
-  absl::flat_hash_set<const BufferNode*> private_buffers = PrivateBuffers(index, loop, kind);
+  absl::flat_hash_set<const BufferNode*> private_buffers =
+      PrivateBuffers(index, loop, kind, thread_tag);
   auto is_private = [&](const BufferRegion& r) { return private_buffers.contains(r.buffer.get()); };
   std::vector<int> blocks = index.ChildBlocks(loop);
   for (int b : blocks) {
@@ -427,7 +437,8 @@ absl::Status KeepLoopKindsOrUndo(ScheduleState* state, const PrimFunc& before,
     int s = index.FindLoop(v);
     if (s < 0) continue;  // Removed with the moved block's old nest.
     const ForNode* f = index.loop(s);
-    std::optional<LoopDependence> dep = FindLoopDependence(index, s, f->for_kind, LoopKindWord(f));
+    std::optional<LoopDependence> dep =
+        FindLoopDependence(index, s, f->for_kind, LoopKindWord(f), f->thread_tag);
     if (!dep) continue;
     std::string why = absl::StrCat(doing, " would break the rule of ", DescribeLoop(f),
                                    ", which is ", LoopKindWord(f), ": ", dep->why);

@@ -62,10 +62,16 @@ struct LoopDependence {
 };
 
 // nullopt when the rule above holds for loop sref `loop` made `kind`
-// (kParallel, kVectorized or kThreadBinding); `word` names the kind in the
-// reason ("parallel", "bound to threadIdx.x").
+// (kParallel, kVectorized or kThreadBinding, then bound to `thread_tag`); `word`
+// names the kind in the reason ("parallel", "bound to threadIdx.x"). A buffer
+// each iteration has its own copy of is exempt: one allocated below the loop,
+// and one allocated above it that only this loop touches, every iteration
+// writing what it reads -- for a parallel loop any such buffer, for a loop bound
+// to blockIdx a "shared" or "local" one (a GPU block's own memory), for threadIdx
+// a "local" one.
 std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loop, ForKind kind,
-                                                 const std::string& word);
+                                                 const std::string& word,
+                                                 const std::string& thread_tag = "");
 
 // The loop variables of the parallel, vectorized and thread-bound loops at and
 // around sref `s`, innermost first.

@@ -9,23 +9,15 @@
 #include "ir/arith/expr_util.h"
 #include "ir/printer.h"
 #include "ir/status_macros.h"
+#include "ir/thread_axis.h"
 #include "ir/visitor.h"
 
 namespace tessel::passes {
 namespace {
 
-constexpr const char* kAxes[6] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
-                                  "threadIdx.x", "threadIdx.y", "threadIdx.z"};
 // CUDA's bounds on grid and block extents, per axis (x, y, z).
 constexpr int64_t kMaxGrid[3] = {(int64_t{1} << 31) - 1, 65535, 65535};
 constexpr int64_t kMaxBlock[3] = {1024, 1024, 64};
-
-int AxisIndex(const std::string& tag) {
-  for (int i = 0; i < 6; ++i) {
-    if (tag == kAxes[i]) return i;
-  }
-  return -1;
-}
 
 class HasBinding : public ir::IRVisitor {
  public:
@@ -52,7 +44,7 @@ class KernelScan : public ir::IRVisitor {
   void VisitFor(const ir::ForNode* op) override {
     bound.push_back(op->loop_var.get());
     if (op->for_kind == ir::ForKind::kThreadBinding && status.ok()) {
-      int axis = AxisIndex(op->thread_tag);
+      int axis = ir::LaunchAxisOf(op->thread_tag).value_or(-1);
       std::optional<int64_t> extent = ir::arith::AsConstInt(op->extent);
       if (axis < 0) {
         Fail(absl::StrCat("loop '", op->loop_var->name, "' is bound to '", op->thread_tag,

@@ -9,14 +9,17 @@
 //   for i in range(0, 2) {                                  for i in range(0, 2) {
 //     for j in range(0, 16) {                                 for j in range(0, 16) {
 //       block B(vi: spatial[0, 30] = i * 16 + j)    ->          if i * 16 + j < 30 {
-//           where i * 16 + j < 30 {                               B[i * 16 + j] = A[i * 16 + j] + 1.0f32
+//           where i * 16 + j < 30 {                               B[i * 16 + j] = A[i * 16 + j]
+//           + 1.0f32
 //         reads(A[vi])  writes(B[vi])                           }
 //         B[vi] = A[vi] + 1.0f32                              }
 //       }                                                   }
 //     }
 //   }
 //
-// Inits must already be lowered (lower-init-block, which this pass requires).
+// Inits must already be lowered (lower-init-block, which this pass requires). In
+// GPU kernels, the order that blocks gave threads sharing shared memory becomes
+// sync_threads() barriers (thread_sync.h).
 #include <string>
 #include <vector>
 
@@ -30,6 +33,7 @@
 #include "ir/visitor.h"
 #include "passes/lowering/aligned_strides.h"
 #include "passes/lowering/allocation_place.h"
+#include "passes/lowering/thread_sync.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
@@ -172,6 +176,10 @@ class RemoveBlocksPass : public FunctionPass {
     ir::PrimFunc out = remover.VisitPrimFunc(func);
     if (!remover.ok()) return remover.status();
     if (remover.removed > 0) ctx.log().RecordApplied(this->name(), name, "removed-block", remover.removed);
+    // Blocks ordered the threads of a GPU kernel; without them barriers must.
+    int barriers = 0;
+    out = lowering::InsertThreadSync(out, &barriers);
+    if (barriers > 0) ctx.log().RecordApplied(this->name(), name, "barrier", barriers);
     return out;
   }
 };

@@ -36,6 +36,8 @@ const char* CalleeName(ir::CallNode::Callee c) {
       return "packed";
     case ir::CallNode::Callee::kAddressOf:
       return "address_of";
+    case ir::CallNode::Callee::kSyncThreads:
+      return "sync_threads";
   }
   return "?";
 }

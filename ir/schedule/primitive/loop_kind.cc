@@ -8,6 +8,7 @@
 #include "ir/schedule/loop_independence.h"
 #include "ir/schedule/primitive_registration.h"
 #include "ir/status_macros.h"
+#include "ir/thread_axis.h"
 #include "ir/visitor.h"
 
 namespace tessel::ir::schedule {
@@ -37,7 +38,7 @@ absl::Status ParallelLike(ScheduleState* state, const Var& loop, ForKind kind,
                           const std::string& word, const std::string& tag) {
   TESSEL_ASSIGN_OR_RETURN(const ForNode* f, SerialLoop(*state, loop, word));
   std::optional<LoopDependence> dep =
-      FindLoopDependence(state->index(), state->index().FindStmt(f), kind, word);
+      FindLoopDependence(state->index(), state->index().FindStmt(f), kind, word, tag);
   if (dep) return state->Error(dep->at, dep->why);
   return SetKind(state, f, kind, tag);
 }
@@ -58,14 +59,6 @@ class FindThreadLoop : public IRVisitor {
 };
 
 }  // namespace
-
-bool IsThreadAxis(const std::string& tag) {
-  for (const char* t : {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
-                        "threadIdx.z", "vthread", "vthread.x", "vthread.y", "vthread.z"}) {
-    if (tag == t) return true;
-  }
-  return false;
-}
 
 absl::Status Parallel(ScheduleState* state, const Var& loop) {
   return ParallelLike(state, loop, ForKind::kParallel, "parallel", "");
@@ -92,7 +85,7 @@ absl::Status Unroll(ScheduleState* state, const Var& loop) {
 absl::Status Bind(ScheduleState* state, const Var& loop, const std::string& thread_axis) {
   TESSEL_ASSIGN_OR_RETURN(int s, state->LoopSRef(loop));
   const ForNode* f = state->index().loop(s);
-  if (!IsThreadAxis(thread_axis)) {
+  if (!IsThreadTag(thread_axis)) {
     return state->ArgError(f, absl::StrCat("unknown thread axis '", thread_axis,
                                            "'; use blockIdx.x/y/z, threadIdx.x/y/z or vthread"));
   }

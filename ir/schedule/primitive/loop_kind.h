@@ -38,9 +38,6 @@ absl::Status Vectorize(ScheduleState* state, const Var& loop);
 absl::Status Unroll(ScheduleState* state, const Var& loop);
 absl::Status Bind(ScheduleState* state, const Var& loop, const std::string& thread_axis);
 
-// True for the thread axes Bind accepts.
-bool IsThreadAxis(const std::string& tag);
-
 // ---- Declarations (primitive_decl.h) ----
 
 namespace primitive {

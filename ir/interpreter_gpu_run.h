@@ -1,0 +1,68 @@
+// The run of one GPU kernel in the reference interpreter (interpreter_gpu.cc runs
+// kernels; interpreter_gpu_race.cc is the race detector that reads this state).
+//
+//   GpuRun run;                       // extents from the kernel's bound loops
+//   run.extent = {2, 1, 1, 4, 1, 1};  // 2 blocks of 4 threads
+//   run.SetBlock(1); run.SetThread(3);
+//   run.index[3] == 3; run.Who({1, 3, 0}) == "thread (threadIdx.x=3) of block (blockIdx.x=1)"
+#ifndef TESSEL_IR_INTERPRETER_GPU_RUN_H_
+#define TESSEL_IR_INTERPRETER_GPU_RUN_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/thread_axis.h"
+
+namespace tessel::ir::interp {
+
+// The state of the kernel running: which block and thread, the phase, and the
+// last accesses of every element touched.
+struct GpuRun {
+  std::array<int64_t, kNumLaunchAxes> extent = {1, 1, 1, 1, 1, 1};
+  std::array<int64_t, kNumLaunchAxes> index = {0, 0, 0, 0, 0, 0};
+  int64_t block = 0;   // Linear block id.
+  int64_t thread = 0;  // Linear thread id within the block.
+  int64_t phase = 0;   // Barriers this block has passed.
+
+  struct Access {
+    int64_t block = -1;  // -1: none yet.
+    int64_t thread = 0;
+    int64_t phase = 0;
+  };
+  struct Shadow {
+    Access store, load;
+    bool loads_unordered = false;  // Another unordered thread loaded it too.
+  };
+  absl::flat_hash_map<const uint8_t*, Shadow> shadow;
+
+  int64_t threads() const { return extent[3] * extent[4] * extent[5]; }
+  int64_t blocks() const { return extent[0] * extent[1] * extent[2]; }
+  void SetBlock(int64_t b) {
+    block = b;
+    index[0] = b % extent[0];
+    index[1] = b / extent[0] % extent[1];
+    index[2] = b / (extent[0] * extent[1]);
+    phase = 0;
+  }
+  void SetThread(int64_t t) {
+    thread = t;
+    index[3] = t % extent[3];
+    index[4] = t / extent[3] % extent[4];
+    index[5] = t / (extent[3] * extent[4]);
+  }
+  // Whether `a` (an earlier access) and one by the current thread now may happen
+  // in either order on a GPU: different threads, and not ordered by a barrier.
+  bool Unordered(const Access& a) const {
+    if (a.block < 0) return false;
+    if (a.block != block) return true;  // Nothing orders two blocks of one kernel.
+    return a.thread != thread && a.phase == phase;
+  }
+  // "thread (threadIdx.x=3) of block (blockIdx.x=0)" for an access.
+  std::string Who(const Access& a) const;
+};
+
+}  // namespace tessel::ir::interp
+
+#endif  // TESSEL_IR_INTERPRETER_GPU_RUN_H_
