@@ -9,8 +9,7 @@
 //   for i in range(0, 2) {                                  for i in range(0, 2) {
 //     for j in range(0, 16) {                                 for j in range(0, 16) {
 //       block B(vi: spatial[0, 30] = i * 16 + j)    ->          if i * 16 + j < 30 {
-//           where i * 16 + j < 30 {                               B[i * 16 + j] = A[i * 16 + j]
-//           + 1.0f32
+//           where i * 16 + j < 30 {                               B[i * 16 + j] = A[i * 16 + j] + 1.0f32
 //         reads(A[vi])  writes(B[vi])                           }
 //         B[vi] = A[vi] + 1.0f32                              }
 //       }                                                   }
