@@ -112,6 +112,12 @@ absl::Status TranslateKernel(mlir::gpu::GPUModuleOp gpu_module, const Target& ta
   mlir::Block* entry = &kernel.getBody().front();
   t.entry_ = entry;
   t.in_gpu_kernel_ = true;
+  t.block_dims_ = {launch.block[0], launch.block[1], launch.block[2]};
+  t.add_workgroup_buffer_ = [&kernel, &t, workgroup](mlir::MemRefType flat) {
+    auto type = mlir::MemRefType::get(flat.getShape(), flat.getElementType(),
+                                      mlir::MemRefLayoutAttrInterface(), workgroup);
+    return mlir::Value(kernel.addWorkgroupAttribution(type, t.loc_));
+  };
   t.b_.setInsertionPointToStart(entry);
   t.InitStatus();
   const mlir::gpu::Dimension dims[3] = {mlir::gpu::Dimension::x, mlir::gpu::Dimension::y,

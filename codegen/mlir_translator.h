@@ -12,6 +12,8 @@
 #ifndef TESSEL_CODEGEN_MLIR_TRANSLATOR_H_
 #define TESSEL_CODEGEN_MLIR_TRANSLATOR_H_
 
+#include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -126,6 +128,9 @@ class FuncTranslator {
   absl::Status ThreadFor(const ir::ForNode* op);
   // `evaluate sync_threads()`: gpu.barrier inside a kernel (gpu_codegen.cc).
   absl::Status SyncThreads(const ir::EvaluateNode* op);
+  // thread_sum_x(v) and friends: warp shuffles, then shared memory across warps
+  // (gpu_codegen_reduce.cc).
+  absl::StatusOr<mlir::Value> ThreadReduce(const ir::CallNode* op);
 
   absl::Status Error(const ir::Node* where, const std::string& message) const;
 
@@ -149,6 +154,9 @@ class FuncTranslator {
   bool in_gpu_kernel_ = false;
   absl::flat_hash_map<std::string, mlir::Value> thread_ids_;
   absl::flat_hash_map<const ir::BufferNode*, mlir::Value> shared_storage_;
+  std::array<int64_t, 3> block_dims_ = {1, 1, 1};  // The launch's threads per axis.
+  // Adds a workgroup (shared) buffer of that type to the kernel being built.
+  std::function<mlir::Value(mlir::MemRefType)> add_workgroup_buffer_;
 };
 
 }  // namespace detail

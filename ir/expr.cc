@@ -327,6 +327,17 @@ absl::StatusOr<Expr> MakeCall(DataType dtype, CallNode::Callee callee, std::stri
       return absl::InvalidArgumentError("Call sync_threads: takes no arguments and is an i32");
     }
     name = "sync_threads";
+  } else if (callee == CallNode::Callee::kThreadReduce) {
+    if (!ThreadReduceCombiner(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Call: unknown thread reduction '", name,
+                       "' (known: thread_sum_x, thread_prod_x, thread_max_x, thread_min_x)"));
+    }
+    if (args.size() != 1 || args[0]->dtype != dtype || !dtype.is_scalar() ||
+        !(dtype.is_float() || dtype.is_integer())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Call ", name, ": takes one scalar number and has its type, e.g. ", name, "(x)"));
+    }
   } else if (name.empty()) {
     return absl::InvalidArgumentError("Call: an extern call needs a symbol name");
   } else if (callee == CallNode::Callee::kPacked) {
@@ -343,6 +354,14 @@ absl::StatusOr<Expr> MakeCall(DataType dtype, CallNode::Callee callee, std::stri
     }
   }
   return Expr(MakeNode<CallNode>(dtype, callee, std::move(name), std::move(args)));
+}
+
+std::optional<NodeKind> ThreadReduceCombiner(absl::string_view name) {
+  if (name == "thread_sum_x") return NodeKind::kAdd;
+  if (name == "thread_prod_x") return NodeKind::kMul;
+  if (name == "thread_max_x") return NodeKind::kMax;
+  if (name == "thread_min_x") return NodeKind::kMin;
+  return std::nullopt;
 }
 
 // ---- Short builders ------------------------------------------------------------------

@@ -20,10 +20,12 @@
 #define TESSEL_IR_EXPR_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "ir/dtype.h"
 #include "ir/node.h"
 
@@ -151,13 +153,26 @@ class BroadcastNode : public ExprNode {
 //                                           GPU block (CUDA's __syncthreads), as a
 //                                           statement (Evaluate) of its own; result i32.
 //                                           Every thread of the block must reach it.
+//   thread_sum_x(v)                         kThreadReduce: v combined (thread_sum_x,
+//                                           thread_prod_x, thread_max_x, thread_min_x)
+//                                           over the threads of the block that differ
+//                                           only in threadIdx.x; each gets the result.
+//                                           A collective: the whole value of a store,
+//                                           reached by every thread of the block.
 //
 // Packed calls are how library dispatch calls its runtime shims (dispatch/runtime/):
 // one calling convention for every shim, so codegen packs arguments the same way for
 // all of them and the interpreter runs them through ir/packed_functions.h.
 class CallNode : public ExprNode {
  public:
-  enum class Callee : uint8_t { kIntrinsic, kExtern, kPacked, kAddressOf, kSyncThreads };
+  enum class Callee : uint8_t {
+    kIntrinsic,
+    kExtern,
+    kPacked,
+    kAddressOf,
+    kSyncThreads,
+    kThreadReduce
+  };
   Callee callee;
   std::string name;
   std::vector<Expr> args;
@@ -186,6 +201,9 @@ absl::StatusOr<Expr> MakeBroadcast(Expr value, int lanes);
 // takes one scalar BufferLoad and is a handle.
 absl::StatusOr<Expr> MakeCall(DataType dtype, CallNode::Callee callee, std::string name,
                               std::vector<Expr> args);
+// The combiner of a thread reduction's name ("thread_sum_x" -> kAdd, then kMul,
+// kMax, kMin); nullopt for any other name.
+std::optional<NodeKind> ThreadReduceCombiner(absl::string_view name);
 
 // ---- Short builders (abort on misuse; for C++ code only) --------------------------
 

@@ -65,6 +65,10 @@ struct CompareOptions {
 
 // OK when every buffer holds the same values within tolerance (NaN equals NaN);
 // otherwise names the parameter, the first differing index and both values.
+// |actual - expected| <= atol * scale + rtol * |expected|, where `scale` is the
+// largest finite magnitude in the expected buffer (at least 1): a reduction whose
+// order a schedule changed (split across threads or vector lanes) is exact to
+// within the size of its terms, not of a result they cancel down to.
 absl::Status CompareArgs(const std::vector<Arg>& expected, const std::vector<Arg>& actual,
                          const PrimFunc& func, CompareOptions opts = {});
 

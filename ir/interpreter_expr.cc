@@ -406,6 +406,12 @@ TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileCall(Compiler& comp, const Expr&
   if (call->callee == CallNode::Callee::kAddressOf) {
     return comp.Error(where, "address_of is only an argument of a packed call: " + PrintExpr(e));
   }
+  if (call->callee == CallNode::Callee::kThreadReduce) {
+    return comp.Error(where, absl::StrCat(call->name,
+                                          "(...) is a collective of a GPU kernel's "
+                                          "threads: the whole value of a store below a "
+                                          "loop bound to threadIdx.x"));
+  }
   if (call->callee == CallNode::Callee::kSyncThreads) {
     // A kernel's barriers are statements of their own, compiled by the phase
     // compiler (interpreter_gpu.cc); any other place has no block to synchronise.

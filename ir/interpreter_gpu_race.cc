@@ -11,8 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ir/interpreter_gpu_run.h"
-#include "ir/interpreter_internal.h"
+#include "ir/interpreter_gpu_internal.h"
 
 namespace tessel::ir::interp {
 

@@ -264,7 +264,6 @@ class Compiler {
   ThreadMode thread_mode() const { return thread_mode_; }
 
  private:
-  friend class PhaseCompiler;
   // A loop bound to a launch axis (interpreter_gpu.cc).
   absl::StatusOr<CStmtPtr> CompileKernel(const ForNode* op);
   absl::StatusOr<CStmtPtr> CompileThreadFor(const ForNode* op);

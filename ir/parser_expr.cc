@@ -325,6 +325,10 @@ absl::StatusOr<Expr> Parser::ParseCallLike(const Token& name) {
   } else if (absl::StatusOr<DataType> dt = DataType::Parse(n); dt.ok()) {
     TESSEL_RETURN_IF_ERROR(arity(1));
     e = MakeCast(*dt, args[0]);
+  } else if (ThreadReduceCombiner(n)) {
+    TESSEL_RETURN_IF_ERROR(arity(1));
+    DataType t = args[0]->dtype;  // Read before `args` moves into the call.
+    e = MakeCall(t, CallNode::Callee::kThreadReduce, std::string(n), std::move(args));
   } else if (n == "sync_threads") {
     TESSEL_RETURN_IF_ERROR(arity(0));
     e = MakeCall(DataType::Int(32), CallNode::Callee::kSyncThreads, "sync_threads", {});
@@ -340,7 +344,7 @@ absl::StatusOr<Expr> Parser::ParseCallLike(const Token& name) {
     for (const IntrinsicInfo& i : AllIntrinsics()) absl::StrAppend(&known, known.empty() ? "" : " ", i.name);
     return ErrorAt(name, absl::StrCat("unknown function '", n,
                                       "' (builtins: min max select ramp broadcast "
-                                      "address_of sync_threads, "
+                                      "address_of sync_threads thread_{sum,prod,max,min}_x, "
                                       "casts such as f32(x), intrinsics: ",
                                       known, "; an extern call is written @", n, "(...): type)"));
   }

@@ -10,6 +10,7 @@
 // a seed gives the same arguments on every platform and standard library (unlike
 // std::uniform_real_distribution). Draw order: scalar parameters in order, then
 // buffers in order, each buffer in flat (row-major) order.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -91,13 +92,25 @@ std::vector<int64_t> Unflatten(int64_t flat, const std::vector<int64_t>& shape) 
   return idx;
 }
 
-bool SameElement(const HostBuffer& e, const HostBuffer& a, int64_t i, const CompareOptions& o) {
+bool SameElement(const HostBuffer& e, const HostBuffer& a, int64_t i, const CompareOptions& o,
+                 double scale) {
   if (!e.dtype().is_float()) return e.GetInt(i) == a.GetInt(i);
   double x = e.GetFloat(i), y = a.GetFloat(i);
   if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
   if (x == y) return true;  // Also equal infinities.
   if (!std::isfinite(x) || !std::isfinite(y)) return false;
-  return std::fabs(y - x) <= o.atol + o.rtol * std::fabs(x);
+  return std::fabs(y - x) <= o.atol * scale + o.rtol * std::fabs(x);
+}
+
+// The largest finite magnitude in a float buffer, at least 1 (CompareArgs's scale).
+double Scale(const HostBuffer& e) {
+  double scale = 1;
+  if (!e.dtype().is_float()) return scale;
+  for (int64_t k = 0; k < e.size(); ++k) {
+    double x = std::fabs(e.GetFloat(k));
+    if (std::isfinite(x)) scale = std::max(scale, x);
+  }
+  return scale;
 }
 
 }  // namespace
@@ -229,17 +242,19 @@ absl::Status CompareArgs(const std::vector<Arg>& expected, const std::vector<Arg
           absl::StrJoin(a->shape(), ", "), "]"));
     }
     int64_t first = -1, count = 0, size = e->size();
+    const double scale = Scale(*e);
     for (int64_t k = 0; k < size; ++k) {
-      if (SameElement(*e, *a, k, opts)) continue;
+      if (SameElement(*e, *a, k, opts, scale)) continue;
       if (first < 0) first = k;
       ++count;
     }
     if (first >= 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           what, " differs at flat index ", first, ", index [",
-          absl::StrJoin(Unflatten(first, e->shape()), ", "), "]: expected ", FormatElement(*e, first),
-          ", got ", FormatElement(*a, first), " (", count, " of ", size,
-          " elements differ; rtol ", opts.rtol, ", atol ", opts.atol, ")"));
+          absl::StrJoin(Unflatten(first, e->shape()), ", "), "]: expected ",
+          FormatElement(*e, first), ", got ", FormatElement(*a, first), " (", count, " of ", size,
+          " elements differ; rtol ", opts.rtol, ", atol ", opts.atol,
+          scale > 1 ? absl::StrCat(" x ", scale, " (the largest magnitude)") : "", ")"));
     }
   }
   return absl::OkStatus();

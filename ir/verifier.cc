@@ -341,6 +341,20 @@ absl::Status FunctionVerifier::CheckExpr(const Expr& e) {
       if (op->callee == CallNode::Callee::kAddressOf) {
         return Fail("address_of(...) is only an argument of a packed call (@f(...): packed)", n);
       }
+      if (op->callee == CallNode::Callee::kThreadReduce) {
+        const auto* store = stmt_ != nullptr && stmt_->kind() == NodeKind::kBufferStore
+                                ? static_cast<const BufferStoreNode*>(stmt_)
+                                : nullptr;
+        if (store == nullptr || store->value.get() != n) {
+          return Fail(absl::StrCat(op->name,
+                                   "(...) is a collective: the whole value of a store, "
+                                   "e.g. red[0] = ",
+                                   op->name, "(red[0])"),
+                      n);
+        }
+        children = CheckExprs(op->args);
+        break;
+      }
       if (op->callee == CallNode::Callee::kSyncThreads) {
         if (n != root_expr_ || stmt_ == nullptr || stmt_->kind() != NodeKind::kEvaluate) {
           return Fail("sync_threads() is a statement of its own, not part of an expression", n);

@@ -335,6 +335,27 @@ std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loo
       PrivateBuffers(index, loop, kind, thread_tag);
   auto is_private = [&](const BufferRegion& r) { return private_buffers.contains(r.buffer.get()); };
   std::vector<int> blocks = index.ChildBlocks(loop);
+  // A reduction bound to threadIdx.x is a cross-thread reduction, which lowering
+  // turns into a collective (passes/lowering/thread_reduction.h, whose rules it
+  // checks): the block must be alone under the loop.
+  if (kind == ForKind::kThreadBinding && thread_tag == "threadIdx.x") {
+    for (int b : blocks) {
+      const BlockRealizeNode* r = index.realize(b);
+      bool reduces = false;
+      for (size_t k = 0; k < r->block->iter_vars.size() && k < r->iter_values.size(); ++k) {
+        reduces |= r->block->iter_vars[k].kind == IterKind::kReduce &&
+                   arith::UsesVar(r->iter_values[k], v);
+      }
+      if (!reduces) continue;
+      if (blocks.size() == 1) return std::nullopt;
+      return LoopDependence{
+          r->block.get(),
+          absl::StrCat("block ", r->block->name, " reduces over ", what,
+                       ", a cross-thread reduction, which needs the block alone under the loop "
+                       "(",
+                       blocks.size(), " blocks are); the loop cannot be ", word)};
+    }
+  }
   for (int b : blocks) {
     const BlockRealizeNode* r = index.realize(b);
     const BlockNode* block = r->block.get();

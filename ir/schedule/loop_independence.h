@@ -68,7 +68,8 @@ struct LoopDependence {
 // and one allocated above it that only this loop touches, every iteration
 // writing what it reads -- for a parallel loop any such buffer, for a loop bound
 // to blockIdx a "shared" or "local" one (a GPU block's own memory), for threadIdx
-// a "local" one.
+// a "local" one. Bound to threadIdx.x, a loop a lone reduction block reduces over
+// is a cross-thread reduction, which lowering turns into a collective.
 std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loop, ForKind kind,
                                                  const std::string& word,
                                                  const std::string& thread_tag = "");

@@ -1,11 +1,44 @@
 // Block facts for the schedule rules (block_analysis.h).
 #include "metaschedule/rules/block_analysis.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
 #include "ir/visitor.h"
 
 namespace tessel::metaschedule {
+
+NestLoops SplitNestLoops(const TrivialNest& nest, const ir::BlockNode* block) {
+  NestLoops out;
+  for (size_t l = 0; l < nest.loops.size(); ++l) {
+    auto iter = std::find(nest.loop_of_iter.begin(), nest.loop_of_iter.end(), static_cast<int>(l));
+    const bool is_spatial =
+        iter != nest.loop_of_iter.end() &&
+        block->iter_vars[iter - nest.loop_of_iter.begin()].kind == ir::IterKind::kSpatial;
+    const bool is_unit = nest.extents[l] == 1;
+    if ((is_unit && (!out.spatial.empty() || !out.reduce.empty())) ||
+        (is_spatial && !out.reduce.empty())) {
+      out.in_order = false;
+    }
+    if (is_unit) {
+      out.unit.push_back(nest.loops[l]);
+    } else if (is_spatial) {
+      out.spatial.push_back(nest.loops[l]);
+      out.spatial_extent *= nest.extents[l];
+    } else {
+      out.reduce.push_back(nest.loops[l]);
+      out.reduce_extent *= nest.extents[l];
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> GpuThreadCounts(int max_threads_per_block) {
+  std::vector<int64_t> counts;
+  for (int64_t t = 32; t <= max_threads_per_block; t *= 2) counts.push_back(t);
+  return counts;
+}
 
 std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::string& block) {
   const sch::StmtIndex& index = s.state().index();

@@ -33,6 +33,20 @@ struct TrivialNest {
 // The nest, or why the block does not sit in one.
 std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::string& block);
 
+// A trivial nest's loops by what they run over: extent-1 loops, and the spatial
+// and reduce iter vars' other loops (each in nest order), with the products of
+// their extents; `in_order` when the nest already runs unit, spatial, reduce.
+struct NestLoops {
+  std::vector<sch::LoopRV> unit, spatial, reduce;
+  int64_t spatial_extent = 1, reduce_extent = 1;
+  bool in_order = true;
+};
+NestLoops SplitNestLoops(const TrivialNest& nest, const ir::BlockNode* block);
+
+// The thread counts a GPU rule chooses among: powers of two from a warp (32) to
+// the target's threads per block.
+std::vector<int64_t> GpuThreadCounts(int max_threads_per_block);
+
 bool AllSpatial(const ir::BlockNode* b);
 bool HasReduce(const ir::BlockNode* b);
 // The product of the iter vars' extents; nullopt when one is not constant.

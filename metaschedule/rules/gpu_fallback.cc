@@ -44,37 +44,24 @@ class GpuFallback : public ScheduleRule {
     const ir::BlockNode* b = s.state().index().block(s.state().index().FindBlock(block));
     // Unit loops stay outside, serial: fusing them in only hides the fused index's
     // structure from bind's bijection check.
-    std::vector<sch::LoopRV> unit, spatial, reduce;
-    bool in_order = true;  // Unit loops, then spatial, then reduction loops.
-    int64_t domain = 1;
-    for (size_t l = 0; l < nest.loops.size(); ++l) {
-      auto iter =
-          std::find(nest.loop_of_iter.begin(), nest.loop_of_iter.end(), static_cast<int>(l));
-      const bool is_spatial =
-          iter != nest.loop_of_iter.end() &&
-          b->iter_vars[iter - nest.loop_of_iter.begin()].kind == ir::IterKind::kSpatial;
-      const bool is_unit = nest.extents[l] == 1;
-      if ((is_unit && (!spatial.empty() || !reduce.empty())) || (is_spatial && !reduce.empty())) {
-        in_order = false;
-      }
-      (is_unit ? unit : is_spatial ? spatial : reduce).push_back(nest.loops[l]);
-      if (is_spatial) domain *= nest.extents[l];
-    }
+    const NestLoops loops = SplitNestLoops(nest, b);
+    const std::vector<sch::LoopRV>&unit = loops.unit, &spatial = loops.spatial,
+          &reduce = loops.reduce;
+    const int64_t domain = loops.spatial_extent;
     if (spatial.empty()) {
       return RuleOutcome::NotApplicable("it has no spatial loop to spread over threads");
     }
     std::vector<sch::LoopRV> order = unit;
     order.insert(order.end(), spatial.begin(), spatial.end());
     order.insert(order.end(), reduce.begin(), reduce.end());
-    if (!in_order) TESSEL_RETURN_IF_ERROR(s.Reorder(order));
+    if (!loops.in_order) TESSEL_RETURN_IF_ERROR(s.Reorder(order));
     sch::LoopRV fused = spatial[0];
     if (spatial.size() > 1) {
       TESSEL_ASSIGN_OR_RETURN(sch::LoopRV f, s.Fuse(spatial));
       fused = f;
     }
 
-    std::vector<int64_t> candidates;
-    for (int64_t t = 32; t <= ctx.machine.max_threads_per_block; t *= 2) candidates.push_back(t);
+    const std::vector<int64_t> candidates = GpuThreadCounts(ctx.machine.max_threads_per_block);
     // The largest candidate up to kHeuristicThreads that divides the domain (no
     // guard, and the bound loops stay a bijection of the fused index), else the
     // largest up to it.

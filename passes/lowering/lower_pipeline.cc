@@ -4,7 +4,8 @@
 //   tessel-opt matmul.tsl --pipeline=lower
 //
 //   lower-init-block            init -> if (reduce iter vars at their minimum)
-//   remove-blocks               blocks -> plain loops, ifs and allocates
+//   remove-blocks               blocks -> plain loops, ifs and allocates (GPU:
+//                               cross-thread reductions, sync_threads barriers)
 //   compact-buffer-allocation   allocations shrink to the box they use
 //   flatten-buffer              every access 1-D (indices simplified in their loops'
 //                               context); N-D params through 1-D views

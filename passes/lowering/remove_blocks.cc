@@ -17,8 +17,9 @@
 //   }
 //
 // Inits must already be lowered (lower-init-block, which this pass requires). In
-// GPU kernels, the order that blocks gave threads sharing shared memory becomes
-// sync_threads() barriers (thread_sync.h).
+// GPU kernels, a reduction across threadIdx.x becomes a collective
+// (thread_reduction.h) and the order that blocks gave threads sharing shared
+// memory becomes sync_threads() barriers (thread_sync.h).
 #include <string>
 #include <vector>
 
@@ -28,10 +29,12 @@
 #include "ir/binding_map.h"
 #include "ir/fallible_mutator.h"
 #include "ir/mutator.h"
+#include "ir/status_macros.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 #include "passes/lowering/aligned_strides.h"
 #include "passes/lowering/allocation_place.h"
+#include "passes/lowering/thread_reduction.h"
 #include "passes/lowering/thread_sync.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
@@ -171,8 +174,16 @@ class RemoveBlocksPass : public FunctionPass {
       return absl::FailedPreconditionError(absl::StrCat(
           "block '", bare.found->name, "' is not under a block realize, so its iter vars have no values"));
     }
+    // Reductions across threadIdx.x first: while blocks stand, their reduce iter
+    // vars say which loops a reduction runs over.
+    int reductions = 0;
+    TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc reduced,
+                            lowering::LowerThreadReductions(func, &reductions));
+    if (reductions > 0) {
+      ctx.log().RecordApplied(this->name(), name, "thread-reduction", reductions);
+    }
     BlockRemover remover;
-    ir::PrimFunc out = remover.VisitPrimFunc(func);
+    ir::PrimFunc out = remover.VisitPrimFunc(reduced);
     if (!remover.ok()) return remover.status();
     if (remover.removed > 0) ctx.log().RecordApplied(this->name(), name, "removed-block", remover.removed);
     // Blocks ordered the threads of a GPU kernel; without them barriers must.

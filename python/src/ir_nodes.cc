@@ -38,6 +38,8 @@ const char* CalleeName(ir::CallNode::Callee c) {
       return "address_of";
     case ir::CallNode::Callee::kSyncThreads:
       return "sync_threads";
+    case ir::CallNode::Callee::kThreadReduce:
+      return "thread_reduce";
   }
   return "?";
 }

@@ -228,6 +228,52 @@ TEST(InterpGpuTest, SyncThreadsPrintsParsesAndVerifies) {
               HasSubstr("'sync_threads' takes 0 arguments, not 1"));
 }
 
+TEST(InterpGpuTest, ThreadReductionCombinesEachRowOfThreadIdxX) {
+  PrimFunc f = Parse(R"(func @rows(A: f32[2, 4], B: f32[2], M: f32[2]) {
+  for ty in thread_binding(0, 2, "threadIdx.y") {
+    for tx in thread_binding(0, 4, "threadIdx.x") {
+      allocate r: f32[2] scope "local" {
+        r[0] = thread_sum_x(A[ty, tx])
+        r[1] = thread_max_x(A[ty, tx] * 2.0f32)
+        if tx == 0 {
+          B[ty] = r[0]
+          M[ty] = r[1]
+        }
+      }
+    }
+  }
+})");
+  HostBuffer a = HostBuffer::Zeros(kF32, {2, 4});
+  for (int i = 0; i < 8; ++i) a.SetFloat(i, i < 4 ? i + 1 : -(i - 3));
+  HostBuffer b = HostBuffer::Zeros(kF32, {2}), m = HostBuffer::Zeros(kF32, {2});
+  ASSERT_TRUE(ir::Run(f, {Arg(a), Arg(b), Arg(m)}).ok());
+  EXPECT_EQ(b.GetFloat(0), 10);
+  EXPECT_EQ(b.GetFloat(1), -10);
+  EXPECT_EQ(m.GetFloat(0), 8);
+  EXPECT_EQ(m.GetFloat(1), -2);
+}
+
+TEST(InterpGpuTest, ThreadReductionIsTheWholeValueOfAStore) {
+  absl::StatusOr<IRModule> inside = ParseModule(R"(func @b(A: f32[4], B: f32[4]) {
+  for tx in thread_binding(0, 4, "threadIdx.x") {
+    B[tx] = thread_sum_x(A[tx]) + 1.0f32
+  }
+})");
+  ASSERT_TRUE(inside.ok());
+  EXPECT_THAT(Msg(VerifyFunction((*inside)->functions.front().second)),
+              HasSubstr("thread_sum_x(...) is a collective: the whole value of a store"));
+  EXPECT_THAT(
+      Msg(ParseModule("func @b(A: f32[1]) {\n  A[0] = thread_min_x(A[0], A[0])\n}").status()),
+      HasSubstr("'thread_min_x' takes 1 argument, not 2"));
+  PrimFunc host = Parse(R"(func @h(A: f32[4], B: f32[1]) {
+  B[0] = thread_sum_x(A[0])
+})");
+  HostBuffer a = FloatBuffer(kF32, {1, 2, 3, 4}), b = HostBuffer::Zeros(kF32, {1});
+  EXPECT_THAT(Msg(ir::Run(host, {Arg(a), Arg(b)})),
+              HasSubstr("thread_sum_x(...) is a collective of a GPU kernel's threads"));
+  EXPECT_EQ(b.GetFloat(0), 0);
+}
+
 TEST(InterpGpuTest, FunctionsWithBlocksRunThreadLoopsSerially) {
   // Before lowering, blocks order the threads: the same reverse without a barrier
   // is correct there.

@@ -15,10 +15,11 @@
 // property test (default: its seed, 400 cases).
 #include <cstdlib>
 
-#include "ir/mutator.h"
 #include "ir/arith/expr_util.h"
+#include "ir/mutator.h"
 #include "ir/schedule/stmt_index.h"
 #include "ir/substitute.h"
+#include "ir/visitor.h"
 #include "tests/unit/schedule_property_moves.h"
 #include "tests/unit/schedule_property_ops.h"
 #include "tests/unit/schedule_test_util.h"
@@ -26,8 +27,32 @@
 namespace tessel::ir::schedule::testing {
 namespace {
 
+// Whether a block below `f` reduces over it: bound to threadIdx.x, that is a
+// cross-thread reduction, whose order the lowering's collective makes free, not
+// the blocks (they run its init at the loop's first iteration).
+bool ReducesOver(const ForNode* f) {
+  class Finder : public IRVisitor {
+   public:
+    explicit Finder(const VarNode* v) : v_(v) {}
+    bool found = false;
+    void VisitBlockRealize(const BlockRealizeNode* op) override {
+      for (size_t k = 0; k < op->block->iter_vars.size(); ++k) {
+        found |= op->block->iter_vars[k].kind == IterKind::kReduce &&
+                 arith::UsesVar(op->iter_values[k], v_);
+      }
+      IRVisitor::VisitBlockRealize(op);
+    }
+
+   private:
+    const VarNode* v_;
+  };
+  Finder finder(f->loop_var.get());
+  finder.VisitStmt(f->body);
+  return finder.found;
+}
+
 // Every parallel, vectorized and thread-bound loop runs its iterations last
-// to first.
+// to first, except a cross-thread reduction's.
 class ReverseNonSerialLoops : public IRMutator {
  public:
   int reversed = 0;
@@ -35,6 +60,10 @@ class ReverseNonSerialLoops : public IRMutator {
     Stmt s = IRMutator::VisitFor(op);
     const auto* f = cast<ForNode>(s);
     if (f->for_kind == ForKind::kSerial || f->for_kind == ForKind::kUnrolled) return s;
+    if (f->for_kind == ForKind::kThreadBinding && f->thread_tag == "threadIdx.x" &&
+        ReducesOver(f)) {
+      return s;
+    }
     ++reversed;
     Expr last = arith::AddE(f->min, Sub(f->extent, IntImm(f->loop_var->dtype, 1)));
     auto n = MakeNode<ForNode>(*f);

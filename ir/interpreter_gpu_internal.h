@@ -1,18 +1,24 @@
-// The run of one GPU kernel in the reference interpreter (interpreter_gpu.cc runs
-// kernels; interpreter_gpu_race.cc is the race detector that reads this state).
+// GPU kernels in the reference interpreter, shared by its files: the state of one
+// kernel's run (GpuRun), its threads, and the phase-level statements
+// (interpreter_gpu.cc runs kernels, interpreter_gpu_phases.cc compiles and runs
+// what sits between barriers, interpreter_gpu_race.cc is the race detector).
 //
 //   GpuRun run;                       // extents from the kernel's bound loops
 //   run.extent = {2, 1, 1, 4, 1, 1};  // 2 blocks of 4 threads
 //   run.SetBlock(1); run.SetThread(3);
 //   run.index[3] == 3; run.Who({1, 3, 0}) == "thread (threadIdx.x=3) of block (blockIdx.x=1)"
-#ifndef TESSEL_IR_INTERPRETER_GPU_RUN_H_
-#define TESSEL_IR_INTERPRETER_GPU_RUN_H_
+#ifndef TESSEL_IR_INTERPRETER_GPU_INTERNAL_H_
+#define TESSEL_IR_INTERPRETER_GPU_INTERNAL_H_
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "ir/interpreter_internal.h"
 #include "ir/thread_axis.h"
 
 namespace tessel::ir::interp {
@@ -63,6 +69,42 @@ struct GpuRun {
   std::string Who(const Access& a) const;
 };
 
+// The per-thread state of a phased kernel and the thread the Ctx now runs as.
+struct Threads {
+  Ctx& c;
+  GpuRun& run;
+  std::vector<std::vector<Lane>> frames;
+  std::vector<std::vector<BufState>> bufs;
+  void Enter(int64_t t) {
+    c.frame = frames[t].data();
+    c.bufs = bufs[t].data();
+    run.SetThread(t);
+  }
+  int64_t count() const { return static_cast<int64_t>(frames.size()); }
+};
+
+// A statement of a kernel run at the phase level.
+class PNode {
+ public:
+  explicit PNode(const StmtNode* n) : node(n) {}
+  virtual ~PNode() = default;
+  virtual void Run(Threads& ts) = 0;
+  const StmtNode* const node;
+};
+using PNodePtr = std::unique_ptr<PNode>;
+
+// What decides how a kernel runs: blocks (serially), barriers, thread reductions
+// and shared allocations (in phases).
+struct KernelTraits {
+  bool has_block = false;
+  bool needs_phases = false;
+};
+KernelTraits InspectKernel(const Stmt& s);
+
+// The phase-level form of a kernel statement (interpreter_gpu_phases.cc); the
+// barrier-free statements below it compile as usual, run thread after thread.
+absl::StatusOr<PNodePtr> CompilePhases(Compiler& comp, const Stmt& s);
+
 }  // namespace tessel::ir::interp
 
-#endif  // TESSEL_IR_INTERPRETER_GPU_RUN_H_
+#endif  // TESSEL_IR_INTERPRETER_GPU_INTERNAL_H_
