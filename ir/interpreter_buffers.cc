@@ -19,11 +19,6 @@
 namespace tessel::ir::interp {
 namespace {
 
-bool EvalScalar(Ctx& c, CExpr* e, Lane* out) {
-  e->Eval(c, out);
-  return !c.failed;
-}
-
 // Storage larger than this is refused rather than risking the host's memory.
 constexpr int64_t kMaxAllocBytes = int64_t{1} << 30;
 

@@ -47,13 +47,7 @@ namespace {
 
 constexpr int64_t kMaxThreadsPerBlock = 1024;  // CUDA's bound, for every arch.
 
-bool EvalScalar(Ctx& c, CExpr* e, Lane* out) {
-  e->Eval(c, out);
-  return !c.failed;
-}
-
 // A loop bound to a launch axis inside a kernel: this thread's single iteration.
-
 class ThreadForStmt : public CStmt {
  public:
   ThreadForStmt(const ForNode* op, int axis, int slot, CExprPtr min, CStmtPtr body)
@@ -67,8 +61,7 @@ class ThreadForStmt : public CStmt {
     if (!c.Step(node)) return;
     Lane lo;
     if (!EvalScalar(c, min_.get(), &lo)) return;
-    c.frame[slot_].i = wrap_(static_cast<int64_t>(static_cast<uint64_t>(lo.i) +
-                                                  static_cast<uint64_t>(c.gpu->index[axis_])));
+    c.frame[slot_].i = LoopValue(wrap_, lo.i, c.gpu->index[axis_]);
     body_->Exec(c);
   }
 
@@ -81,7 +74,6 @@ class ThreadForStmt : public CStmt {
 
 // Finds what decides how a kernel runs: blocks (serial), barriers and shared
 // allocations (phases).
-
 class KernelShape : public IRVisitor {
  public:
   bool has_block = false;

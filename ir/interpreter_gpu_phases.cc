@@ -19,13 +19,6 @@
 namespace tessel::ir::interp {
 namespace {
 
-bool EvalScalar(Ctx& c, CExpr* e, Lane* out) {
-  e->Eval(c, out);
-  return !c.failed;
-}
-
-// A loop bound to a launch axis inside a kernel: this thread's single iteration.
-
 // Barrier-free code: every thread runs it in turn.
 class PSegment : public PNode {
  public:
@@ -146,8 +139,7 @@ class PLoop : public PNode {
       return;
     }
     for (int64_t k = 0; k < n.i && !ts.c.failed; ++k) {
-      int64_t v =
-          wrap_(static_cast<int64_t>(static_cast<uint64_t>(lo.i) + static_cast<uint64_t>(k)));
+      int64_t v = LoopValue(wrap_, lo.i, k);
       for (std::vector<Lane>& f : ts.frames) f[slot_].i = v;
       body_->Run(ts);
     }
@@ -217,8 +209,7 @@ class PThreadFor : public PNode {
       ts.Enter(t);
       Lane lo;
       if (!EvalScalar(ts.c, min_.get(), &lo)) return;
-      ts.c.frame[slot_].i = wrap_(static_cast<int64_t>(static_cast<uint64_t>(lo.i) +
-                                                       static_cast<uint64_t>(ts.run.index[axis_])));
+      ts.c.frame[slot_].i = LoopValue(wrap_, lo.i, ts.run.index[axis_]);
     }
     body_->Run(ts);
   }

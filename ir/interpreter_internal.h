@@ -135,6 +135,18 @@ class Operand {
   CExpr* expr_ = nullptr;
 };
 
+// Evaluates a one-lane expression into `out`; false once the run has failed.
+inline bool EvalScalar(Ctx& c, CExpr* e, Lane* out) {
+  e->Eval(c, out);
+  return !c.failed;
+}
+
+// The value of a loop variable at `min` + `k`, wrapped to its dtype (the sum in
+// unsigned arithmetic: no signed overflow whatever the bounds).
+inline int64_t LoopValue(const IntWrap& wrap, int64_t min, int64_t k) {
+  return wrap(static_cast<int64_t>(static_cast<uint64_t>(min) + static_cast<uint64_t>(k)));
+}
+
 class CStmt {
  public:
   explicit CStmt(const StmtNode* n) : node(n) {}

@@ -24,11 +24,6 @@
 namespace tessel::ir::interp {
 namespace {
 
-bool EvalScalar(Ctx& c, CExpr* e, Lane* out) {
-  e->Eval(c, out);
-  return !c.failed;
-}
-
 class StoreStmt : public CStmt {
  public:
   StoreStmt(const BufferStoreNode* op, int slot, CExprPtr value, std::vector<CExprPtr> idx)
@@ -108,7 +103,7 @@ class ForStmt : public CStmt {
     if (!EvalScalar(c, min_.get(), &lo) || !EvalScalar(c, extent_.get(), &n)) return;
     Lane& var = c.frame[slot_];
     for (int64_t k = 0; k < n.i; ++k) {
-      var.i = wrap_(static_cast<int64_t>(static_cast<uint64_t>(lo.i) + static_cast<uint64_t>(k)));
+      var.i = LoopValue(wrap_, lo.i, k);
       body_->Exec(c);
       if (c.failed) return;
     }

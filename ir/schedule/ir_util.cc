@@ -116,6 +116,16 @@ class PredicateAdder : public IRMutator {
 
 }  // namespace
 
+bool ReducesOver(const BlockRealizeNode* r, const VarNode* loop_var) {
+  const std::vector<IterVar>& iters = r->block->iter_vars;
+  for (size_t k = 0; k < iters.size() && k < r->iter_values.size(); ++k) {
+    if (iters[k].kind == IterKind::kReduce && arith::UsesVar(r->iter_values[k], loop_var)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool HasStmtOutsideBlocks(const Stmt& s) {
   OutsideBlocks v;
   v.VisitStmt(s);

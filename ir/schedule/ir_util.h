@@ -19,6 +19,10 @@ PrimFunc ReplaceStmts(const PrimFunc& func, const absl::flat_hash_map<const Stmt
 // True when `e` uses a variable of `vars` (one variable: arith::UsesVar).
 bool UsesAnyVar(const Expr& e, const absl::flat_hash_map<const VarNode*, int>& vars);
 
+// True when a reduce iter var of `r`'s block is bound to an expression that uses
+// `loop_var`: the loop runs over that block's reduction.
+bool ReducesOver(const BlockRealizeNode* r, const VarNode* loop_var);
+
 // True when `s` holds a store or an evaluate that is not inside a block: code
 // the schedule cannot reason about through block iter kinds.
 bool HasStmtOutsideBlocks(const Stmt& s);

@@ -341,12 +341,7 @@ std::optional<LoopDependence> FindLoopDependence(const StmtIndex& index, int loo
   if (kind == ForKind::kThreadBinding && thread_tag == "threadIdx.x") {
     for (int b : blocks) {
       const BlockRealizeNode* r = index.realize(b);
-      bool reduces = false;
-      for (size_t k = 0; k < r->block->iter_vars.size() && k < r->iter_values.size(); ++k) {
-        reduces |= r->block->iter_vars[k].kind == IterKind::kReduce &&
-                   arith::UsesVar(r->iter_values[k], v);
-      }
-      if (!reduces) continue;
+      if (!ReducesOver(r, v)) continue;
       if (blocks.size() == 1) return std::nullopt;
       return LoopDependence{
           r->block.get(),

@@ -11,6 +11,7 @@
 #include "ir/arith/expr_util.h"
 #include "ir/fallible_mutator.h"
 #include "ir/printer.h"
+#include "ir/schedule/ir_util.h"
 #include "ir/status_macros.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
@@ -183,12 +184,7 @@ class Lowerer : public ir::FallibleMutator<> {
     const auto* realize = ir::dyn_cast<ir::BlockRealizeNode>(s);
     if (realize == nullptr) return std::nullopt;
     const ir::BlockNode* b = realize->block.get();
-    bool over_thread = false;
-    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-      over_thread |= b->iter_vars[i].kind == ir::IterKind::kReduce &&
-                     ir::arith::UsesVar(realize->iter_values[i], op->loop_var.get());
-    }
-    if (!over_thread) return std::nullopt;
+    if (!ir::schedule::ReducesOver(realize, op->loop_var.get())) return std::nullopt;
     ir::VarMap spatial;
     for (size_t i = 0; i < b->iter_vars.size(); ++i) {
       bool reduce = b->iter_vars[i].kind == ir::IterKind::kReduce;

@@ -17,6 +17,7 @@
 
 #include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
+#include "ir/schedule/ir_util.h"
 #include "ir/schedule/stmt_index.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
@@ -30,16 +31,13 @@ namespace {
 // Whether a block below `f` reduces over it: bound to threadIdx.x, that is a
 // cross-thread reduction, whose order the lowering's collective makes free, not
 // the blocks (they run its init at the loop's first iteration).
-bool ReducesOver(const ForNode* f) {
+bool ReducesOverLoop(const ForNode* f) {
   class Finder : public IRVisitor {
    public:
     explicit Finder(const VarNode* v) : v_(v) {}
     bool found = false;
     void VisitBlockRealize(const BlockRealizeNode* op) override {
-      for (size_t k = 0; k < op->block->iter_vars.size(); ++k) {
-        found |= op->block->iter_vars[k].kind == IterKind::kReduce &&
-                 arith::UsesVar(op->iter_values[k], v_);
-      }
+      found |= ReducesOver(op, v_);
       IRVisitor::VisitBlockRealize(op);
     }
 
@@ -61,7 +59,7 @@ class ReverseNonSerialLoops : public IRMutator {
     const auto* f = cast<ForNode>(s);
     if (f->for_kind == ForKind::kSerial || f->for_kind == ForKind::kUnrolled) return s;
     if (f->for_kind == ForKind::kThreadBinding && f->thread_tag == "threadIdx.x" &&
-        ReducesOver(f)) {
+        ReducesOverLoop(f)) {
       return s;
     }
     ++reversed;
