@@ -54,6 +54,8 @@ const char* NodeKindName(NodeKind kind) {
     case NodeKind::kBlockRealize: return "BlockRealize";
     case NodeKind::kBuffer: return "Buffer";
     case NodeKind::kPrimFunc: return "PrimFunc";
+    case NodeKind::kGraphFunc:
+      return "GraphFunc";
     case NodeKind::kIRModule: return "IRModule";
   }
   return "?";

@@ -2,6 +2,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "ir/status_macros.h"
 
 namespace tessel::ir {
 
@@ -9,6 +10,13 @@ const std::string& Param::name() const { return buffer ? buffer->name : var->nam
 
 PrimFunc IRModuleNode::Lookup(const std::string& name) const {
   for (const auto& [n, f] : functions) {
+    if (n == name) return f;
+  }
+  return nullptr;
+}
+
+GraphFunc IRModuleNode::LookupGraph(const std::string& name) const {
+  for (const auto& [n, f] : graph_functions) {
     if (n == name) return f;
   }
   return nullptr;
@@ -35,16 +43,27 @@ PrimFunc MakePrimFunc(std::vector<Param> params, Stmt body, Attrs attrs) {
 
 absl::StatusOr<IRModule> MakeIRModuleChecked(std::vector<std::pair<std::string, PrimFunc>> functions,
                                              Attrs attrs) {
+  return MakeIRModuleChecked(std::move(functions), {}, std::move(attrs));
+}
+
+absl::StatusOr<IRModule> MakeIRModuleChecked(
+    std::vector<std::pair<std::string, PrimFunc>> functions,
+    std::vector<std::pair<std::string, GraphFunc>> graph_functions, Attrs attrs) {
   absl::flat_hash_set<std::string> names;
-  for (const auto& [name, f] : functions) {
+  auto check = [&](const std::string& name, bool present) -> absl::Status {
     if (name.empty()) return absl::InvalidArgumentError("IRModule: a function name is empty");
-    if (!f) return absl::InvalidArgumentError(absl::StrCat("IRModule: function '", name, "' is missing"));
+    if (!present)
+      return absl::InvalidArgumentError(absl::StrCat("IRModule: function '", name, "' is missing"));
     if (!names.insert(name).second) {
       return absl::InvalidArgumentError(absl::StrCat("IRModule: function '", name, "' is defined twice"));
     }
-  }
+    return absl::OkStatus();
+  };
+  for (const auto& [name, f] : functions) TESSEL_RETURN_IF_ERROR(check(name, f.defined()));
+  for (const auto& [name, g] : graph_functions) TESSEL_RETURN_IF_ERROR(check(name, g.defined()));
   auto n = MakeNode<IRModuleNode>();
   n->functions = std::move(functions);
+  n->graph_functions = std::move(graph_functions);
   n->attrs = std::move(attrs);
   return IRModule(std::move(n));
 }
@@ -63,6 +82,19 @@ IRModule WithFunction(const IRModule& mod, const std::string& name, PrimFunc fun
     }
   }
   if (!replaced) n->functions.emplace_back(name, std::move(func));
+  return IRModule(std::move(n));
+}
+
+IRModule WithGraphFunction(const IRModule& mod, const std::string& name, GraphFunc func) {
+  auto n = MakeNode<IRModuleNode>(*mod);
+  bool replaced = false;
+  for (auto& [n_name, f] : n->graph_functions) {
+    if (n_name == name) {
+      f = func;
+      replaced = true;
+    }
+  }
+  if (!replaced) n->graph_functions.emplace_back(name, std::move(func));
   return IRModule(std::move(n));
 }
 

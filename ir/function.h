@@ -1,5 +1,7 @@
 // PrimFunc: a tensor program with buffer and scalar parameters; IRModule: an
-// ordered map from names to PrimFuncs, plus module attributes.
+// ordered map from names to PrimFuncs, one from names to graph functions (whole
+// models over PrimFuncs, ir/graph_function.h), and module attributes. A name
+// belongs to one function of either kind.
 //
 //   PrimFunc f = MakePrimFunc({Param::OfBuffer(A), Param::OfBuffer(B), Param::OfVar(n)}, body);
 //   IRModule m = MakeIRModule({{"add_one", f}});
@@ -17,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "ir/attrs.h"
 #include "ir/buffer.h"
+#include "ir/graph_function.h"
 #include "ir/stmt.h"
 
 namespace tessel::ir {
@@ -43,25 +46,31 @@ using PrimFunc = Ref<const PrimFuncNode>;
 class IRModuleNode : public Node {
  public:
   std::vector<std::pair<std::string, PrimFunc>> functions;  // In insertion order.
+  std::vector<std::pair<std::string, GraphFunc>> graph_functions;  // In insertion order.
   Attrs attrs;
   IRModuleNode() : Node(NodeKind::kIRModule) {}
   static bool classof(NodeKind k) { return k == NodeKind::kIRModule; }
 
   // Null when absent.
   PrimFunc Lookup(const std::string& name) const;
+  GraphFunc LookupGraph(const std::string& name) const;
 };
 using IRModule = Ref<const IRModuleNode>;
 
 // Checks: every param set exactly once, a body present.
 absl::StatusOr<PrimFunc> MakePrimFuncChecked(std::vector<Param> params, Stmt body, Attrs attrs = {});
 PrimFunc MakePrimFunc(std::vector<Param> params, Stmt body, Attrs attrs = {});
-// Checks: names non-empty and unique, functions present.
+// Checks: names non-empty and unique over both kinds, functions present.
 absl::StatusOr<IRModule> MakeIRModuleChecked(std::vector<std::pair<std::string, PrimFunc>> functions,
                                              Attrs attrs = {});
+absl::StatusOr<IRModule> MakeIRModuleChecked(
+    std::vector<std::pair<std::string, PrimFunc>> functions,
+    std::vector<std::pair<std::string, GraphFunc>> graph_functions, Attrs attrs = {});
 IRModule MakeIRModule(std::vector<std::pair<std::string, PrimFunc>> functions, Attrs attrs = {});
 
 // A copy of `mod` with function `name` replaced (or appended when absent).
 IRModule WithFunction(const IRModule& mod, const std::string& name, PrimFunc func);
+IRModule WithGraphFunction(const IRModule& mod, const std::string& name, GraphFunc func);
 
 }  // namespace tessel::ir
 

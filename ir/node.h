@@ -67,6 +67,7 @@ enum class NodeKind : uint8_t {
   // Everything else.
   kBuffer,
   kPrimFunc,
+  kGraphFunc,
   kIRModule,
 };
 

@@ -285,25 +285,29 @@ absl::Status Parser::DeclareScalarParams(std::vector<Var>* vars, std::vector<std
   return absl::OkStatus();
 }
 
+absl::Status Parser::ParseShapeVars() {
+  if (!Accept("[")) return absl::OkStatus();
+  while (true) {
+    const Token& t = Peek();
+    TESSEL_ASSIGN_OR_RETURN(std::string sym, BindingName("a shape variable"));
+    DataType dt = DataType::Int(32);
+    if (Accept(":")) {
+      TESSEL_ASSIGN_OR_RETURN(dt, ParseDType());
+    }
+    if (Lookup(sym) != nullptr)
+      return ErrorAt(t, absl::StrCat("duplicate shape variable '", sym, "'"));
+    Bind(sym, MakeVar(sym, dt));
+    if (Accept("]")) return absl::OkStatus();
+    TESSEL_RETURN_IF_ERROR(Expect(","));
+  }
+}
+
 absl::StatusOr<PrimFunc> Parser::ParseFunction(std::string* name) {
   const Token& func_tok = Next();  // `func`
   TESSEL_RETURN_IF_ERROR(Expect("@"));
   TESSEL_ASSIGN_OR_RETURN(*name, ParseSymbolName("a function name"));
   size_t mark = ScopeMark();
-  if (Accept("[")) {  // Symbolic shape variables.
-    while (true) {
-      const Token& t = Peek();
-      TESSEL_ASSIGN_OR_RETURN(std::string sym, BindingName("a shape variable"));
-      DataType dt = DataType::Int(32);
-      if (Accept(":")) {
-        TESSEL_ASSIGN_OR_RETURN(dt, ParseDType());
-      }
-      if (Lookup(sym) != nullptr) return ErrorAt(t, absl::StrCat("duplicate shape variable '", sym, "'"));
-      Bind(sym, MakeVar(sym, dt));
-      if (Accept("]")) break;
-      TESSEL_RETURN_IF_ERROR(Expect(","));
-    }
-  }
+  TESSEL_RETURN_IF_ERROR(ParseShapeVars());
   if (!Peek().Is("(")) return ErrorAt(Peek(), absl::StrCat("expected '(' and the parameters but found ", Describe(Peek())));
   std::vector<Var> scalars;
   std::vector<std::string> scalar_names;
@@ -366,27 +370,39 @@ absl::StatusOr<IRModule> Parser::ParseModule() {
   Attrs attrs;
   bool have_attrs = false;
   std::vector<std::pair<std::string, PrimFunc>> functions;
+  std::vector<std::pair<std::string, GraphFunc>> graphs;
   absl::flat_hash_set<std::string> names;
   while (Peek().kind != TokKind::kEof) {
     const Token& t = Peek();
     if (t.Is("module_attrs")) {
       if (have_attrs) return ErrorAt(t, "module_attrs is given twice");
-      if (!functions.empty()) return ErrorAt(t, "module_attrs must come before the functions");
+      if (!functions.empty() || !graphs.empty())
+        return ErrorAt(t, "module_attrs must come before the functions");
       Next();
       have_attrs = true;
       TESSEL_ASSIGN_OR_RETURN(attrs, ParseAttrDict());
       continue;
     }
-    if (!t.Is("func")) {
-      return ErrorAt(t, absl::StrCat("expected 'func' or 'module_attrs' at the top level but found ", Describe(t)));
+    if (!t.Is("func") && !t.Is("graph")) {
+      return ErrorAt(
+          t, absl::StrCat("expected 'func', 'graph' or 'module_attrs' at the top level but found ",
+                          Describe(t)));
     }
     const Token& name_tok = Peek(2);
     std::string name;
+    if (t.Is("graph")) {
+      TESSEL_ASSIGN_OR_RETURN(GraphFunc g, ParseGraphFunction(&name));
+      if (!names.insert(name).second)
+        return ErrorAt(name_tok, absl::StrCat("function '", name, "' is defined twice"));
+      graphs.emplace_back(std::move(name), std::move(g));
+      continue;
+    }
     TESSEL_ASSIGN_OR_RETURN(PrimFunc f, ParseFunction(&name));
     if (!names.insert(name).second) return ErrorAt(name_tok, absl::StrCat("function '", name, "' is defined twice"));
     functions.emplace_back(std::move(name), std::move(f));
   }
-  absl::StatusOr<IRModule> m = MakeIRModuleChecked(std::move(functions), std::move(attrs));
+  absl::StatusOr<IRModule> m =
+      MakeIRModuleChecked(std::move(functions), std::move(graphs), std::move(attrs));
   if (!m.ok()) return ErrorAt(Peek(), m.status());
   return *m;
 }

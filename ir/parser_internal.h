@@ -123,6 +123,13 @@ class Parser {
 
  private:
   absl::StatusOr<PrimFunc> ParseFunction(std::string* name);
+  // `[n, m: i64]` after a function's name, binding each variable; nothing when absent.
+  absl::Status ParseShapeVars();
+  // parser_graph.cc
+  absl::StatusOr<GraphFunc> ParseGraphFunction(std::string* name);
+  absl::StatusOr<GraphBinding> ParseGraphBinding();
+  // A value of a graph function at a use: defined earlier, by a parameter or a binding.
+  absl::StatusOr<Buffer> ParseValueUse(const char* what);
   absl::Status DeclareScalarParams(std::vector<Var>* vars, std::vector<std::string>* names);
 
   absl::string_view text_;

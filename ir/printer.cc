@@ -291,6 +291,13 @@ std::string PrintModule(const IRModule& mod) {
     tsl::Printer p;
     out = p.TwoPass([&](tsl::Printer& q) { q.PrintModuleAttrs(mod->attrs); });
   }
+  // Graph functions first: they are the entry points, and they read top-down
+  // into the kernels they call.
+  for (const auto& [name, g] : mod->graph_functions) {
+    if (!out.empty()) out += "\n";
+    tsl::Printer p;
+    out += p.TwoPass([&](tsl::Printer& q) { q.PrintGraph(g, name); });
+  }
   for (const auto& [name, f] : mod->functions) {
     if (!out.empty()) out += "\n";
     tsl::Printer p;
@@ -302,6 +309,11 @@ std::string PrintModule(const IRModule& mod) {
 std::string PrintFunction(const PrimFunc& func, const std::string& name) {
   tsl::Printer p;
   return p.TwoPass([&](tsl::Printer& q) { q.PrintFunc(func, name); });
+}
+
+std::string PrintGraphFunction(const GraphFunc& func, const std::string& name) {
+  tsl::Printer p;
+  return p.TwoPass([&](tsl::Printer& q) { q.PrintGraph(func, name); });
 }
 
 std::string PrintStmt(const Stmt& stmt) {

@@ -20,6 +20,7 @@ namespace tessel::ir {
 std::string PrintModule(const IRModule& mod);
 // A function as it appears inside a module, under the name `name`.
 std::string PrintFunction(const PrimFunc& func, const std::string& name = "main");
+std::string PrintGraphFunction(const GraphFunc& func, const std::string& name = "main");
 std::string PrintStmt(const Stmt& stmt);
 std::string PrintExpr(const Expr& expr);
 

@@ -42,6 +42,7 @@ class Printer {
 
   void PrintModuleAttrs(const Attrs& attrs);
   void PrintFunc(const PrimFunc& f, const std::string& name);
+  void PrintGraph(const GraphFunc& g, const std::string& name);  // printer_graph.cc
   void PrintBody(const Stmt& body);
   void PrintExpr(const Expr& e, int min_prec);
 
@@ -71,6 +72,8 @@ class Printer {
   int PrintBufferDef(const Buffer& b);
   void PrintRegion(const BufferRegion& r);
   int PrintVarDecl(const Var& v);
+  // `[n, m: i64]`, activating each; nothing when `syms` is empty.
+  void PrintShapeVars(const std::vector<Var>& syms);
 
   void Line();
   void PrintList(std::vector<Stmt> list);
@@ -104,6 +107,8 @@ std::vector<Stmt> BodyList(const Stmt& body);
 // offsets and that are not scalar parameters: the function defines them, in its
 // `[n, m]` list. In order of first appearance.
 std::vector<Var> SymbolicVars(const PrimFunc& f);
+// The same for a graph function's parameters, which are all buffers.
+std::vector<Var> SymbolicVars(const std::vector<Buffer>& params);
 
 // A double as an attribute value: "1.5", "-0.0", "1.0e30", "inf", "nan".
 std::string FormatDouble(double v);

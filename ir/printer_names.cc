@@ -175,7 +175,12 @@ void Printer::AssignNames() {
   }
 }
 
-std::vector<Var> SymbolicVars(const PrimFunc& f) {
+namespace {
+
+// Variables used by the definitions of `buffers`, other than `bound`, in order
+// of first appearance.
+std::vector<Var> VarsOfBufferDefs(const std::vector<Buffer>& buffers,
+                                  absl::flat_hash_set<const VarNode*> bound) {
   class Collector : public IRVisitor {
    public:
     absl::flat_hash_set<const VarNode*> skip;
@@ -185,13 +190,28 @@ std::vector<Var> SymbolicVars(const PrimFunc& f) {
     }
   };
   Collector c;
-  for (const Param& p : f->params) {
-    if (!p.buffer && p.var) c.skip.insert(p.var.get());
-  }
-  for (const Param& p : f->params) {
-    if (p.buffer) c.VisitBufferDef(p.buffer);
-  }
+  c.skip = std::move(bound);
+  for (const Buffer& b : buffers) c.VisitBufferDef(b);
   return std::move(c.found);
+}
+
+}  // namespace
+
+std::vector<Var> SymbolicVars(const PrimFunc& f) {
+  absl::flat_hash_set<const VarNode*> scalars;
+  std::vector<Buffer> buffers;
+  for (const Param& p : f->params) {
+    if (p.buffer) {
+      buffers.push_back(p.buffer);
+    } else if (p.var) {
+      scalars.insert(p.var.get());
+    }
+  }
+  return VarsOfBufferDefs(buffers, std::move(scalars));
+}
+
+std::vector<Var> SymbolicVars(const std::vector<Buffer>& params) {
+  return VarsOfBufferDefs(params, {});
 }
 
 std::string MarkLines(const std::string& text, size_t begin, size_t end, int indent,

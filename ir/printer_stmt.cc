@@ -301,6 +301,16 @@ void Printer::PrintBlock(const BlockNode* b, const BlockRealizeNode* realize) {
   EndScope(scope);
 }
 
+void Printer::PrintShapeVars(const std::vector<Var>& syms) {
+  if (syms.empty()) return;
+  out_ += "[";
+  for (size_t i = 0; i < syms.size(); ++i) {
+    if (i) out_ += ", ";
+    Activate(syms[i].get(), PrintVarDecl(syms[i]));
+  }
+  out_ += "]";
+}
+
 void Printer::PrintFunc(const PrimFunc& f, const std::string& name) {
   absl::StrAppend(&out_, "func @", QuotedName(name));
   if (f == nullptr) {
@@ -310,15 +320,7 @@ void Printer::PrintFunc(const PrimFunc& f, const std::string& name) {
   // Shape variables and scalar parameters are in scope for every parameter's
   // shape (a buffer may use a scalar listed after it), so they bind first.
   size_t scope = ScopeMark();
-  std::vector<Var> syms = SymbolicVars(f);
-  if (!syms.empty()) {
-    out_ += "[";
-    for (size_t i = 0; i < syms.size(); ++i) {
-      if (i) out_ += ", ";
-      Activate(syms[i].get(), PrintVarDecl(syms[i]));
-    }
-    out_ += "]";
-  }
+  PrintShapeVars(SymbolicVars(f));
   std::vector<int> scalar_entities(f->params.size(), -1);
   for (size_t i = 0; i < f->params.size(); ++i) {
     const Param& p = f->params[i];

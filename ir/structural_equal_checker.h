@@ -28,6 +28,7 @@ class EqualChecker {
 
   bool Module(const IRModuleNode* a, const IRModuleNode* b);
   bool Func(const PrimFuncNode* a, const PrimFuncNode* b);
+  bool Graph(const GraphFuncNode* a, const GraphFuncNode* b);
   bool S(const Stmt& a, const Stmt& b);
   bool E(const Expr& a, const Expr& b);
 

@@ -175,6 +175,42 @@ bool EqualChecker::Func(const PrimFuncNode* a, const PrimFuncNode* b) {
   return true;
 }
 
+bool EqualChecker::Graph(const GraphFuncNode* a, const GraphFuncNode* b) {
+  size_t mark = Mark();
+  if (!Lengths("params", a->params.size(), b->params.size())) return false;
+  for (size_t i = 0; i < a->params.size(); ++i) {
+    if (!BufferDef(a->params[i], b->params[i], true)) return Up(absl::StrCat("params[", i, "]"));
+  }
+  if (!Lengths("bindings", a->bindings.size(), b->bindings.size())) return false;
+  for (size_t i = 0; i < a->bindings.size(); ++i) {
+    const GraphBinding& x = a->bindings[i];
+    const GraphBinding& y = b->bindings[i];
+    std::string at = absl::StrCat("bindings[", i, "]");
+    if (x.call.kind != y.call.kind || x.call.callee != y.call.callee) {
+      return FieldMismatch(at, "callees differ",
+                           absl::StrCat(GraphCallKindName(x.call.kind), " ", x.call.callee),
+                           absl::StrCat(GraphCallKindName(y.call.kind), " ", y.call.callee));
+    }
+    if (!Lengths("args", x.call.args.size(), y.call.args.size())) return Up(at);
+    for (size_t k = 0; k < x.call.args.size(); ++k) {
+      if (!BufferUse(x.call.args[k], y.call.args[k])) return Up(absl::StrCat(at, ".args[", k, "]"));
+    }
+    if (!AttrsEq("attrs", x.call.attrs, y.call.attrs)) return Up(at);
+    if (!Lengths("outputs", x.outputs.size(), y.outputs.size())) return Up(at);
+    for (size_t k = 0; k < x.outputs.size(); ++k) {
+      if (!BufferDef(x.outputs[k], y.outputs[k], false))
+        return Up(absl::StrCat(at, ".outputs[", k, "]"));
+    }
+  }
+  if (!Lengths("results", a->results.size(), b->results.size())) return false;
+  for (size_t i = 0; i < a->results.size(); ++i) {
+    if (!BufferUse(a->results[i], b->results[i])) return Up(absl::StrCat("results[", i, "]"));
+  }
+  if (!AttrsEq("attrs", a->attrs, b->attrs)) return false;
+  Restore(mark);
+  return true;
+}
+
 bool EqualChecker::Module(const IRModuleNode* a, const IRModuleNode* b) {
   if (a->functions.size() != b->functions.size()) {
     auto names = [](const IRModuleNode* m) {
@@ -194,6 +230,22 @@ bool EqualChecker::Module(const IRModuleNode* a, const IRModuleNode* b) {
     }
     if (!Roots(fa.get(), fb.get()) || (fa && !Func(fa.get(), fb.get()))) {
       return Up(absl::StrCat("func[", na, "]"));
+    }
+  }
+  if (a->graph_functions.size() != b->graph_functions.size()) {
+    return FieldMismatch("graph_functions", "graph function counts differ",
+                         absl::StrCat(a->graph_functions.size()),
+                         absl::StrCat(b->graph_functions.size()));
+  }
+  for (size_t i = 0; i < a->graph_functions.size(); ++i) {
+    const auto& [na, ga] = a->graph_functions[i];
+    const auto& [nb, gb] = b->graph_functions[i];
+    if (na != nb) {
+      return FieldMismatch(absl::StrCat("graph_functions[", i, "]"), "function names differ", na,
+                           nb);
+    }
+    if (!Roots(ga.get(), gb.get()) || (ga && !Graph(ga.get(), gb.get()))) {
+      return Up(absl::StrCat("graph[", na, "]"));
     }
   }
   return AttrsEq("attrs", a->attrs, b->attrs);

@@ -93,6 +93,7 @@ constexpr uint64_t kTagModule = 50;
 constexpr uint64_t kTagBufferRef = 51;
 constexpr uint64_t kTagFreeBufferMapped = 52;
 constexpr uint64_t kTagFreeBuffer = 53;
+constexpr uint64_t kTagGraphFunc = 54;
 
 // Stable codes: NodeKind's numbering may change, the stored hash may not.
 uint64_t KindCode(NodeKind k) {
@@ -136,6 +137,8 @@ uint64_t KindCode(NodeKind k) {
     case NodeKind::kBlockRealize: return 41;
     case NodeKind::kBuffer: return kTagBuffer;
     case NodeKind::kPrimFunc: return kTagPrimFunc;
+    case NodeKind::kGraphFunc:
+      return kTagGraphFunc;
     case NodeKind::kIRModule: return kTagModule;
   }
   return 63;
@@ -190,6 +193,7 @@ class Hasher {
 
   void Module(const IRModuleNode* m);
   void Func(const PrimFuncNode* f);
+  void Graph(const GraphFuncNode* g);
   void S(const StmtNode* s);
   void E(const ExprNode* e);
 
@@ -510,6 +514,28 @@ void Hasher::Func(const PrimFuncNode* f) {
   Restore(mark);
 }
 
+void Hasher::Graph(const GraphFuncNode* g) {
+  if (g == nullptr) return W(0);
+  W(kTagGraphFunc);
+  size_t mark = Mark();
+  W(g->params.size());
+  for (const Buffer& p : g->params) BufferDef(p, true);
+  W(g->bindings.size());
+  for (const GraphBinding& b : g->bindings) {
+    W(b.call.kind == GraphCall::Kind::kOp ? 0 : 1);
+    Str(b.call.callee);
+    W(b.call.args.size());
+    for (const Buffer& a : b.call.args) BufferUse(a);
+    AttrsHash(b.call.attrs);
+    W(b.outputs.size());
+    for (const Buffer& o : b.outputs) BufferDef(o, false);
+  }
+  W(g->results.size());
+  for (const Buffer& r : g->results) BufferUse(r);
+  AttrsHash(g->attrs);
+  Restore(mark);
+}
+
 void Hasher::Module(const IRModuleNode* m) {
   if (m == nullptr) return W(0);
   W(kTagModule);
@@ -517,6 +543,16 @@ void Hasher::Module(const IRModuleNode* m) {
   for (const auto& [name, f] : m->functions) {
     Str(name);
     Func(f.get());
+  }
+  // Only when present, so that a module of PrimFuncs keeps the hash that
+  // databases of version 1 stored for it.
+  if (!m->graph_functions.empty()) {
+    W(kTagGraphFunc);
+    W(m->graph_functions.size());
+    for (const auto& [name, g] : m->graph_functions) {
+      Str(name);
+      Graph(g.get());
+    }
   }
   AttrsHash(m->attrs);
 }

@@ -36,6 +36,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/printer.h"
+#include "ir/status_macros.h"
 #include "ir/verify_recheck.h"
 #include "ir/verify_walk.h"
 
@@ -458,15 +459,21 @@ absl::Status VerifyModule(const IRModule& mod) {
   if (!mod) return absl::InvalidArgumentError("verify: the module is missing");
   // MakeIRModuleChecked guarantees these, but a module can be built directly.
   absl::flat_hash_set<std::string> names;
-  for (const auto& [name, func] : mod->functions) {
+  auto check_name = [&](const std::string& name) -> absl::Status {
     if (name.empty()) return absl::InvalidArgumentError("verify: a function has an empty name");
     if (!names.insert(name).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("verify: function '", name, "' is defined twice in the module"));
     }
-  }
+    return absl::OkStatus();
+  };
+  for (const auto& [name, func] : mod->functions) TESSEL_RETURN_IF_ERROR(check_name(name));
+  for (const auto& [name, func] : mod->graph_functions) TESSEL_RETURN_IF_ERROR(check_name(name));
   for (const auto& [name, func] : mod->functions) {
     if (absl::Status s = VerifyFunction(func, name); !s.ok()) return s;
+  }
+  for (const auto& [name, func] : mod->graph_functions) {
+    TESSEL_RETURN_IF_ERROR(VerifyGraphFunction(mod, func, name));
   }
   return absl::OkStatus();
 }

@@ -12,7 +12,8 @@
 // - constant regions and constant indices inside buffer bounds;
 // - every load and store of a block inside the regions it declares, where the
 //   arith analyzer can tell (ir/verify_regions.h);
-// - block names unique in the function; function names unique in the module.
+// - block names unique in the function; function names unique in the module;
+// - graph functions: see VerifyGraphFunction.
 //
 //   absl::Status s = VerifyModule(mod);
 //   // "verify: function 'mm': block 'C': iter var 'vk' is reduce but ..."
@@ -28,6 +29,10 @@ namespace tessel::ir {
 
 absl::Status VerifyModule(const IRModule& mod);
 absl::Status VerifyFunction(const PrimFunc& func, const std::string& name = "main");
+// A graph function of `mod` (ir/verify_graph.cc): values defined once before use,
+// tensor types, call_tir against its callee's parameters.
+absl::Status VerifyGraphFunction(const IRModule& mod, const GraphFunc& func,
+                                 const std::string& name);
 
 }  // namespace tessel::ir
 

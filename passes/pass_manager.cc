@@ -31,13 +31,13 @@ absl::Status Fail(PassContext& ctx, const Pass* pass, const ir::IRModule& input,
   return error;
 }
 
-// Which functions `pass` changed, added or removed: by name and pointer.
-void RecordChanges(const Pass& pass, const ir::IRModule& before, const ir::IRModule& after,
-                   PassContext& ctx) {
-  if (after.same_as(before)) return;
-  std::map<std::string, const ir::PrimFuncNode*> old_funcs;
-  for (const auto& [name, f] : before->functions) old_funcs[name] = f.get();
-  for (const auto& [name, f] : after->functions) {
+// Which functions `pass` changed, added or removed: by name and pointer, for
+// PrimFuncs and graph functions alike.
+template <typename List>
+void RecordChangedIn(const Pass& pass, const List& before, const List& after, PassContext& ctx) {
+  std::map<std::string, const ir::Node*> old_funcs;
+  for (const auto& [name, f] : before) old_funcs[name] = f.get();
+  for (const auto& [name, f] : after) {
     auto it = old_funcs.find(name);
     if (it == old_funcs.end()) {
       ctx.log().RecordAdded(pass.name(), name);
@@ -49,6 +49,13 @@ void RecordChanges(const Pass& pass, const ir::IRModule& before, const ir::IRMod
   for (const auto& [name, f] : old_funcs) {
     ctx.log().RecordRemoved(pass.name(), name);
   }
+}
+
+void RecordChanges(const Pass& pass, const ir::IRModule& before, const ir::IRModule& after,
+                   PassContext& ctx) {
+  if (after.same_as(before)) return;
+  RecordChangedIn(pass, before->functions, after->functions, ctx);
+  RecordChangedIn(pass, before->graph_functions, after->graph_functions, ctx);
 }
 
 // `as_requirement`: the pass runs because another requires it, so its opt level

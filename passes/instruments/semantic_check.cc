@@ -15,7 +15,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/graph/interpreter.h"
 #include "ir/interpreter.h"
+#include "ir/status_macros.h"
 #include "passes/pass.h"
 #include "passes/pass_config.h"
 #include "passes/pass_context.h"
@@ -149,10 +151,12 @@ class SemanticCheck : public PassInstrument {
 
   absl::Status BeforePipeline(const ir::IRModule& mod, PassContext& ctx) override {
     refs_.clear();
+    graph_refs_.clear();
     skipped_.clear();
     comparisons_ = 0;
     uint64_t seed = static_cast<uint64_t>(ctx.GetConfigInt("check-semantics.seed"));
     int64_t limit = ctx.GetConfigInt("check-semantics.work-limit");
+    for (const auto& [gname, g] : mod->graph_functions) StartGraph(ctx, mod, gname, g, seed, limit);
     for (const auto& [fname, func] : mod->functions) {
       int64_t work = EstimateWork(func);
       if (work > limit) {
@@ -190,6 +194,7 @@ class SemanticCheck : public PassInstrument {
   absl::Status AfterPass(const Pass& pass, const ir::IRModule&, const ir::IRModule& after,
                          PassContext& ctx) override {
     if (pass.is_pipeline()) return absl::OkStatus();
+    TESSEL_RETURN_IF_ERROR(CheckGraphs(pass, after, ctx));
     for (auto it = refs_.begin(); it != refs_.end();) {
       const std::string& fname = it->first;
       Reference& r = it->second;
@@ -246,8 +251,9 @@ class SemanticCheck : public PassInstrument {
 
   // Reached only when every comparison held (a difference stops the pipeline).
   absl::Status AfterPipeline(const ir::IRModule&, PassContext&) override {
-    *diag_ << "check-semantics: " << Count(refs_.size(), "function") << " checked, "
-           << Count(comparisons_, "comparison") << " after passes that changed them, all equal";
+    *diag_ << "check-semantics: " << Count(refs_.size() + graph_refs_.size(), "function")
+           << " checked, " << Count(comparisons_, "comparison")
+           << " after passes that changed them, all equal";
     if (!skipped_.empty()) {
       *diag_ << "; skipped " << skipped_.size() << ": "
              << absl::StrJoin(skipped_, ", ", [](std::string* out, const auto& s) {
@@ -267,6 +273,75 @@ class SemanticCheck : public PassInstrument {
     int64_t max_steps = 0;
   };
 
+  // A graph function is checked as a whole: its results on the same inputs,
+  // whichever of its bindings and kernels a pass changed.
+  struct GraphReference {
+    ir::GraphFunc last;
+    std::vector<ir::HostBuffer> inputs;
+    std::vector<ir::HostBuffer> outputs;
+    ir::RunOptions run;
+  };
+
+  void StartGraph(PassContext& ctx, const ir::IRModule& mod, const std::string& gname,
+                  const ir::GraphFunc& g, uint64_t seed, int64_t limit) {
+    absl::StatusOr<std::vector<ir::HostBuffer>> inputs = ir::graph::RandomGraphInputs(g, seed);
+    if (!inputs.ok()) {
+      Skip(ctx, gname, absl::StrCat("no random inputs: ", inputs.status().message()),
+           "no random inputs");
+      return;
+    }
+    GraphReference r{g, *inputs, {}, {}};
+    r.run.max_steps = limit;  // Per kernel.
+    absl::StatusOr<std::vector<ir::HostBuffer>> out =
+        ir::graph::RunGraph(mod, gname, r.inputs, r.run);
+    if (!out.ok()) {
+      Skip(ctx, gname, absl::StrCat("the reference run fails: ", out.status().message()),
+           "its reference run fails");
+      return;
+    }
+    r.outputs = *std::move(out);
+    graph_refs_.emplace_back(gname, std::move(r));
+  }
+
+  absl::Status CheckGraphs(const Pass& pass, const ir::IRModule& after, PassContext& ctx) {
+    for (auto it = graph_refs_.begin(); it != graph_refs_.end();) {
+      const std::string& gname = it->first;
+      GraphReference& r = it->second;
+      ir::GraphFunc g = after->LookupGraph(gname);
+      if (!g) {
+        Note(ctx, absl::StrCat("graph function '", gname, "' was removed by pass '", pass.name(),
+                               "'; it is no longer checked"));
+        skipped_.emplace_back(gname, absl::StrCat("removed by pass '", pass.name(), "'"));
+        it = graph_refs_.erase(it);
+        continue;
+      }
+      if (g.same_as(r.last)) {
+        ++it;
+        continue;
+      }
+      ir::RunOptions run = r.run;
+      run.max_steps = r.run.max_steps > kCap / 16 ? 0 : 16 * r.run.max_steps;
+      absl::StatusOr<std::vector<ir::HostBuffer>> out =
+          ir::graph::RunGraph(after, gname, r.inputs, run);
+      if (!out.ok()) {
+        return absl::Status(out.status().code(),
+                            absl::StrCat("check-semantics: graph function '", gname,
+                                         "' no longer runs after pass '", pass.ToString(),
+                                         "': ", out.status().message()));
+      }
+      absl::Status s = ir::graph::CompareGraphResults(r.outputs, *out, r.last);
+      if (!s.ok()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "check-semantics: pass '", pass.ToString(),
+            "' is the first to change the results of graph function '", gname, "': ", s.message()));
+      }
+      r.last = g;
+      ++comparisons_;
+      ++it;
+    }
+    return absl::OkStatus();
+  }
+
   // `why` is the note's reason; `briefly` the summary's.
   void Skip(PassContext& ctx, const std::string& fname, const std::string& why,
             const std::string& briefly) {
@@ -283,6 +358,7 @@ class SemanticCheck : public PassInstrument {
 
   std::ostream* diag_;
   std::vector<std::pair<std::string, Reference>> refs_;
+  std::vector<std::pair<std::string, GraphReference>> graph_refs_;
   // Functions not compared to the end, with the summary's reason.
   std::vector<std::pair<std::string, std::string>> skipped_;
   size_t comparisons_ = 0;

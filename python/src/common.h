@@ -197,6 +197,7 @@ void BindTE(py::module_& m);
 void BindOps(py::module_& m);
 void BindPasses(py::module_& m);
 void BindInterpreter(py::module_& m);
+void BindGraph(py::module_& m);  // graph.cc
 void BindSchedule(py::module_& m);
 void BindMetaschedule(py::module_& m);
 void BindTuningDatabase(py::module_& m);  // tuning_db.cc

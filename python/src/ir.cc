@@ -156,10 +156,16 @@ ir::IRModule ModuleWithAttrs(const ir::IRModule& m, ir::Attrs attrs) {
 
 ir::IRModule ModuleFromPy(py::handle functions, py::handle attrs) {
   std::vector<std::pair<std::string, ir::PrimFunc>> fns;
-  const char* what = "an IRModule is made from {name: PrimFunc} or (name, PrimFunc) pairs";
+  std::vector<std::pair<std::string, ir::GraphFunc>> graphs;
+  const char* what =
+      "an IRModule is made from {name: PrimFunc or GraphFunc} or (name, function) pairs";
   auto add = [&](py::handle k, py::handle v) {
     const std::string name = CastArg<std::string>(k, what);
     if (v.is_none()) Throw(ErrorKind::kArgument, absl::StrCat("function '", name, "' is None"));
+    if (py::isinstance<ir::GraphFuncNode>(v)) {
+      graphs.emplace_back(name, v.cast<ir::GraphFunc>());
+      return;
+    }
     fns.emplace_back(name, CastArg<ir::PrimFunc>(v, what));
   };
   if (py::isinstance<py::dict>(functions)) {
@@ -171,7 +177,15 @@ ir::IRModule ModuleFromPy(py::handle functions, py::handle attrs) {
       add(k, v);
     }
   }
-  return Unwrap(ir::MakeIRModuleChecked(std::move(fns), AttrsFromPy(attrs)), ErrorKind::kIR);
+  return Unwrap(ir::MakeIRModuleChecked(std::move(fns), std::move(graphs), AttrsFromPy(attrs)),
+                ErrorKind::kIR);
+}
+
+// A function of either kind by name, as Python sees it; None when absent.
+py::object LookupAny(const ir::IRModuleNode& mod, const std::string& name) {
+  if (ir::PrimFunc f = mod.Lookup(name)) return py::cast(f);
+  if (ir::GraphFunc g = mod.LookupGraph(name)) return py::cast(g);
+  return py::none();
 }
 
 ir::IRModule ParseText(const std::string& text, const std::string& filename) {
@@ -385,7 +399,8 @@ void BindIR(py::module_& m) {
           }));
 
   py::class_<ir::IRModuleNode, ir::Node, ir::Ref<ir::IRModuleNode>>(
-      m, "IRModule", "An ordered map from names to PrimFuncs, with module attributes. str() is .tsl.")
+      m, "IRModule",
+      "An ordered map from names to PrimFuncs, with module attributes. str() is .tsl.")
       .def(py::init([](py::object functions, py::object attrs) {
              ir::IRModule mod = ModuleFromPy(functions, attrs);
              return ir::Ref<ir::IRModuleNode>(const_cast<ir::IRModuleNode*>(mod.get()));
@@ -400,14 +415,17 @@ void BindIR(py::module_& m) {
           py::arg("func"), py::arg("name") = "main", "A module holding just `func` as `name`.")
       .def("__getitem__",
            [](const ir::IRModuleNode& mod, const std::string& name) {
-             ir::PrimFunc f = mod.Lookup(name);
-             if (!f) throw py::key_error(absl::StrCat("no function '", name, "' in the module"));
+             py::object f = LookupAny(mod, name);
+             if (f.is_none())
+               throw py::key_error(absl::StrCat("no function '", name, "' in the module"));
              return f;
            })
-      .def("__contains__",
-           [](const ir::IRModuleNode& mod, const std::string& name) {
-             return mod.Lookup(name).defined();
-           })
+      .def("__contains__", [](const ir::IRModuleNode& mod,
+                              const std::string& name) { return !LookupAny(mod, name).is_none(); })
+      .def_property_readonly(
+          "graph_functions", [](const ir::IRModuleNode& mod) { return mod.graph_functions; },
+          "(name, GraphFunc) pairs, in order. len(), iteration, keys() and items() are the "
+          "PrimFuncs'.")
       .def("__len__", [](const ir::IRModuleNode& mod) { return mod.functions.size(); })
       .def("__iter__",
            [](const ir::IRModuleNode& mod) {
@@ -429,12 +447,13 @@ void BindIR(py::module_& m) {
       .def(
           "get",
           [](const ir::IRModuleNode& mod, const std::string& name, py::object dflt) -> py::object {
-            ir::PrimFunc f = mod.Lookup(name);
-            return f ? py::cast(f) : dflt;
+            py::object f = LookupAny(mod, name);
+            return f.is_none() ? dflt : f;
           },
           py::arg("name"), py::arg("default") = py::none(), "The function `name`, or `default`.")
-      .def_property_readonly("attrs", [](const ir::IRModuleNode& mod) { return AttrsToPy(mod.attrs); },
-                             "A copy of the module attributes as a dict.")
+      .def_property_readonly(
+          "attrs", [](const ir::IRModuleNode& mod) { return AttrsToPy(mod.attrs); },
+          "A copy of the module attributes as a dict.")
       .def(
           "with_function",
           [](const ir::IRModule& mod, const std::string& name, const ir::PrimFunc& f) {
@@ -468,6 +487,8 @@ void BindIR(py::module_& m) {
       .def("__repr__",
            [](const ir::IRModuleNode& mod) {
              std::vector<std::string> names;
+             for (const auto& [name, g] : mod.graph_functions)
+               names.push_back(absl::StrCat("graph ", name));
              for (const auto& [name, f] : mod.functions) names.push_back(name);
              return absl::StrCat("<tessel.IRModule: ", absl::StrJoin(names, ", "), ">");
            })

@@ -369,6 +369,7 @@ PYBIND11_MODULE(_core, m) {
   tp::BindPasses(m);
   tp::BindDispatch(m);
   tp::BindInterpreter(m);
+  tp::BindGraph(m);
   tp::BindSchedule(m);
   tp::BindMetaschedule(m);
   tp::BindTuningDatabase(m);

@@ -47,6 +47,7 @@ from ._core import (
     Buffer,
     Expr,
     FloatImm,
+    GraphFunc,
     IntImm,
     IRModule,
     IterVar,
@@ -59,7 +60,7 @@ from ._core import (
 __all__ = [
     # IR
     "Node", "Expr", "Var", "IntImm", "FloatImm", "Stmt", "Buffer", "IterVar", "PrimFunc",
-    "IRModule",
+    "GraphFunc", "IRModule",
     "parse", "load", "structural_equal", "assert_structural_equal", "structural_hash", "verify",
     "interpret", "check_same_results", "DEFAULT_MAX_STEPS",
     # Schedules
@@ -68,6 +69,7 @@ __all__ = [
     "build", "load_library", "set_num_threads", "get_num_threads",
     # Submodules
     "te", "ops", "workloads", "transform", "schedule", "metaschedule", "errors", "nd", "runtime",
+    "graph",
     "ir", "dispatch",
     # Errors
     "TesselError", "IRError", "ParseError", "StructuralEqualError", "ScheduleError", "PassError",
@@ -162,5 +164,5 @@ def check_same_results(a: PrimFunc, b: PrimFunc, seed: int = 1, rtol: float = 1e
 from . import te, ops, workloads, transform, schedule  # noqa: E402  (they use the names above)
 from .schedule import BlockRV, ExprRV, LoopRV, Schedule, Trace  # noqa: E402
 from . import metaschedule, nd, runtime  # noqa: E402
-from . import dispatch, ir  # noqa: E402
+from . import dispatch, graph, ir  # noqa: E402
 from .runtime import build, get_num_threads, load_library, set_num_threads  # noqa: E402

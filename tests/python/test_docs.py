@@ -5,10 +5,10 @@ count). Later bindings are held to the same rule."""
 import inspect
 
 import tessel
-from tessel import dispatch, errors, ir, metaschedule, nd, ops, runtime, schedule, te, transform, workloads
+from tessel import dispatch, errors, graph, ir, metaschedule, nd, ops, runtime, schedule, te, transform, workloads
 
 MODULES = [tessel, te, ops, transform, workloads, schedule, metaschedule, errors, nd, runtime, ir,
-           dispatch]
+           dispatch, graph]
 
 
 def documented(obj, name):

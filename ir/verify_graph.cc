@@ -1,0 +1,174 @@
+// The verifier's checks of graph functions (ir/graph_function.h):
+//
+// - values are tensors: global buffers without strides or offsets, of a scalar
+//   dtype, with dimensions that are non-negative where constant;
+// - every shape variable is a whole dimension of some parameter, so that a call
+//   can read it off its inputs; every other variable in a shape is an error;
+// - every value is defined once (a parameter or one binding's output) and used
+//   only after its definition; every result is defined;
+// - `call_tir @f(args)` names a PrimFunc of the module whose parameters are
+//   buffers, one per argument then one per output, each of the same dtype and
+//   rank and of a provably equal shape once f's shape variables are bound from
+//   the call's values.
+//
+//   graph @g(x: f32[8]) {
+//     y: f32[4] = call_tir @copy(x)      // copy(A: f32[n], B: f32[n]) binds n = 8
+//     return y                            // error: B is f32[8], y is f32[4]
+//   }
+//
+// Operators are the op library's (ir/graph/op_registry.h), checked there.
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
+#include "ir/printer.h"
+#include "ir/status_macros.h"
+#include "ir/substitute.h"
+#include "ir/verifier.h"
+
+namespace tessel::ir {
+namespace {
+
+class GraphVerifier {
+ public:
+  GraphVerifier(const IRModule& mod, std::string name)
+      : mod_(mod), where_(absl::StrCat("verify: graph function '", name, "'")) {}
+
+  absl::Status Verify(const GraphFunc& g) {
+    for (const Buffer& p : g->params) {
+      for (const Expr& d : p->shape) {
+        if (const auto* v = dyn_cast<VarNode>(d)) shape_vars_.insert(v);
+      }
+    }
+    for (const Buffer& p : g->params) TESSEL_RETURN_IF_ERROR(Define(p, "parameter"));
+    for (size_t i = 0; i < g->bindings.size(); ++i) {
+      const GraphBinding& b = g->bindings[i];
+      std::string at = absl::StrCat(where_, ": binding ", i, " (", OutputNames(b), ")");
+      for (const Buffer& a : b.call.args) {
+        if (!defined_.contains(a.get())) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(at, ": argument '", a->name, "' is used before it is defined"));
+        }
+      }
+      for (const Buffer& o : b.outputs) TESSEL_RETURN_IF_ERROR(Define(o, at));
+      if (b.call.kind == GraphCall::Kind::kCallTir) TESSEL_RETURN_IF_ERROR(CheckCallTir(b, at));
+    }
+    for (const Buffer& r : g->results) {
+      if (!defined_.contains(r.get())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where_, ": result '", r->name, "' is never defined"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  static std::string OutputNames(const GraphBinding& b) {
+    std::string out;
+    for (size_t i = 0; i < b.outputs.size(); ++i)
+      absl::StrAppend(&out, i ? ", " : "", b.outputs[i]->name);
+    return out;
+  }
+
+  absl::Status Define(const Buffer& v, const std::string& what) {
+    std::string at = absl::StrCat(what == "parameter" ? where_ + ": parameter" : what + ": value",
+                                  " '", v->name, "'");
+    if (!defined_.insert(v.get()).second)
+      return absl::InvalidArgumentError(absl::StrCat(at, " is defined twice"));
+    if (v->scope != "global" || !v->strides.empty() || !IsZeroOffset(v->elem_offset)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, " is a tensor: global, without strides or an offset"));
+    }
+    if (v->dtype.lanes() != 1 || v->dtype.is_handle()) {
+      return absl::InvalidArgumentError(absl::StrCat(at, " has dtype ", v->dtype.ToString(),
+                                                     "; a tensor's elements are scalars"));
+    }
+    for (const Expr& d : v->shape) {
+      if (const auto* c = dyn_cast<IntImmNode>(d); c && c->value < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(at, " has a negative dimension ", c->value));
+      }
+      for (const Var& var : arith::CollectVars(d)) {
+        if (shape_vars_.contains(var.get())) continue;
+        return absl::InvalidArgumentError(absl::StrCat(
+            at, ": shape variable '", var->name, "' is not a whole dimension of any parameter"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  static bool IsZeroOffset(const Expr& e) {
+    const auto* c = dyn_cast<IntImmNode>(e);
+    return !e || (c && c->value == 0);
+  }
+
+  absl::Status CheckCallTir(const GraphBinding& b, const std::string& at) {
+    PrimFunc f = mod_->Lookup(b.call.callee);
+    if (!f) {
+      std::string hint = mod_->LookupGraph(b.call.callee) ? " (it is a graph function)" : "";
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ": call_tir @", b.call.callee, ": no PrimFunc of that name", hint));
+    }
+    std::vector<Buffer> passed = b.call.args;
+    passed.insert(passed.end(), b.outputs.begin(), b.outputs.end());
+    if (f->params.size() != passed.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          at, ": call_tir @", b.call.callee, " passes ", b.call.args.size(), " arguments and ",
+          b.outputs.size(), " outputs, but the PrimFunc has ", f->params.size(), " parameters"));
+    }
+    VarMap bound;
+    arith::Analyzer ana;
+    // Bind the callee's bare shape variables first, then compare every dimension.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t i = 0; i < passed.size(); ++i) {
+        const Param& p = f->params[i];
+        std::string what = absl::StrCat(at, ": call_tir @", b.call.callee, ": ",
+                                        i < b.call.args.size() ? "argument '" : "output '",
+                                        passed[i]->name, "' for parameter '", p.name(), "'");
+        if (!p.is_buffer())
+          return absl::InvalidArgumentError(
+              absl::StrCat(what, " is a scalar; call_tir passes buffers only"));
+        const Buffer& q = p.buffer;
+        if (q->dtype != passed[i]->dtype || q->shape.size() != passed[i]->shape.size()) {
+          return absl::InvalidArgumentError(absl::StrCat(what, ": ", TensorTypeText(passed[i]),
+                                                         " does not match ", TensorTypeText(q)));
+        }
+        for (size_t d = 0; d < q->shape.size(); ++d) {
+          const Expr& want = q->shape[d];
+          const Expr& have = passed[i]->shape[d];
+          if (pass == 0) {
+            if (const auto* v = dyn_cast<VarNode>(want);
+                v && !bound.contains(v) && v->dtype == have->dtype) {
+              bound.emplace(v, have);
+            }
+            continue;
+          }
+          Expr expect = Substitute(want, bound);
+          if (expect->dtype != have->dtype || !ana.CanProveEqual(expect, have)) {
+            return absl::InvalidArgumentError(absl::StrCat(what, ": ", TensorTypeText(passed[i]),
+                                                           " does not match ", TensorTypeText(q),
+                                                           " (dimension ", d, ")"));
+          }
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const IRModule& mod_;
+  std::string where_;
+  absl::flat_hash_set<const VarNode*> shape_vars_;
+  absl::flat_hash_set<const BufferNode*> defined_;
+};
+
+}  // namespace
+
+absl::Status VerifyGraphFunction(const IRModule& mod, const GraphFunc& func,
+                                 const std::string& name) {
+  if (!func)
+    return absl::InvalidArgumentError(
+        absl::StrCat("verify: graph function '", name, "' is missing"));
+  GraphVerifier v(mod, name);
+  return v.Verify(func);
+}
+
+}  // namespace tessel::ir
