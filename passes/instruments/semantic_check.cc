@@ -277,6 +277,7 @@ class SemanticCheck : public PassInstrument {
   // whichever of its bindings and kernels a pass changed.
   struct GraphReference {
     ir::GraphFunc last;
+    std::vector<const ir::PrimFuncNode*> kernels;  // What its call_tirs called then.
     std::vector<ir::HostBuffer> inputs;
     std::vector<ir::HostBuffer> outputs;
     ir::RunOptions run;
@@ -290,7 +291,7 @@ class SemanticCheck : public PassInstrument {
            "no random inputs");
       return;
     }
-    GraphReference r{g, *inputs, {}, {}};
+    GraphReference r{g, Kernels(mod, g), *inputs, {}, {}};
     r.run.max_steps = limit;  // Per kernel.
     absl::StatusOr<std::vector<ir::HostBuffer>> out =
         ir::graph::RunGraph(mod, gname, r.inputs, r.run);
@@ -315,7 +316,10 @@ class SemanticCheck : public PassInstrument {
         it = graph_refs_.erase(it);
         continue;
       }
-      if (g.same_as(r.last)) {
+      // Kernels count too: default-schedule changes the PrimFuncs fuse-tir made,
+      // which no PrimFunc reference covers (they did not exist before the pipeline).
+      std::vector<const ir::PrimFuncNode*> kernels = Kernels(after, g);
+      if (g.same_as(r.last) && kernels == r.kernels) {
         ++it;
         continue;
       }
@@ -336,10 +340,21 @@ class SemanticCheck : public PassInstrument {
             "' is the first to change the results of graph function '", gname, "': ", s.message()));
       }
       r.last = g;
+      r.kernels = std::move(kernels);
       ++comparisons_;
       ++it;
     }
     return absl::OkStatus();
+  }
+
+  static std::vector<const ir::PrimFuncNode*> Kernels(const ir::IRModule& mod,
+                                                      const ir::GraphFunc& g) {
+    std::vector<const ir::PrimFuncNode*> out;
+    for (const ir::GraphBinding& b : g->bindings) {
+      if (b.call.kind == ir::GraphCall::Kind::kCallTir)
+        out.push_back(mod->Lookup(b.call.callee).get());
+    }
+    return out;
   }
 
   // `why` is the note's reason; `briefly` the summary's.

@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/graph/interpreter.h"
 #include "ir/graph/op_registry.h"
+#include "ir/lexer.h"
 #include "ir/printer.h"
 #include "python/src/common.h"
 
@@ -49,7 +50,10 @@ ir::HostBuffer HostBufferFromArray(py::handle h, size_t index) {
     Throw(ErrorKind::kArgument, absl::StrCat(what, ": expected a numpy array, got ",
                                              py::repr(py::type::of(h)).cast<std::string>()));
   }
-  py::array a = py::module_::import("numpy").attr("ascontiguousarray")(h);
+  // Not numpy.ascontiguousarray: it turns a 0-d array (a scalar weight) into 1-d.
+  py::array a = py::array::ensure(h, py::array::c_style);
+  if (!a)
+    Throw(ErrorKind::kArgument, absl::StrCat(what, ": the array cannot be made C-contiguous"));
   ir::DataType t;
   try {
     t = DtypeFromPy(a.attr("dtype"));
@@ -125,6 +129,9 @@ void BindGraph(py::module_& m) {
       py::arg("op"), py::arg("args"), py::arg("attrs"), py::arg("name"),
       "The value an operator call gives, named `name`.");
   m.def("graph_op_names", &ir::graph::GraphOpNames, "Every graph-level operator.");
+  m.def(
+      "is_reserved_word", [](const std::string& word) { return ir::IsReservedWord(word); },
+      py::arg("word"), "Whether `word` is reserved in .tsl and cannot name a value.");
   m.def(
       "dtype_text", [](py::object dtype) { return DtypeFromPy(dtype).ToString(); },
       py::arg("dtype"), "A dtype as the IR spells it: 'float32' -> 'f32'.");

@@ -113,6 +113,14 @@ class Builder:
         if self._module is not None:
             raise ArgumentError(f"graph function '{self.name}' is finished; start a new Builder")
 
+    def unique_name(self, base: str) -> str:
+        """``base``, or ``base_1``, ``base_2``... : a name no value of this function
+        has yet and that is not a reserved word of the text."""
+        out, k = base, 1
+        while out in self._names or _core.is_reserved_word(out):
+            out, k = f"{base}_{k}", k + 1
+        return out
+
     def input(self, name: str, shape: Sequence[Union[int, "_core.Var"]], dtype="float32") -> Value:
         """A parameter of the function. A dimension may be a size variable
         (``tessel.te.size_var("n")``), bound by the inputs of each call."""

@@ -19,6 +19,8 @@ PACKAGES=(
   # Tuning: the database (SQLite, JSON), the cost model (XGBoost), the dask runner and
   # the plots.
   libsqlite3-dev nlohmann-json3-dev libxgboost-dev python3-distributed python3-matplotlib
+  # The graph level's ONNX import (tessel.frontend).
+  python3-onnx
   # The sanitizer build and the parser fuzzer (tools/scripts/run-sanitizers.sh).
   clang-19 libclang-rt-19-dev libfuzzer-19-dev
 )
