@@ -1,6 +1,7 @@
 // Tuning tasks (see tasks.h).
 #include "metaschedule/tasks.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "ir/structural_equal.h"
 #include "metaschedule/database/database.h"
 
@@ -8,6 +9,13 @@ namespace tessel::metaschedule {
 
 absl::StatusOr<std::vector<TuningTask>> ExtractTasks(const ir::IRModule& mod,
                                                      const std::string& target) {
+  // A kernel a model calls weighs as often as the model calls it.
+  absl::flat_hash_map<std::string, int64_t> calls;
+  for (const auto& [gname, g] : mod->graph_functions) {
+    for (const ir::GraphBinding& b : g->bindings) {
+      if (b.call.kind == ir::GraphCall::Kind::kCallTir) ++calls[b.call.callee];
+    }
+  }
   std::vector<TuningTask> tasks;
   for (const auto& [name, func] : mod->functions) {
     auto it = func->attrs.find("scheduled");
@@ -25,7 +33,8 @@ absl::StatusOr<std::vector<TuningTask>> ExtractTasks(const ir::IRModule& mod,
       tasks.push_back(TuningTask{name, func, target, hash, 0, {}});
       same = &tasks.back();
     }
-    ++same->weight;
+    auto called = calls.find(name);
+    same->weight += called == calls.end() ? 1 : called->second;
     same->functions.push_back(name);
   }
   return tasks;

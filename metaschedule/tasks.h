@@ -1,5 +1,6 @@
 // The tuning tasks of a module: one per distinct function, weighted by how many
-// functions of the module it stands for. Distinct means not structurally equal as
+// functions of the module it stands for, each counted as often as the module's
+// graph functions call it (once when none does). Distinct means not structurally equal as
 // workloads (tuning_db's AsWorkload: attributes aside), found by the persisted
 // structural hash and confirmed by structural_equal. Functions already scheduled
 // (`scheduled = true`: by hand, by apply-best, wholly dispatched to a library) are
@@ -24,7 +25,7 @@ struct TuningTask {
   ir::PrimFunc func;  // That function.
   std::string target;
   std::string hash;                    // The workload hash (16 hex digits).
-  int64_t weight = 0;                  // How many functions it stands for.
+  int64_t weight = 0;                  // How many functions (calls, in a model) it stands for.
   std::vector<std::string> functions;  // Their names, in module order.
 };
 
