@@ -72,29 +72,31 @@ IRModule MakeIRModule(std::vector<std::pair<std::string, PrimFunc>> functions, A
   return ValueOrDie(MakeIRModuleChecked(std::move(functions), std::move(attrs)));
 }
 
-IRModule WithFunction(const IRModule& mod, const std::string& name, PrimFunc func) {
-  auto n = MakeNode<IRModuleNode>(*mod);
-  bool replaced = false;
-  for (auto& [n_name, f] : n->functions) {
-    if (n_name == name) {
-      f = func;
-      replaced = true;
+namespace {
+
+// `list` with entry `name` set to `func`, appended when absent.
+template <typename F>
+void SetEntry(std::vector<std::pair<std::string, F>>& list, const std::string& name, F func) {
+  for (auto& [entry_name, f] : list) {
+    if (entry_name == name) {
+      f = std::move(func);
+      return;
     }
   }
-  if (!replaced) n->functions.emplace_back(name, std::move(func));
+  list.emplace_back(name, std::move(func));
+}
+
+}  // namespace
+
+IRModule WithFunction(const IRModule& mod, const std::string& name, PrimFunc func) {
+  auto n = MakeNode<IRModuleNode>(*mod);
+  SetEntry(n->functions, name, std::move(func));
   return IRModule(std::move(n));
 }
 
 IRModule WithGraphFunction(const IRModule& mod, const std::string& name, GraphFunc func) {
   auto n = MakeNode<IRModuleNode>(*mod);
-  bool replaced = false;
-  for (auto& [n_name, f] : n->graph_functions) {
-    if (n_name == name) {
-      f = func;
-      replaced = true;
-    }
-  }
-  if (!replaced) n->graph_functions.emplace_back(name, std::move(func));
+  SetEntry(n->graph_functions, name, std::move(func));
   return IRModule(std::move(n));
 }
 

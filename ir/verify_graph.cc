@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
+#include "ir/call_tir_shape_vars.h"
 #include "ir/printer.h"
 #include "ir/status_macros.h"
 #include "ir/substitute.h"
@@ -117,8 +118,10 @@ class GraphVerifier {
     }
     VarMap bound;
     arith::Analyzer ana;
-    // Bind the callee's bare shape variables first, then compare every dimension.
+    // Check every parameter's kind, dtype and rank first, then bind the callee's
+    // shape variables and compare every dimension.
     for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1) bound = CallTirShapeVars(f, passed);
       for (size_t i = 0; i < passed.size(); ++i) {
         const Param& p = f->params[i];
         std::string what = absl::StrCat(at, ": call_tir @", b.call.callee, ": ",
@@ -135,13 +138,7 @@ class GraphVerifier {
         for (size_t d = 0; d < q->shape.size(); ++d) {
           const Expr& want = q->shape[d];
           const Expr& have = passed[i]->shape[d];
-          if (pass == 0) {
-            if (const auto* v = dyn_cast<VarNode>(want);
-                v && !bound.contains(v) && v->dtype == have->dtype) {
-              bound.emplace(v, have);
-            }
-            continue;
-          }
+          if (pass == 0) continue;
           Expr expect = Substitute(want, bound);
           if (expect->dtype != have->dtype || !ana.CanProveEqual(expect, have)) {
             return absl::InvalidArgumentError(absl::StrCat(what, ": ", TensorTypeText(passed[i]),
@@ -161,6 +158,22 @@ class GraphVerifier {
 };
 
 }  // namespace
+
+VarMap CallTirShapeVars(const PrimFunc& callee, const std::vector<Buffer>& passed) {
+  VarMap bound;
+  for (size_t i = 0; i < passed.size() && i < callee->params.size(); ++i) {
+    const Param& p = callee->params[i];
+    if (!p.is_buffer() || p.buffer->shape.size() != passed[i]->shape.size()) continue;
+    for (size_t d = 0; d < p.buffer->shape.size(); ++d) {
+      const Expr& have = passed[i]->shape[d];
+      if (const auto* v = dyn_cast<VarNode>(p.buffer->shape[d]);
+          v && !bound.contains(v) && v->dtype == have->dtype) {
+        bound.emplace(v, have);
+      }
+    }
+  }
+  return bound;
+}
 
 absl::Status VerifyGraphFunction(const IRModule& mod, const GraphFunc& func,
                                  const std::string& name) {

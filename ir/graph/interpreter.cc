@@ -98,8 +98,10 @@ class GraphRun {
     if (in.dtype() != p->dtype || in.shape().size() != p->shape.size()) return mismatch();
     for (size_t d = 0; d < p->shape.size(); ++d) {
       if (const auto* v = dyn_cast<VarNode>(p->shape[d]); v && !bound_.contains(v)) {
-        bound_.emplace(v, MakeIntImm(v->dtype, in.shape()[d]).value_or(Expr()));
-        if (!bound_.at(v).defined()) return mismatch();
+        // Fails when the extent does not fit the variable's dtype.
+        absl::StatusOr<Expr> extent = MakeIntImm(v->dtype, in.shape()[d]);
+        if (!extent.ok()) return mismatch();
+        bound_.emplace(v, *extent);
       }
     }
     for (size_t d = 0; d < p->shape.size(); ++d) {

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/call_tir_shape_vars.h"
 #include "ir/fresh_copy.h"
 #include "ir/status_macros.h"
 #include "ir/substitute.h"
@@ -243,7 +244,6 @@ absl::StatusOr<ir::PrimFunc> FuseBindings(const ir::IRModule& mod,
       return absl::InvalidArgumentError(
           absl::StrCat("call_tir @", b->call.callee, " does not match its parameters"));
     }
-    ir::VarMap vars;
     ir::BufferMap buffers;
     for (size_t k = 0; k < passed.size(); ++k) {
       const ir::Param& p = f->params[k];
@@ -251,16 +251,12 @@ absl::StatusOr<ir::PrimFunc> FuseBindings(const ir::IRModule& mod,
         return absl::InvalidArgumentError(
             absl::StrCat("call_tir @", b->call.callee, " does not match its parameters"));
       }
-      for (size_t d = 0; d < p.buffer->shape.size(); ++d) {
-        if (const auto* v = ir::dyn_cast<ir::VarNode>(p.buffer->shape[d]); v && !vars.contains(v)) {
-          vars.emplace(v, passed[k]->shape[d]);
-        }
-      }
       TESSEL_ASSIGN_OR_RETURN(buffers[p.buffer.get()], buffer_for(passed[k]));
       if (k >= b->call.args.size() && !is_output.contains(passed[k].get()))
         allocs.push_back(buffers[p.buffer.get()]);
     }
-    TESSEL_ASSIGN_OR_RETURN(ir::Stmt body, ir::FreshCopy(f->body, vars, rename));
+    TESSEL_ASSIGN_OR_RETURN(ir::Stmt body,
+                            ir::FreshCopy(f->body, ir::CallTirShapeVars(f, passed), rename));
     body = ir::ReplaceBuffers(body, buffers);
     // A callee's own root block holds its intermediates: they join the fused root.
     if (const auto* r = ir::dyn_cast<ir::BlockRealizeNode>(body);
