@@ -22,6 +22,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
 #include "ir/call_tir_shape_vars.h"
+#include "ir/graph_memory_plan.h"
 #include "ir/printer.h"
 #include "ir/status_macros.h"
 #include "ir/substitute.h"
@@ -60,6 +61,8 @@ class GraphVerifier {
             absl::StrCat(where_, ": result '", r->name, "' is never defined"));
       }
     }
+    if (absl::StatusOr<MemoryPlan> plan = ReadMemoryPlan(g); !plan.ok())
+      return absl::InvalidArgumentError(absl::StrCat(where_, ": ", plan.status().message()));
     return absl::OkStatus();
   }
 
