@@ -378,5 +378,6 @@ PYBIND11_MODULE(_core, m) {
   tp::BindRuntime(m);
   tp::BindRuntimeModule(m);
   tp::BindBuild(m);
+  tp::BindGraphExecutor(m);
   tp::NameArgumentErrors(m);  // Last: it guards every function bound above.
 }

@@ -115,8 +115,56 @@ class Function:
         return f"<tessel.runtime.Function {self.signature}>"
 
 
+class GraphFunction:
+    """A graph function of a built :class:`Module`: a whole model on its compiled
+    kernels. Call it with one array per input (as function arguments are passed,
+    read-only); it returns the result as a new numpy array, or a tuple of them when
+    the function has several.
+
+    The storage its intermediates share (``plan-memory``) is allocated on the
+    first call and kept while the input shapes stay the same. Every binding must
+    be a ``call_tir`` (run ``legalize`` before building)."""
+
+    def __init__(self, module: "Module", name: str, core: Any):
+        self._module = module
+        self.name = name
+        self._core = core
+
+    @property
+    def signature(self) -> str:
+        """The inputs as text, e.g. ``main(x: f32[n, 768], w: f32[768, 3072])``."""
+        return self._core.signature
+
+    @property
+    def result_names(self) -> List[str]:
+        return self._core.result_names
+
+    def __call__(self, *args: Any) -> Any:
+        results = self._core.run(args)
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def describe(self) -> str:
+        """The launch sequence: each kernel in order with the values it reads and
+        writes and the storage each got (sizes from the last call)."""
+        return self._core.describe()
+
+    @property
+    def planned_bytes(self) -> int:
+        """Bytes of intermediate storage the last call used (0 before a call)."""
+        return self._core.planned_bytes
+
+    @property
+    def unplanned_bytes(self) -> int:
+        """What one allocation per intermediate would take for the last call's shapes."""
+        return self._core.unplanned_bytes
+
+    def __repr__(self) -> str:
+        return f"<tessel.runtime.GraphFunction {self.signature}>"
+
+
 class Module:
-    """Compiled functions, looked up by name: ``mod["matmul"](a, b, c)``.
+    """Compiled functions, looked up by name: ``mod["matmul"](a, b, c)``; a graph
+    function of the module runs a whole model: ``y = mod["main"](x, w)``.
 
     Made by :func:`tessel.build` or :func:`load_library`; not constructed
     directly. The compiled code stays loaded while the Module (or a Function
@@ -126,11 +174,17 @@ class Module:
         self._core = core
         self._ir_module = ir_module
         self._target = target
+        self._graphs: dict = {}
+
+    def _graph_names(self) -> List[str]:
+        if self._ir_module is None:
+            return []
+        return [name for name, _ in self._ir_module.graph_functions]
 
     @property
     def function_names(self) -> List[str]:
-        """The names of the functions, in the module's order."""
-        return self._core.function_names()
+        """The names of the functions (graph functions first), in the module's order."""
+        return self._graph_names() + self._core.function_names()
 
     @property
     def library_path(self) -> str:
@@ -142,9 +196,14 @@ class Module:
         """The target string the module was built for (None for a loaded library)."""
         return self._target
 
-    def __getitem__(self, name: str) -> Function:
+    def __getitem__(self, name: str) -> Any:
         if not isinstance(name, str):
             raise ArgumentError(f"functions are looked up by name (a str), got {name!r}")
+        if name in self._graph_names():
+            if name not in self._graphs:
+                self._graphs[name] = GraphFunction(
+                    self, name, _core.graph_executor(self._ir_module, name, self._core))
+            return self._graphs[name]
         self._core.signature(name)  # Raises ArgumentError listing the names there are.
         return Function(self, name)
 

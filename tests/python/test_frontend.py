@@ -1,5 +1,6 @@
 """ONNX import (tessel.frontend.from_onnx): models built with onnx.helper, run by
-the reference interpreter before and after the graph pipeline, against numpy."""
+the reference interpreter before and after the graph pipeline and compiled
+(tessel.build, planned storage), against numpy."""
 
 import math
 
@@ -14,7 +15,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 RNG = np.random.default_rng(3)
-PIPELINE = "legalize,annotate-op-pattern,fuse-ops,fuse-tir,default-schedule"
+PIPELINE = "legalize,annotate-op-pattern,fuse-ops,fuse-tir,default-schedule,plan-memory"
 
 
 def w(*shape, scale=0.5):
@@ -33,11 +34,17 @@ def make_model(nodes, inputs, outputs, weights, opset=17):
 
 
 def run_both(model, inputs):
-    """Results of the imported model, before and after the graph pipeline."""
+    """Results of the imported model, before and after the graph pipeline; the
+    compiled model (its kernels built, its storage planned) must give the latter."""
     mod, params = frontend.from_onnx(model)
     args = list(inputs) + list(params.values())
     before = graph.run(mod, "main", args)
-    after = graph.run(tessel.transform.parse_pipeline(PIPELINE)(mod), "main", args)
+    planned = tessel.transform.parse_pipeline(PIPELINE)(mod)
+    after = graph.run(planned, "main", args)
+    compiled = tessel.build(planned)["main"](*args)
+    compiled = compiled if isinstance(compiled, tuple) else (compiled,)
+    for want, got in zip(after, compiled):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     return mod, before, after
 
 

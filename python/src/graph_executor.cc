@@ -1,0 +1,67 @@
+// Graph functions of built modules for Python: `ex["main"](x, w)` runs a whole
+// model on its compiled kernels (codegen/runtime/graph_executor.h) and returns
+// its results as numpy arrays.
+//
+//   >>> ex = tessel.build(planned_module)
+//   >>> y = ex["main"](x, w1, b1, w2)
+//   >>> ex["main"](x[:, :5], w1, b1, w2)
+//   tessel.ArgumentError: main(x: f32[128, 768], ...): argument 0 (x): expected shape ...
+//
+// Inputs are taken as function arguments are (call_args.h), read-only; each call
+// returns new arrays that share nothing with the executor's storage.
+#include "codegen/runtime/graph_executor.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "python/src/call_args.h"
+#include "python/src/common.h"
+#include "python/src/runtime_common.h"
+
+namespace tessel::python {
+
+namespace {
+
+using runtime::GraphExecutor;
+
+py::list Run(const GraphExecutor& ex, py::sequence args) {
+  CallArgs call(ex.signature(), args);
+  absl::StatusOr<std::vector<runtime::NDArray>> results;
+  {
+    py::gil_scoped_release release;
+    results = ex.Run(call.tensors());
+  }
+  if (!results.ok()) {
+    ThrowStatus(
+        absl::IsInvalidArgument(results.status()) ? ErrorKind::kArgument : ErrorKind::kRuntime,
+        results.status());
+  }
+  py::list out;
+  for (runtime::NDArray& r : *results) out.append(NumpyViewOf(py::cast(std::move(r))));
+  return out;
+}
+
+}  // namespace
+
+void BindGraphExecutor(py::module_& m) {
+  py::class_<GraphExecutor>(m, "GraphExecutor")
+      .def_property_readonly(
+          "signature",
+          [](const GraphExecutor& ex) { return runtime::DescribeSignature(ex.signature()); })
+      .def_property_readonly("result_names", &GraphExecutor::result_names)
+      .def("run", &Run, py::arg("args"))
+      .def("describe", &GraphExecutor::Describe)
+      .def_property_readonly("planned_bytes", &GraphExecutor::planned_bytes)
+      .def_property_readonly("unplanned_bytes", &GraphExecutor::unplanned_bytes);
+  m.def(
+      "graph_executor",
+      [](ir::IRModule mod, const std::string& name, const runtime::Module& kernels) {
+        return Unwrap(GraphExecutor::Create(mod, name, kernels), ErrorKind::kBuild);
+      },
+      py::arg("mod"), py::arg("name"), py::arg("kernels"));
+}
+
+}  // namespace tessel::python

@@ -1,0 +1,143 @@
+"""Compiled graph functions: tessel.build of a graph module and ex["main"](...),
+with planned storage; results against numpy and the reference interpreter;
+inputs checked and never written; clear errors for what cannot run."""
+
+import numpy as np
+import pytest
+
+import tessel
+from tessel import graph, ops
+from tessel.errors import ArgumentError, BuildError
+
+RNG = np.random.default_rng(11)
+PLANNED = "legalize,fuse-ops,fuse-tir,default-schedule,plan-memory"
+
+
+def rand(*shape):
+    return RNG.uniform(-1, 1, size=shape).astype("float32")
+
+
+def ffn_module(m=16, d=8, f=32):
+    with graph.Builder("ffn") as b:
+        x = b.input("x", (m, d))
+        w1, b1 = b.input("w1", (d, f)), b.input("b1", (f,))
+        w2, b2 = b.input("w2", (f, d)), b.input("b2", (d,))
+        h = b.emit(ops.add(b.emit(ops.matmul(x, w1), "h"), b1), "hb")
+        g = b.emit(ops.relu(h), "g")
+        y = b.emit(ops.add(b.emit(ops.matmul(g, w2), "y"), b2), "z")
+        return b.finish(y)
+
+
+def ffn_inputs(m=16, d=8, f=32):
+    return [rand(m, d), rand(d, f), rand(f), rand(f, d), rand(d)]
+
+
+def numpy_ffn(x, w1, b1, w2, b2):
+    return np.maximum(x @ w1 + b1, 0) @ w2 + b2
+
+
+@pytest.mark.parametrize("pipeline", ["legalize", "legalize,default-schedule", PLANNED])
+def test_compiled_model_equals_numpy(pipeline):
+    args = ffn_inputs()
+    keep = [a.copy() for a in args]
+    ex = tessel.build(tessel.transform.parse_pipeline(pipeline)(ffn_module()))
+    assert "ffn" in ex.function_names
+    y = ex["ffn"](*args)
+    np.testing.assert_allclose(y, numpy_ffn(*args), rtol=1e-5, atol=1e-5)
+    for a, k in zip(args, keep):  # inputs are never written
+        np.testing.assert_array_equal(a, k)
+
+
+def test_planned_storage_is_smaller_and_described():
+    mod = tessel.transform.parse_pipeline("legalize,plan-memory")(ffn_module())
+    f = tessel.build(mod)["ffn"]
+    assert f.planned_bytes == 0  # nothing allocated before the first call
+    f(*ffn_inputs())
+    # h, hb, g: 16x32 f32 each, y: 16x8; h and g share, hb and y share.
+    assert f.unplanned_bytes == 3 * 2048 + 512
+    assert f.planned_bytes == 2 * 2048
+    text = f.describe()
+    assert text.startswith("graph ffn: 5 kernels, 2 storages of 4096 bytes")
+    assert "0 matmul  reads x, w1  writes h: f32[16, 32] @storage 0" in text
+    assert "writes z: f32[16, 8] @result" in text
+
+
+def test_results_of_two_calls_are_independent():
+    f = tessel.build(tessel.transform.parse_pipeline(PLANNED)(ffn_module()))["ffn"]
+    a, b = ffn_inputs(), ffn_inputs()
+    ya = f(*a)
+    yb = f(*b)
+    np.testing.assert_allclose(ya, numpy_ffn(*a), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(yb, numpy_ffn(*b), rtol=1e-5, atol=1e-5)
+
+
+SYMBOLIC = """
+graph @sym[n](x: f32[n, 16], w: f32[16, 8]) {
+  a: f32[n, 16] = relu(x)
+  b: f32[n, 16] = exp(a)
+  c: f32[n, 8] = matmul(b, w)
+  d: f32[n] = sum(c) {axes = [1]}
+  e: f32[n] = sigmoid(d)
+  return e, c
+}
+"""
+
+
+def test_symbolic_shapes_at_several_sizes():
+    mod = tessel.parse(SYMBOLIC)
+    planned = tessel.transform.parse_pipeline("legalize,default-schedule,plan-memory")(mod)
+    assert "storage" in str(planned)
+    f = tessel.build(planned)["sym"]
+    w = rand(16, 8)
+    sizes = []
+    for n in (3, 7, 2):  # grows the storage, then reuses it
+        x = rand(n, 16)
+        e, c = f(x, w)
+        want_e, want_c = graph.run(mod, "sym", [x, w])
+        np.testing.assert_allclose(c, want_c, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(e, want_e, rtol=1e-5, atol=1e-5)
+        sizes.append(f.planned_bytes)
+    # a and b: 64n bytes each, live at once; d (4n bytes) takes a's storage.
+    assert sizes == [128 * 3, 128 * 7, 128 * 2]
+
+
+def test_a_wrong_input_names_it_and_nothing_runs():
+    f = tessel.build(tessel.transform.parse_pipeline(PLANNED)(ffn_module()))["ffn"]
+    args = ffn_inputs()
+    with pytest.raises(ArgumentError, match=r"argument 1 \(w1\): .*shape"):
+        f(args[0], rand(8, 31), *args[2:])
+    with pytest.raises(ArgumentError, match=r"argument 0 \(x\): expected dtype f32, given f64"):
+        f(args[0].astype("float64"), *args[1:])
+    with pytest.raises(ArgumentError, match="expected 5 arguments, given 4"):
+        f(*args[:4])
+    np.testing.assert_allclose(f(*args), numpy_ffn(*args), rtol=1e-5, atol=1e-5)
+
+
+def test_symbolic_input_that_disagrees_names_it():
+    f = tessel.build(tessel.transform.parse_pipeline("legalize")(tessel.parse("""
+graph @pair[n](x: f32[n], y: f32[n]) {
+  z: f32[n] = add(x, y)
+  return z
+}""")))["pair"]
+    with pytest.raises(ArgumentError, match=r"argument 1 \(y\)"):
+        f(rand(4), rand(5))
+
+
+def test_an_operator_binding_cannot_be_built_into_a_kernel():
+    ex = tessel.build(ffn_module())
+    with pytest.raises(BuildError, match=r"binding of 'h' calls operator matmul, which has no "
+                                         r"kernel yet: run `legalize` before building"):
+        ex["ffn"]
+
+
+def test_a_parameter_returned_as_it_is_is_copied():
+    mod = tessel.transform.parse_pipeline("legalize")(tessel.parse("""
+graph @id(x: f32[4]) {
+  y: f32[4] = relu(x)
+  return x, y
+}"""))
+    x = rand(4)
+    a, y = tessel.build(mod)["id"](x)
+    np.testing.assert_array_equal(a, x)
+    assert not np.shares_memory(a, x)
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
