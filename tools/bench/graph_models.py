@@ -1,6 +1,7 @@
 """Whole models through tessel's graph pipeline, timed end to end beside PyTorch.
 
     /usr/bin/python3 tools/bench/graph_models.py [--threads=1,2] [--repeat=15] [--small]
+        [--describe]     (also print each model's launch sequence, once)
 
 One JSON line per model and thread count, e.g.
 
@@ -134,7 +135,7 @@ def encoder(s, d, heads, f):
     return mod, args, torch_fn
 
 
-def bench(name, make, threads, repeat, torch):
+def bench(name, make, threads, repeat, torch, describe=False):
     mod, args, torch_fn = make()
     target = f"llvm -num-cores={threads} -num-threads={threads}"
     want = graph.run(mod, "main", args)[0] if args[0].size <= 4096 else None
@@ -149,6 +150,8 @@ def bench(name, make, threads, repeat, torch):
         n_kernels = len(planned["main"].bindings)
         row["kernels" if key == "tessel" else "kernels_unfused"] = n_kernels
         if key == "tessel":
+            if describe:
+                print(f.describe(), end="", flush=True)
             row["planned_bytes"] = f.planned_bytes
             row["unplanned_bytes"] = f.unplanned_bytes
     np.testing.assert_allclose(results["tessel"], results["unfused"], rtol=2e-3, atol=2e-4)
@@ -171,6 +174,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--small", action="store_true", help="tiny shapes (a quick check)")
+    ap.add_argument("--describe", action="store_true",
+                    help="print each model's launch sequence (first thread count)")
     a = ap.parse_args()
     try:
         import torch
@@ -183,10 +188,10 @@ def main():
     else:
         models = [("bert_ffn_128x768x3072", lambda: ffn(128, 768, 3072)),
                   ("encoder_block_s128_d768_h12_f3072", lambda: encoder(128, 768, 12, 3072))]
-    for threads in [int(t) for t in a.threads.split(",")]:
+    for i, threads in enumerate(int(t) for t in a.threads.split(",")):
         for name, make in models:
             try:
-                bench(name, make, threads, a.repeat, torch)
+                bench(name, make, threads, a.repeat, torch, a.describe and i == 0)
             except ImportError as e:
                 print(f"# {name}: skipped ({e})", file=sys.stderr)
 

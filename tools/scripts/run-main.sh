@@ -27,3 +27,10 @@ build/bin/tessel-opt build/matmul_1024.tsl --pipeline="apply-best{db=\"$db\",tar
     --print-pass-log 2>&1 >/dev/null | grep -v '^//'
 build/bin/tessel-bench --filter='tuned/matmul_1024x1024x1024_f32_2t' --tuning-db="$db" \
     | /usr/bin/python3 tools/scripts/bench_table.py
+# A transformer encoder block imported from ONNX (and BERT's FFN from the graph
+# builder) through legalize, fuse-ops, fuse-tir, default-schedule and plan-memory,
+# built and run whole on its kernels with planned storage: its launch sequence, then
+# times beside the same model unfused and PyTorch eager (torch_ms is null without
+# python3-torch, an optional peer: apt-get install python3-torch).
+echo
+PYTHONPATH=build/python /usr/bin/python3 tools/bench/graph_models.py --describe
