@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "codegen/runtime/graph_program.h"
 #include "codegen/runtime/signature.h"
 #include "ir/function.h"
 
@@ -46,6 +47,9 @@ struct ExportOptions {
   // Target::IsaFeatures()): recorded in the metadata, so that a load on a CPU that
   // lacks one refuses calls instead of dying with SIGILL.
   std::vector<std::string> cpu_features;
+  // Graph functions over the library's functions (graph_program.h), run from C with
+  // tessel_graph_run; the header gets a <prefix>_<graph>(module, inputs..., outputs...).
+  std::vector<GraphProgram> graphs;
 };
 
 // Writes the library and its header. Fails on an invalid or repeated signature, a
@@ -56,15 +60,17 @@ absl::Status ExportLibrary(const std::vector<std::string>& object_files,
 
 // Exports the functions of `mod` from the object code compiled for it (the bytes of
 // an ELF object, e.g. codegen's EmitObject): signatures from the PrimFuncs
-// (SignaturesOf), the object written to a temporary file, then ExportLibrary.
+// (SignaturesOf), its graph functions as programs (GraphProgramOf: they must be
+// legalized), the object written to a temporary file, then ExportLibrary.
 absl::Status ExportModule(const ir::IRModule& mod, const std::string& object_code,
                           const std::string& library_path, const ExportOptions& options = {});
 
 // The generated pieces, for inspection and tests.
 std::string MetadataSource(const std::vector<FunctionSignature>& signatures,
-                           const std::vector<std::string>& cpu_features = {});
+                           const std::vector<std::string>& cpu_features = {},
+                           const std::vector<GraphProgram>& graphs = {});
 std::string HeaderSource(const std::vector<FunctionSignature>& signatures,
-                         const std::string& prefix);
+                         const std::string& prefix, const std::vector<GraphProgram>& graphs = {});
 
 // The directory of the libtessel_runtime.so this process runs (dladdr), where the
 // runtime libraries are linked from; the build's lib/ if that cannot be found.

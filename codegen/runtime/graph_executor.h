@@ -16,10 +16,12 @@
 //       0 fused_matmul_add  reads x, w1, b1  writes h: f32[128, 3072] @storage 0
 //       ...
 //
-// Every binding must be a call_tir of a compiled PrimFunc (run `legalize` first).
-// Values without a planned storage get one of their own. Storage is sized for the
-// input shapes of the last call and kept: a call with the same shapes allocates
-// only its results. Calls on one executor are serialized.
+// Every binding must be a call_tir of a compiled PrimFunc (run `legalize` first),
+// and every dimension a product of constants and shape variables (n, 4 * n, b * s).
+// Values without a planned storage get one of their own. The graph runs as a
+// GraphProgram (graph_program.h), the form an exported library carries it in:
+// storage is kept from call to call and grows when the shapes need more. Calls on
+// one executor are serialized.
 #ifndef TESSEL_CODEGEN_RUNTIME_GRAPH_EXECUTOR_H_
 #define TESSEL_CODEGEN_RUNTIME_GRAPH_EXECUTOR_H_
 
@@ -31,12 +33,18 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "codegen/runtime/graph_program.h"
 #include "codegen/runtime/module.h"
 #include "codegen/runtime/ndarray.h"
 #include "codegen/runtime/signature.h"
 #include "ir/function.h"
 
 namespace tessel::runtime {
+
+// Graph function `name` of `mod` as a program over the compiled symbols of its
+// PrimFuncs. Fails, naming the binding or value, on what a program cannot hold
+// (an operator binding, a dimension that is not a product).
+absl::StatusOr<GraphProgram> GraphProgramOf(const ir::IRModule& mod, const std::string& name);
 
 class GraphExecutor {
  public:
@@ -45,9 +53,12 @@ class GraphExecutor {
   // a binding calls an operator or a PrimFunc `kernels` lacks, or the plan is invalid.
   static absl::StatusOr<GraphExecutor> Create(const ir::IRModule& mod, const std::string& name,
                                               Module kernels);
+  // Graph function `name` of a loaded library (Module::LoadLibrary), as exported.
+  static absl::StatusOr<GraphExecutor> FromLibrary(Module library, const std::string& name);
 
   // The inputs as a call checks them: "ffn(x: f32[128, 768], w1: f32[768, 3072], ...)".
   const FunctionSignature& signature() const;
+  const GraphProgram& program() const;
   // The names of the results, in order.
   std::vector<std::string> result_names() const;
 

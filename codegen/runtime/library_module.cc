@@ -190,7 +190,35 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
     }
     lib->functions_.push_back(Function{std::move(sig), packed, cannot_run});
   }
+  std::vector<GraphProgram> graphs;
+  if (!ParseGraphPrograms(text, &graphs, &why)) {
+    *error = path + ": bad metadata: " + why;
+    return nullptr;
+  }
+  for (GraphProgram& g : graphs) {
+    auto runner = std::make_unique<GraphRunner>();
+    const LibraryModule& m = *lib;
+    auto resolve = [&](const std::string& function, GraphRunner::Kernel* out) -> std::string {
+      const Function* f = m.Find(function);
+      if (f == nullptr) return "the library has no function " + function;
+      if (!f->cannot_run.empty()) return f->cannot_run;
+      *out = GraphRunner::Kernel{&f->signature, f->packed};
+      return "";
+    };
+    if (std::string e = GraphRunner::Create(std::move(g), resolve, runner.get()); !e.empty()) {
+      *error = path + ": " + e;
+      return nullptr;
+    }
+    lib->graphs_.push_back(std::move(runner));
+  }
   return lib;
+}
+
+const GraphRunner* LibraryModule::FindGraph(std::string_view name) const {
+  for (const auto& g : graphs_) {
+    if (g->program().name == name) return g.get();
+  }
+  return nullptr;
 }
 
 LibraryModule::~LibraryModule() {

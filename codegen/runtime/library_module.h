@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/runtime/graph_program.h"
 #include "codegen/runtime/signature.h"
 #include "codegen/runtime/tessel_runtime.h"
 
@@ -48,6 +49,9 @@ class LibraryModule {
   const std::vector<Function>& functions() const { return functions_; }
   // Null when absent.
   const Function* Find(std::string_view name) const;
+  // The library's graph functions (graph_program.h); null when absent.
+  const std::vector<std::unique_ptr<GraphRunner>>& graphs() const { return graphs_; }
+  const GraphRunner* FindGraph(std::string_view name) const;
   // "no function 'x' in <path> (it has: a, b)".
   std::string NotFoundMessage(std::string_view name) const;
 
@@ -56,6 +60,7 @@ class LibraryModule {
   std::string path_;
   void* handle_ = nullptr;
   std::vector<Function> functions_;
+  std::vector<std::unique_ptr<GraphRunner>> graphs_;
 };
 
 // The file this libtessel_runtime was loaded from, as the loader names it ("" when

@@ -100,6 +100,18 @@ absl::StatusOr<const Module::Function*> Module::GetFunction(std::string_view nam
                    " (it has: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
 }
 
+std::vector<std::string> Module::GraphNames() const {
+  std::vector<std::string> names;
+  if (state_ && state_->library) {
+    for (const auto& g : state_->library->graphs()) names.push_back(g->program().name);
+  }
+  return names;
+}
+
+const GraphRunner* Module::FindGraph(std::string_view name) const {
+  return state_ && state_->library ? state_->library->FindGraph(name) : nullptr;
+}
+
 const std::string& Module::library_path() const {
   static const std::string kNone;
   return state_ ? state_->path : kNone;

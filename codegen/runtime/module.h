@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "codegen/runtime/graph_program.h"
 #include "codegen/runtime/ndarray.h"
 #include "codegen/runtime/signature.h"
 #include "codegen/runtime/tessel_runtime.h"
@@ -71,6 +72,10 @@ class Module {
   absl::StatusOr<const Function*> GetFunction(std::string_view name) const;
   // "" unless loaded from a file.
   const std::string& library_path() const;
+  // The graph functions a loaded library carries (graph_program.h); none for
+  // in-process code, whose graphs GraphExecutor builds from the IRModule.
+  std::vector<std::string> GraphNames() const;
+  const GraphRunner* FindGraph(std::string_view name) const;
 
   // Checks the arguments against the function's signature, then calls it. Errors:
   // NotFound for an unknown name, InvalidArgument for a bad argument (nothing ran),

@@ -35,6 +35,8 @@ bool IsIdentifier(std::string_view s) {
   return true;
 }
 
+}  // namespace
+
 bool ParseInt(std::string_view s, int64_t* out) {
   if (s.empty()) return false;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
@@ -53,8 +55,6 @@ std::vector<std::string_view> SplitWords(std::string_view line) {
   }
   return words;
 }
-
-}  // namespace
 
 std::string DTypeToString(DLDataType dtype) {
   std::string s;
@@ -243,6 +243,7 @@ bool ParseSignatures(std::string_view text, std::vector<FunctionSignature>* out,
       continue;
     }
     if (w.empty()) continue;
+    if (w[0] == "graph") break;  // Graph sections follow the functions (graph_program.h).
     if (w[0] == "cpu-features") {
       if (!sigs.empty()) return fail("'cpu-features' after a function");
       for (size_t i = 1; i < w.size(); ++i) features.emplace_back(w[i]);

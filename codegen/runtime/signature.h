@@ -97,6 +97,11 @@ std::string SerializeSignatures(const std::vector<FunctionSignature>& sigs,
 bool ParseSignatures(std::string_view text, std::vector<FunctionSignature>* out,
                      std::string* error, std::vector<std::string>* cpu_features = nullptr);
 
+// Text helpers of the metadata readers: a whole decimal int64 (false otherwise), and
+// the words of a line split on spaces.
+bool ParseInt(std::string_view s, int64_t* out);
+std::vector<std::string_view> SplitWords(std::string_view line);
+
 }  // namespace tessel::runtime
 
 #endif  // TESSEL_CODEGEN_RUNTIME_SIGNATURE_H_

@@ -90,6 +90,19 @@ const char* tessel_module_function_name(const TesselModule* module, int32_t inde
 int32_t tessel_module_call(TesselModule* module, const char* function, DLTensor* const* args,
                            int32_t num_args);
 
+/* Runs graph function `graph` of the library (a whole model, exported from a module
+ * with graph functions): `inputs` in the function's parameter order, `outputs` one
+ * per result, allocated by the caller with the result's dtype and shape (destination
+ * passing; shapes follow from the inputs' extents). Everything is checked before
+ * anything runs, as for tessel_module_call; the intermediates live in storage the
+ * module allocates on the first call and keeps. 0 on success; otherwise non-zero and
+ * tessel_last_error() says why (naming the argument, or the kernel that failed).
+ * Calls of one graph are serialized. */
+int32_t tessel_graph_run(TesselModule* module, const char* graph, DLTensor* const* inputs,
+                         int32_t num_inputs, DLTensor* const* outputs, int32_t num_outputs);
+/* Number of graph functions and the name of the i-th (as for functions above). */
+int32_t tessel_module_num_graphs(const TesselModule* module);
+const char* tessel_module_graph_name(const TesselModule* module, int32_t index);
 /* The message of the last failure on this thread ("" when none yet; a success does
  * not clear it). */
 const char* tessel_last_error(void);

@@ -8,7 +8,8 @@
 //   tessel.ArgumentError: main(x: f32[128, 768], ...): argument 0 (x): expected shape ...
 //
 // Inputs are taken as function arguments are (call_args.h), read-only; each call
-// returns new arrays that share nothing with the executor's storage.
+// returns new arrays that share nothing with the executor's storage. A library
+// exported from such a module carries its graphs: load_library(path)["main"] runs them.
 #include "codegen/runtime/graph_executor.h"
 
 #include <pybind11/pybind11.h>
@@ -62,6 +63,12 @@ void BindGraphExecutor(py::module_& m) {
         return Unwrap(GraphExecutor::Create(mod, name, kernels), ErrorKind::kBuild);
       },
       py::arg("mod"), py::arg("name"), py::arg("kernels"));
+  m.def(
+      "library_graph_executor",
+      [](const runtime::Module& library, const std::string& name) {
+        return Unwrap(GraphExecutor::FromLibrary(library, name), ErrorKind::kArgument);
+      },
+      py::arg("library"), py::arg("name"));
 }
 
 }  // namespace tessel::python

@@ -100,10 +100,10 @@ void BindRuntimeModule(py::module_& m) {
              return runtime::DescribeSignature(FindFunction(self, name).signature);
            })
       .def_property_readonly("library_path", &Module::library_path)
+      .def("graph_names", &Module::GraphNames)
       .def("call", &Call, py::arg("name"), py::arg("args"))
-      .def("time", &Time, py::arg("name"), py::arg("args"), py::arg("number"),
-           py::arg("repeat"), py::arg("min_repeat_ms"), py::arg("flush_cache"),
-           py::arg("warmup"));
+      .def("time", &Time, py::arg("name"), py::arg("args"), py::arg("number"), py::arg("repeat"),
+           py::arg("min_repeat_ms"), py::arg("flush_cache"), py::arg("warmup"));
 
   m.def(
       "load_library",

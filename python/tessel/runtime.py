@@ -177,8 +177,8 @@ class Module:
         self._graphs: dict = {}
 
     def _graph_names(self) -> List[str]:
-        if self._ir_module is None:
-            return []
+        if self._ir_module is None:  # A loaded library: the graphs it was exported with.
+            return self._core.graph_names()
         return [name for name, _ in self._ir_module.graph_functions]
 
     @property
@@ -201,8 +201,9 @@ class Module:
             raise ArgumentError(f"functions are looked up by name (a str), got {name!r}")
         if name in self._graph_names():
             if name not in self._graphs:
-                self._graphs[name] = GraphFunction(
-                    self, name, _core.graph_executor(self._ir_module, name, self._core))
+                core = (_core.library_graph_executor(self._core, name) if self._ir_module is None
+                        else _core.graph_executor(self._ir_module, name, self._core))
+                self._graphs[name] = GraphFunction(self, name, core)
             return self._graphs[name]
         self._core.signature(name)  # Raises ArgumentError listing the names there are.
         return Function(self, name)

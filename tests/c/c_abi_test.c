@@ -11,37 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c_test_util.h"
 #include "kernels.h"
 #include "tessel_runtime.h"
-
-static int failures = 0;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-/* Expects `rc` to be an error whose message contains `needle`. */
-static void ExpectError(int32_t rc, const char* needle, const char* what) {
-  const char* msg = tessel_last_error();
-  printf("%-28s -> %s\n", what, msg);
-  if (rc == 0) {
-    fprintf(stderr, "%s: expected an error, the call succeeded\n", what);
-    ++failures;
-  } else if (strstr(msg, needle) == NULL) {
-    fprintf(stderr, "%s: expected the message to contain '%s', got '%s'\n", what, needle, msg);
-    ++failures;
-  }
-}
-
-/* 64-byte aligned, the size rounded up as aligned_alloc wants. */
-static float* AllocFloats(size_t n) {
-  size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-  return (float*)aligned_alloc(64, bytes);
-}
 
 static DLTensor Tensor(void* data, DLDataType dtype, int32_t ndim, int64_t* shape) {
   DLTensor t;

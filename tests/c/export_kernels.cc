@@ -3,6 +3,9 @@
 // signatures (ExportModule), next to the generated header.
 //
 //   export_kernels kernels.tsl [more.tsl ...] out/kernels.so   -> out/kernels.so, out/kernels.h
+//   export_kernels --pipeline=legalize,...,lower model.tsl out/model.so
+//       (runs the pipeline first: a module with graph functions becomes a library
+//       whose graphs C runs whole with tessel_graph_run)
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -13,6 +16,8 @@
 #include "codegen/runtime/export_library.h"
 #include "codegen/target.h"
 #include "ir/parser.h"
+#include "passes/pass_manager.h"
+#include "passes/pipeline.h"
 
 namespace {
 
@@ -24,12 +29,19 @@ int Fail(const absl::Status& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::cerr << "usage: export_kernels <lowered.tsl>... <library.so>\n";
+  std::string pipeline;
+  int first = 1;
+  if (argc > 1 && std::string(argv[1]).rfind("--pipeline=", 0) == 0) {
+    pipeline = std::string(argv[1]).substr(11);
+    first = 2;
+  }
+  if (argc < first + 2) {
+    std::cerr << "usage: export_kernels [--pipeline=P] <lowered.tsl>... <library.so>\n";
     return 2;
   }
   std::vector<std::pair<std::string, tessel::ir::PrimFunc>> functions;
-  for (int i = 1; i + 1 < argc; ++i) {
+  std::vector<std::pair<std::string, tessel::ir::GraphFunc>> graphs;
+  for (int i = first; i + 1 < argc; ++i) {
     std::ifstream in(argv[i]);
     std::stringstream text;
     text << in.rdbuf();
@@ -37,9 +49,17 @@ int main(int argc, char** argv) {
     absl::StatusOr<tessel::ir::IRModule> mod = tessel::ir::ParseModule(text.str(), argv[i]);
     if (!mod.ok()) return Fail(mod.status());
     for (const auto& f : (*mod)->functions) functions.push_back(f);
+    for (const auto& g : (*mod)->graph_functions) graphs.push_back(g);
   }
-  absl::StatusOr<tessel::ir::IRModule> mod = tessel::ir::MakeIRModuleChecked(std::move(functions));
+  absl::StatusOr<tessel::ir::IRModule> mod =
+      tessel::ir::MakeIRModuleChecked(std::move(functions), std::move(graphs));
   if (!mod.ok()) return Fail(mod.status());
+  if (!pipeline.empty()) {
+    absl::StatusOr<tessel::passes::PassPtr> pass = tessel::passes::ParsePipeline(pipeline);
+    if (!pass.ok()) return Fail(pass.status());
+    mod = tessel::passes::RunPipeline(**pass, *mod);
+    if (!mod.ok()) return Fail(mod.status());
+  }
   absl::StatusOr<tessel::codegen::Target> target = tessel::codegen::Target::Parse("llvm");
   if (!target.ok()) return Fail(target.status());
   absl::StatusOr<std::string> object = tessel::codegen::EmitObject(*mod, *target);

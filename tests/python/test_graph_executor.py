@@ -141,3 +141,24 @@ graph @id(x: f32[4]) {
     np.testing.assert_array_equal(a, x)
     assert not np.shares_memory(a, x)
     np.testing.assert_array_equal(y, np.maximum(x, 0))
+
+
+def test_an_exported_library_runs_the_model(tmp_path):
+    planned = tessel.transform.parse_pipeline(PLANNED)(ffn_module())
+    ex = tessel.build(planned)
+    path = tmp_path / "ffn.so"
+    ex.export_library(str(path))
+    header = (tmp_path / "ffn.h").read_text()
+    assert "static inline int32_t ffn_ffn(TesselModule* tessel_module_, DLTensor* x" in header
+    lib = tessel.load_library(str(path))
+    assert "ffn" in lib.function_names
+    args = ffn_inputs()
+    np.testing.assert_allclose(lib["ffn"](*args), numpy_ffn(*args), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ArgumentError, match=r"argument 0 \(x\)"):
+        lib["ffn"](rand(3, 8), *args[1:])
+
+
+def test_exporting_an_unlegalized_model_names_the_binding(tmp_path):
+    ex = tessel.build(ffn_module())
+    with pytest.raises(BuildError, match=r"binding of 'h' calls operator matmul"):
+        ex.export_library(str(tmp_path / "m.so"))

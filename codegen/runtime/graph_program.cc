@@ -1,0 +1,492 @@
+// GraphProgram and GraphRunner (see graph_program.h).
+#include "codegen/runtime/graph_program.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <utility>
+
+#include "codegen/runtime/arg_check.h"
+
+namespace tessel::runtime {
+namespace {
+
+using Bindings = std::map<std::string, int64_t>;
+
+std::string DimText(const ProductDim& d) {
+  std::string s = d.factor != 1 || d.vars.empty() ? std::to_string(d.factor) : "";
+  for (const std::string& v : d.vars) s += (s.empty() ? "" : "*") + v;
+  return s;
+}
+
+bool ParseDim(std::string_view w, ProductDim* out) {
+  *out = ProductDim{};
+  size_t pos = 0;
+  while (pos <= w.size()) {
+    size_t end = w.find('*', pos);
+    if (end == std::string_view::npos) end = w.size();
+    std::string_view part = w.substr(pos, end - pos);
+    int64_t v;
+    if (ParseInt(part, &v)) {
+      if (v < 0 || __builtin_mul_overflow(out->factor, v, &out->factor)) return false;
+    } else if (!part.empty() && !(part[0] >= '0' && part[0] <= '9')) {
+      out->vars.emplace_back(part);
+    } else {
+      return false;
+    }
+    pos = end + 1;
+  }
+  return true;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// The dimension's value, or false when a variable is unbound or it overflows.
+bool Evaluate(const ProductDim& d, const Bindings& vars, int64_t* out) {
+  int64_t v = d.factor;
+  for (const std::string& name : d.vars) {
+    auto it = vars.find(name);
+    if (it == vars.end() || __builtin_mul_overflow(v, it->second, &v)) return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool IsSingle(const ProductDim& d) { return d.factor == 1 && d.vars.size() == 1; }
+
+}  // namespace
+
+FunctionSignature GraphProgram::CallSignature() const {
+  FunctionSignature sig{name, {}};
+  int fresh = 0;
+  auto dims = [&](const Value& v) {
+    std::vector<Dim> out;
+    for (const ProductDim& d : v.shape) {
+      if (d.vars.empty()) {
+        out.push_back(Dim::Const(d.factor));
+      } else if (IsSingle(d)) {
+        out.push_back(Dim::Var(d.vars[0]));
+      } else {
+        out.push_back(Dim::Var("dim_product_" + std::to_string(fresh++)));
+      }
+    }
+    return out;
+  };
+  std::set<std::string> names;
+  for (int i = 0; i < num_inputs && i < static_cast<int>(values.size()); ++i) {
+    names.insert(values[i].name);
+    sig.params.push_back(
+        ParamSignature::Buffer(values[i].name, values[i].dtype, dims(values[i]), false));
+  }
+  for (size_t k = 0; k < results.size(); ++k) {
+    if (results[k] < 0 || results[k] >= static_cast<int>(values.size())) continue;
+    const Value& v = values[results[k]];
+    std::string n = v.name;
+    if (!names.insert(n).second) n = "result_" + std::to_string(k);
+    names.insert(n);
+    sig.params.push_back(ParamSignature::Buffer(n, v.dtype, dims(v), true));
+  }
+  return sig;
+}
+
+std::string ValidateGraphProgram(const GraphProgram& g) {
+  const std::string where = "graph " + g.name + ": ";
+  const int n = static_cast<int>(g.values.size());
+  if (g.num_inputs < 0 || g.num_inputs > n) return where + "input count out of range";
+  if (g.num_storages < 0) return where + "negative storage count";
+  for (int v = 0; v < n; ++v) {
+    const int role = g.values[v].role;
+    if ((v < g.num_inputs) != (role == GraphProgram::kInput))
+      return where + "value '" + g.values[v].name + "': inputs come first, and only inputs";
+    if (role != GraphProgram::kInput && role != GraphProgram::kResult &&
+        (role < 0 || role >= g.num_storages))
+      return where + "value '" + g.values[v].name + "': storage out of range";
+  }
+  std::vector<bool> defined(n, false);
+  for (int v = 0; v < g.num_inputs; ++v) defined[v] = true;
+  for (size_t k = 0; k < g.kernels.size(); ++k) {
+    const GraphProgram::Kernel& kernel = g.kernels[k];
+    const std::string at = where + "kernel " + std::to_string(k) + " (" + kernel.function + "): ";
+    const int args = static_cast<int>(kernel.args.size());
+    if (kernel.num_outputs < 1 || kernel.num_outputs > args) return at + "bad output count";
+    for (int a = 0; a < args; ++a) {
+      const int v = kernel.args[a];
+      if (v < 0 || v >= n) return at + "value id out of range";
+      const bool output = a >= args - kernel.num_outputs;
+      if (output && defined[v]) return at + "'" + g.values[v].name + "' is written twice";
+      if (!output && !defined[v]) return at + "'" + g.values[v].name + "' is read before written";
+    }
+    for (int a = args - kernel.num_outputs; a < args; ++a) defined[kernel.args[a]] = true;
+  }
+  for (int v = 0; v < n; ++v) {
+    if (!defined[v]) return where + "value '" + g.values[v].name + "' is never written";
+  }
+  if (g.results.empty()) return where + "no results";
+  std::vector<bool> is_result(n, false);
+  for (int r : g.results) {
+    if (r < 0 || r >= n) return where + "result id out of range";
+    if (g.values[r].role >= 0)
+      return where + "result '" + g.values[r].name + "' has a storage; results are the caller's";
+    is_result[r] = true;
+  }
+  for (int v = 0; v < n; ++v) {
+    if (g.values[v].role == GraphProgram::kResult && !is_result[v])
+      return where + "value '" + g.values[v].name + "' is marked a result but is not returned";
+  }
+  return ValidateSignature(g.CallSignature());
+}
+
+std::string SerializeGraphPrograms(const std::vector<GraphProgram>& graphs) {
+  std::string out;
+  for (const GraphProgram& g : graphs) {
+    out += "graph " + g.name + " " + std::to_string(g.values.size()) + " " +
+           std::to_string(g.num_storages) + " " + std::to_string(g.kernels.size()) + " " +
+           std::to_string(g.num_inputs) + "\n";
+    for (const GraphProgram::Value& v : g.values) {
+      out +=
+          "value " + v.name + " " + DTypeToString(v.dtype) + " " + std::to_string(v.shape.size());
+      for (const ProductDim& d : v.shape) out += " " + DimText(d);
+      out += v.role == GraphProgram::kInput    ? " input\n"
+             : v.role == GraphProgram::kResult ? " result\n"
+                                               : " storage " + std::to_string(v.role) + "\n";
+    }
+    for (const GraphProgram::Kernel& k : g.kernels) {
+      out += "kernel " + k.function + " " + std::to_string(k.args.size());
+      for (int a : k.args) out += " " + std::to_string(a);
+      out += " " + std::to_string(k.num_outputs) + "\n";
+    }
+    out += "results " + std::to_string(g.results.size());
+    for (int r : g.results) out += " " + std::to_string(r);
+    out += "\n";
+  }
+  return out;
+}
+
+bool ParseGraphPrograms(std::string_view text, std::vector<GraphProgram>* out, std::string* error) {
+  std::vector<GraphProgram> graphs;
+  int line_no = 0;
+  size_t values_left = 0, kernels_left = 0;
+  bool want_results = false;
+  auto fail = [&](const std::string& why) {
+    *error = "metadata line " + std::to_string(line_no) + ": " + why;
+    return false;
+  };
+  auto count = [](std::string_view w, int64_t* v) {
+    return ParseInt(w, v) && *v >= 0 && *v <= 1000000;
+  };
+  size_t pos = 0;
+  bool in_graphs = false;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::vector<std::string_view> w = SplitWords(text.substr(pos, end - pos));
+    pos = end + 1;
+    ++line_no;
+    if (w.empty()) continue;
+    if (!in_graphs && w[0] != "graph") continue;  // The signatures' lines.
+    in_graphs = true;
+    if (w[0] == "graph") {
+      int64_t nv, ns, nk, ni;
+      if (values_left || kernels_left || want_results) return fail("a graph section ends early");
+      if (w.size() != 6 || !count(w[2], &nv) || !count(w[3], &ns) || !count(w[4], &nk) ||
+          !count(w[5], &ni)) {
+        return fail("expected 'graph <name> <values> <storages> <kernels> <inputs>'");
+      }
+      GraphProgram g;
+      g.name = std::string(w[1]);
+      g.num_storages = static_cast<int>(ns);
+      g.num_inputs = static_cast<int>(ni);
+      graphs.push_back(std::move(g));
+      values_left = static_cast<size_t>(nv);
+      kernels_left = static_cast<size_t>(nk);
+      want_results = true;
+      continue;
+    }
+    if (graphs.empty()) return fail("a graph entry outside a graph section");
+    GraphProgram& g = graphs.back();
+    if (w[0] == "value") {
+      if (!values_left) return fail("more values than the graph line says");
+      int64_t ndim;
+      GraphProgram::Value v;
+      if (w.size() < 5 || !ParseDType(w[2], &v.dtype) || !count(w[3], &ndim) ||
+          w.size() < 5 + static_cast<size_t>(ndim)) {
+        return fail("expected 'value <name> <dtype> <ndim> <dims...> <role>'");
+      }
+      v.name = std::string(w[1]);
+      for (int64_t d = 0; d < ndim; ++d) {
+        ProductDim dim;
+        if (!ParseDim(w[4 + d], &dim)) return fail("bad dimension '" + std::string(w[4 + d]) + "'");
+        v.shape.push_back(std::move(dim));
+      }
+      const size_t r = 4 + static_cast<size_t>(ndim);
+      int64_t storage;
+      if (w.size() == r + 1 && w[r] == "input") {
+        v.role = GraphProgram::kInput;
+      } else if (w.size() == r + 1 && w[r] == "result") {
+        v.role = GraphProgram::kResult;
+      } else if (w.size() == r + 2 && w[r] == "storage" && count(w[r + 1], &storage)) {
+        v.role = static_cast<int>(storage);
+      } else {
+        return fail("expected the role 'input', 'result' or 'storage <id>'");
+      }
+      g.values.push_back(std::move(v));
+      --values_left;
+    } else if (w[0] == "kernel") {
+      int64_t nargs, nout;
+      if (values_left || !kernels_left) return fail("a kernel line out of place");
+      if (w.size() < 4 || !count(w[2], &nargs) || w.size() != 4 + static_cast<size_t>(nargs) ||
+          !count(w[w.size() - 1], &nout)) {
+        return fail("expected 'kernel <function> <nargs> <ids...> <outputs>'");
+      }
+      GraphProgram::Kernel k;
+      k.function = std::string(w[1]);
+      for (int64_t a = 0; a < nargs; ++a) {
+        int64_t id;
+        if (!count(w[3 + a], &id)) return fail("bad value id");
+        k.args.push_back(static_cast<int>(id));
+      }
+      k.num_outputs = static_cast<int>(nout);
+      g.kernels.push_back(std::move(k));
+      --kernels_left;
+    } else if (w[0] == "results") {
+      int64_t nr;
+      if (values_left || kernels_left || !want_results) return fail("a results line out of place");
+      if (w.size() < 2 || !count(w[1], &nr) || w.size() != 2 + static_cast<size_t>(nr))
+        return fail("expected 'results <n> <ids...>'");
+      for (int64_t i = 0; i < nr; ++i) {
+        int64_t id;
+        if (!count(w[2 + i], &id)) return fail("bad value id");
+        g.results.push_back(static_cast<int>(id));
+      }
+      want_results = false;
+      if (std::string why = ValidateGraphProgram(g); !why.empty()) return fail(why);
+    } else {
+      return fail("unknown graph entry '" + std::string(w[0]) + "'");
+    }
+  }
+  if (values_left || kernels_left || want_results) return fail("the last graph section ends early");
+  *out = std::move(graphs);
+  return true;
+}
+
+std::string GraphRunner::Create(GraphProgram program, const Resolve& resolve, GraphRunner* out) {
+  if (std::string why = ValidateGraphProgram(program); !why.empty()) return why;
+  GraphRunner r;
+  r.call_signature_ = program.CallSignature();
+  r.input_signature_ = r.call_signature_;
+  r.input_signature_.params.resize(program.num_inputs);
+  for (const GraphProgram::Kernel& k : program.kernels) {
+    Kernel resolved;
+    if (std::string why = resolve(k.function, &resolved); !why.empty()) {
+      return "graph " + program.name + ": kernel " + k.function + ": " + why;
+    }
+    if (resolved.signature == nullptr || resolved.packed == nullptr ||
+        resolved.signature->params.size() != k.args.size()) {
+      return "graph " + program.name + ": kernel " + k.function + " takes " +
+             (resolved.signature ? std::to_string(resolved.signature->params.size()) : "no") +
+             " arguments, the graph passes " + std::to_string(k.args.size());
+    }
+    r.kernels_.push_back(resolved);
+  }
+  r.program_ = std::move(program);
+  *out = std::move(r);
+  return "";
+}
+
+GraphRunner::GraphRunner(GraphRunner&& o) noexcept { *this = std::move(o); }
+
+GraphRunner& GraphRunner::operator=(GraphRunner&& o) noexcept {
+  if (this == &o) return *this;
+  for (void* p : storage_) std::free(p);
+  program_ = std::move(o.program_);
+  call_signature_ = std::move(o.call_signature_);
+  input_signature_ = std::move(o.input_signature_);
+  kernels_ = std::move(o.kernels_);
+  shapes_ = std::move(o.shapes_);
+  storage_ = std::move(o.storage_);
+  storage_bytes_ = std::move(o.storage_bytes_);
+  planned_ = o.planned_;
+  unplanned_ = o.unplanned_;
+  o.storage_.clear();
+  o.storage_bytes_.clear();
+  return *this;
+}
+
+GraphRunner::~GraphRunner() {
+  for (void* p : storage_) std::free(p);
+}
+
+std::string GraphRunner::Prepare(DLTensor* const* args) const {
+  const GraphProgram& g = program_;
+  const std::string where = DescribeSignature(call_signature_);
+  Bindings vars;
+  for (size_t p = 0; p < call_signature_.params.size(); ++p) {
+    const std::vector<Dim>& dims = call_signature_.params[p].shape;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d].is_var()) vars.emplace(dims[d].var, args[p]->shape[d]);
+    }
+  }
+  std::vector<std::vector<int64_t>> shapes(g.values.size());
+  std::vector<int64_t> bytes(g.num_storages, 0);
+  int64_t unplanned = 0;
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const GraphProgram::Value& value = g.values[v];
+    for (size_t d = 0; d < value.shape.size(); ++d) {
+      int64_t n;
+      if (!Evaluate(value.shape[d], vars, &n) || n < 0) {
+        return where + ": value '" + value.name + "': dimension " + std::to_string(d) + " (" +
+               DimText(value.shape[d]) + ") is not a size for these inputs";
+      }
+      shapes[v].push_back(n);
+    }
+    if (value.role < 0) continue;
+    int64_t b = DTypeBytes(value.dtype);
+    for (int64_t n : shapes[v]) {
+      if (__builtin_mul_overflow(b, n, &b))
+        return where + ": value '" + value.name + "' is too large";
+    }
+    bytes[value.role] = std::max(bytes[value.role], b);
+    unplanned += b;
+  }
+  // Dimensions that are products, which the signature's check could not see.
+  auto check = [&](int arg, int v) -> std::string {
+    std::vector<int64_t> given(args[arg]->shape, args[arg]->shape + args[arg]->ndim);
+    if (given == shapes[v]) return "";
+    return where + ": argument " + std::to_string(arg) + " (" + call_signature_.params[arg].name +
+           "): expected shape " + ShapeText(shapes[v]) + ", given " + ShapeText(given);
+  };
+  for (int i = 0; i < g.num_inputs; ++i) {
+    if (std::string e = check(i, i); !e.empty()) return e;
+  }
+  for (size_t k = 0; k < g.results.size(); ++k) {
+    if (std::string e = check(g.num_inputs + static_cast<int>(k), g.results[k]); !e.empty())
+      return e;
+  }
+  storage_.resize(g.num_storages, nullptr);
+  storage_bytes_.resize(g.num_storages, -1);
+  int64_t planned = 0;
+  for (int s = 0; s < g.num_storages; ++s) {
+    planned += bytes[s];
+    if (storage_bytes_[s] >= bytes[s]) continue;
+    std::free(storage_[s]);
+    const size_t rounded = (static_cast<size_t>(bytes[s]) + kArgumentAlignment) /
+                           kArgumentAlignment * kArgumentAlignment;
+    storage_[s] = std::aligned_alloc(kArgumentAlignment, rounded);
+    storage_bytes_[s] = storage_[s] ? bytes[s] : -1;
+    if (storage_[s] == nullptr)
+      return where + ": cannot allocate " + std::to_string(bytes[s]) + " bytes of storage";
+  }
+  shapes_ = std::move(shapes);
+  planned_ = planned;
+  unplanned_ = unplanned;
+  return "";
+}
+
+std::string GraphRunner::Run(DLTensor* const* args, int32_t num_args) const {
+  const GraphProgram& g = program_;
+  PackedArgs checked;
+  if (std::string e = PackArguments(call_signature_, args, num_args, &checked); !e.empty())
+    return e;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (std::string e = Prepare(args); !e.empty()) return e;
+  std::vector<DLTensor> tensors(g.values.size());
+  std::vector<bool> from_caller(g.values.size(), false);
+  for (size_t k = 0; k < g.results.size(); ++k) {
+    const int v = g.results[k];
+    if (g.values[v].role == GraphProgram::kResult && !from_caller[v]) {
+      tensors[v] = *args[g.num_inputs + k];
+      from_caller[v] = true;
+    }
+  }
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const int role = g.values[v].role;
+    if (role == GraphProgram::kInput) {
+      tensors[v] = *args[v];
+    } else if (role >= 0) {
+      DLTensor& t = tensors[v];
+      t = DLTensor{};
+      t.data = storage_[role];
+      t.device = DLDevice{kDLCPU, 0};
+      t.ndim = static_cast<int32_t>(shapes_[v].size());
+      t.dtype = g.values[v].dtype;
+      t.shape = shapes_[v].data();
+    }
+  }
+  std::vector<DLTensor*> call;
+  for (size_t k = 0; k < g.kernels.size(); ++k) {
+    call.clear();
+    for (int a : g.kernels[k].args) call.push_back(&tensors[a]);
+    CallOutcome o = CheckAndCall(*kernels_[k].signature, kernels_[k].packed, call.data(),
+                                 static_cast<int32_t>(call.size()));
+    if (o.kind != CallOutcome::kOk) {
+      return "graph " + g.name + ": kernel " + std::to_string(k) + " (" + g.kernels[k].function +
+             "): " + o.message;
+    }
+  }
+  // A parameter returned as it is, or a value returned twice: copied into its result.
+  std::vector<bool> written(g.values.size(), false);
+  for (size_t k = 0; k < g.results.size(); ++k) {
+    const int v = g.results[k];
+    DLTensor* dst = args[g.num_inputs + k];
+    if (g.values[v].role == GraphProgram::kResult && !written[v]) {
+      written[v] = true;
+      continue;
+    }
+    const DLTensor& src = tensors[v];
+    int64_t n = DTypeBytes(src.dtype);
+    for (int d = 0; d < src.ndim; ++d) n *= src.shape[d];
+    std::memmove(static_cast<char*>(dst->data) + dst->byte_offset,
+                 static_cast<const char*>(src.data) + src.byte_offset, static_cast<size_t>(n));
+  }
+  return "";
+}
+
+std::string GraphRunner::ResultShapes(DLTensor* const* inputs, int32_t num_inputs,
+                                      std::vector<std::vector<int64_t>>* out) const {
+  PackedArgs checked;
+  if (std::string e = PackArguments(input_signature_, inputs, num_inputs, &checked); !e.empty())
+    return e;
+  Bindings vars;
+  for (size_t p = 0; p < input_signature_.params.size(); ++p) {
+    const std::vector<Dim>& dims = input_signature_.params[p].shape;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d].is_var()) vars.emplace(dims[d].var, inputs[p]->shape[d]);
+    }
+  }
+  out->clear();
+  for (int r : program_.results) {
+    std::vector<int64_t> shape;
+    for (const ProductDim& d : program_.values[r].shape) {
+      int64_t n;
+      if (!Evaluate(d, vars, &n) || n < 0) {
+        return DescribeSignature(input_signature_) + ": result '" + program_.values[r].name +
+               "': dimension " + DimText(d) + " is not a size for these inputs";
+      }
+      shape.push_back(n);
+    }
+    out->push_back(std::move(shape));
+  }
+  return "";
+}
+
+std::vector<std::vector<int64_t>> GraphRunner::last_shapes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return shapes_;
+}
+
+int64_t GraphRunner::last_planned_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return planned_;
+}
+
+int64_t GraphRunner::last_unplanned_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return unplanned_;
+}
+
+}  // namespace tessel::runtime

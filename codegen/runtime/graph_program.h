@@ -1,0 +1,134 @@
+// GraphProgram: a graph function as the runtime runs it — values with their
+// shapes, the storage each intermediate shares, the kernels in order — and the
+// text an exported library carries it in, after its functions' signatures.
+// Plain C++ (no Abseil): libtessel_runtime reads and runs it, for the C API
+// (tessel_graph_run) and for graph functions built in-process (GraphExecutor).
+//
+//   graph ffn 4 1 2 3                 name, values, storages, kernels, inputs
+//   value x f32 2 n 768 input         name dtype ndim dims... role
+//   value w f32 2 768 3072 input
+//   value h f32 2 n 3072 storage 0    a dimension: a constant, a variable, or a
+//   value y f32 2 n*2 3072 result       product of them ("n*2", "4*b*s")
+//   kernel relu 2 2 1                 symbol, argument count, ids (args, then outputs), outputs
+//   results 1 3
+//
+// A call passes one tensor per input and one per result (destination passing):
+// the variables are bound by the first tensor dimension that is exactly the
+// variable, every other dimension is checked, each storage is sized by its
+// largest value, and the kernels run in order.
+#ifndef TESSEL_CODEGEN_RUNTIME_GRAPH_PROGRAM_H_
+#define TESSEL_CODEGEN_RUNTIME_GRAPH_PROGRAM_H_
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codegen/runtime/signature.h"
+#include "codegen/runtime/tessel_runtime.h"
+
+namespace tessel::runtime {
+
+// factor * vars[0] * vars[1] * ...
+struct ProductDim {
+  int64_t factor = 1;
+  std::vector<std::string> vars;
+};
+
+struct GraphProgram {
+  enum Role : int { kInput = -1, kResult = -2 };  // Else: a storage id.
+  struct Value {
+    std::string name;
+    DLDataType dtype{kDLFloat, 32, 1};
+    std::vector<ProductDim> shape;
+    int role = kInput;
+  };
+  struct Kernel {
+    std::string function;   // The symbol of a compiled function of the same module.
+    std::vector<int> args;  // Value ids: the call's arguments, then its outputs.
+    int num_outputs = 1;
+  };
+  std::string name;
+  std::vector<Value> values;  // The inputs first, in parameter order.
+  int num_inputs = 0;
+  int num_storages = 0;
+  std::vector<Kernel> kernels;
+  std::vector<int> results;
+
+  // What a call passes, inputs (read) then results (written): "ffn(x: f32[n, 768], ..., y: ...)".
+  // A dimension that is not a single variable or constant is a fresh variable here,
+  // checked once the variables are bound.
+  FunctionSignature CallSignature() const;
+};
+
+// "" when `g` is well formed: value ids in range, inputs first and only there, each
+// intermediate written by one kernel before any kernel reads it, storage ids in
+// [0, num_storages), at least one result.
+std::string ValidateGraphProgram(const GraphProgram& g);
+
+// The text form (top of this file), one section per program.
+std::string SerializeGraphPrograms(const std::vector<GraphProgram>& graphs);
+// Parses the graph sections of a library's metadata (lines from the first
+// "graph" on; ParseSignatures reads the lines before it). False with `*error`
+// naming the line.
+bool ParseGraphPrograms(std::string_view metadata, std::vector<GraphProgram>* out,
+                        std::string* error);
+
+// A program's kernels resolved to entry points, and the storage of its last call.
+class GraphRunner {
+ public:
+  struct Kernel {
+    const FunctionSignature* signature = nullptr;
+    TesselPackedFunc packed = nullptr;
+  };
+  using Resolve = std::function<std::string(const std::string& function, Kernel* out)>;
+
+  // "" and `*out` set, or why not (a kernel `resolve` refuses, an invalid program).
+  static std::string Create(GraphProgram program, const Resolve& resolve, GraphRunner* out);
+
+  const GraphProgram& program() const { return program_; }
+  const FunctionSignature& call_signature() const { return call_signature_; }
+
+  // Checks `args` (inputs then results, as call_signature() says), runs the kernels
+  // and writes the results. "" on success, else the message (the results may be
+  // partly written when a kernel fails; nothing runs when an argument is refused).
+  // Calls on one runner are serialized.
+  std::string Run(DLTensor* const* args, int32_t num_args) const;
+
+  // The result shapes a call on `inputs` (checked as Run checks them) takes: what a
+  // caller allocates before Run. "" or the message.
+  std::string ResultShapes(DLTensor* const* inputs, int32_t num_inputs,
+                           std::vector<std::vector<int64_t>>* out) const;
+
+  // The shapes and storage bytes of the last call (empty before one).
+  std::vector<std::vector<int64_t>> last_shapes() const;
+  int64_t last_planned_bytes() const;
+  int64_t last_unplanned_bytes() const;
+
+  GraphRunner() = default;
+  GraphRunner(GraphRunner&& other) noexcept;
+  GraphRunner& operator=(GraphRunner&& other) noexcept;
+  ~GraphRunner();
+
+ private:
+  std::string Prepare(DLTensor* const* args) const;
+
+  GraphProgram program_;
+  FunctionSignature call_signature_;
+  FunctionSignature input_signature_;  // The inputs' part of call_signature_.
+  std::vector<Kernel> kernels_;
+  mutable std::mutex mu_;
+  mutable std::vector<std::vector<int64_t>> shapes_;  // By value, for the last call.
+  mutable std::vector<void*> storage_;
+  mutable std::vector<int64_t> storage_bytes_;
+  mutable int64_t planned_ = 0, unplanned_ = 0;
+};
+
+}  // namespace tessel::runtime
+
+#endif  // TESSEL_CODEGEN_RUNTIME_GRAPH_PROGRAM_H_
