@@ -9,10 +9,10 @@ One JSON line per model and thread count, e.g.
      "unfused_ms": 12.4, "torch_ms": 10.9, "ratio_vs_torch": 1.35, "fused_speedup": 1.53,
      "kernels": 2, "kernels_unfused": 5, "planned_bytes": 1572864, "unplanned_bytes": 5111808}
 
-- tessel: `legalize,fuse-ops,fuse-tir,default-schedule,plan-memory`, built and called
-  as `ex["main"](...)` on tessel.nd arrays (aligned: no staging copy; the weights
-  stay where they are, as torch's tensors do), returning numpy; the time includes
-  the call and the allocation of the results;
+- tessel: `legalize,eliminate-common-calls,fuse-ops,fuse-tir,default-schedule,plan-memory`,
+  built and called as `ex["main"](...)` on tessel.nd arrays (aligned: no staging
+  copy; the weights stay where they are, as torch's tensors do), returning numpy;
+  the time includes the call and the allocation of the results;
 - unfused: `legalize,default-schedule` (one kernel per operator, no plan);
 - torch: PyTorch CPU eager on the same arrays, `torch.set_num_threads(threads)`;
   null when python3-torch is not installed;
@@ -38,7 +38,8 @@ import numpy as np
 import tessel
 from tessel import graph, ops
 
-FUSED = "legalize,fuse-ops,fuse-tir,default-schedule{{target=\"{t}\"}},plan-memory"
+FUSED = ("legalize,eliminate-common-calls,fuse-ops,fuse-tir,default-schedule{{target=\"{t}\"}},"
+         "plan-memory")
 UNFUSED = "legalize,default-schedule{{target=\"{t}\"}}"
 
 
