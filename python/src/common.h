@@ -28,6 +28,7 @@
 #include "ir/attrs.h"
 #include "ir/dtype.h"
 #include "ir/expr.h"
+#include "ir/function.h"
 #include "ir/node.h"
 
 namespace pybind11::detail {
@@ -189,6 +190,10 @@ py::dict AttrsToPy(const ir::Attrs& attrs);
 // The binding files, one per area.
 void BindErrors(py::module_& m);
 void BindIR(py::module_& m);
+// The IRModule class (ir_module.cc); BindIR calls it once the Node classes exist.
+void BindIRModule(py::module_& m);
+// .tsl text to a module; raises ParseError naming `filename` and the place (ir.cc).
+ir::IRModule ParseText(const std::string& text, const std::string& filename);
 // Node classes with their fields, visit, transform, substitute (ir_nodes.cc).
 void BindIRNodes(py::module_& m);
 // Dispatch rules written in Python (dispatch.cc).

@@ -137,6 +137,7 @@ class GraphFunction:
 
     @property
     def result_names(self) -> List[str]:
+        """The names of the values the function returns, in order."""
         return self._core.result_names
 
     def __call__(self, *args: Any) -> Any:
