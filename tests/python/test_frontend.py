@@ -42,7 +42,7 @@ def run_both(model, inputs):
     before = graph.run(mod, "main", args)
     planned = tessel.transform.parse_pipeline(PIPELINE)(mod)
     after = graph.run(planned, "main", args)
-    compiled = tessel.build(planned)["main"](*args)
+    compiled = tessel.build(planned, params=params)["main"](*inputs)
     compiled = compiled if isinstance(compiled, tuple) else (compiled,)
     for want, got in zip(after, compiled):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

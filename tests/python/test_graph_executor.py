@@ -162,3 +162,26 @@ def test_exporting_an_unlegalized_model_names_the_binding(tmp_path):
     ex = tessel.build(ffn_module())
     with pytest.raises(BuildError, match=r"binding of 'h' calls operator matmul"):
         ex.export_library(str(tmp_path / "m.so"))
+
+
+def test_weights_bound_at_build_leave_the_inputs():
+    args = ffn_inputs()
+    names = ["w1", "b1", "w2", "b2"]
+    planned = tessel.transform.parse_pipeline(PLANNED)(ffn_module())
+    f = tessel.build(planned, params=dict(zip(names, args[1:])))["ffn"]
+    assert f.input_names == ["x"]
+    np.testing.assert_allclose(f(args[0]), numpy_ffn(*args), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ArgumentError, match=r"ffn takes 1 inputs \(x; bound at build: w1, b1, w2, "
+                                            r"b2\), given 5"):
+        f(*args)
+
+
+def test_params_that_do_not_fit_are_refused_at_build():
+    planned = tessel.transform.parse_pipeline(PLANNED)(ffn_module())
+    with pytest.raises(ArgumentError, match="params names 'w3', which no graph function takes"):
+        tessel.build(planned, params={"w3": rand(8, 32)})
+    with pytest.raises(ArgumentError, match=r"params\['w1'\] has shape \(8, 31\); parameter 'w1' "
+                                            r"of graph 'ffn' is f32\[8, 32\]"):
+        tessel.build(planned, params={"w1": rand(8, 31)})
+    with pytest.raises(ArgumentError, match=r"params\['w1'\] is f64"):
+        tessel.build(planned, params={"w1": rand(8, 32).astype("float64")})
