@@ -351,7 +351,8 @@ std::string GraphRunner::Prepare(DLTensor* const* args) const {
         return where + ": value '" + value.name + "' is too large";
     }
     bytes[value.role] = std::max(bytes[value.role], b);
-    unplanned += b;
+    if (__builtin_add_overflow(unplanned, b, &unplanned))
+      return where + ": the values are too large";
   }
   // Dimensions that are products, which the signature's check could not see.
   auto check = [&](int arg, int v) -> std::string {
@@ -371,7 +372,7 @@ std::string GraphRunner::Prepare(DLTensor* const* args) const {
   storage_bytes_.resize(g.num_storages, -1);
   int64_t planned = 0;
   for (int s = 0; s < g.num_storages; ++s) {
-    planned += bytes[s];
+    planned += bytes[s];  // At most `unplanned`, which did not overflow.
     if (storage_bytes_[s] >= bytes[s]) continue;
     std::free(storage_[s]);
     const size_t rounded = (static_cast<size_t>(bytes[s]) + kArgumentAlignment) /

@@ -91,6 +91,42 @@ TEST(RuntimeGraphProgram, ParseRefusesEachMalformedLine) {
   }
 }
 
+// Library files are input too: every mutation of a good section either parses
+// into a program that validates or is refused, never a crash.
+TEST(RuntimeGraphProgram, MutatedTextIsParsedOrRefused) {
+  const std::string good = SerializeGraphPrograms({Chain()});
+  const std::string alphabet = "0123456789 *n\n-xgraphvalueresultstorage";
+  uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  int parsed = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string text = good;
+    for (int edits = 1 + next() % 4; edits > 0 && !text.empty(); --edits) {
+      const size_t at = next() % text.size();
+      switch (next() % 3) {
+        case 0:
+          text.erase(at, 1 + next() % 3);
+          break;
+        case 1:
+          text[at] = alphabet[next() % alphabet.size()];
+          break;
+        default:
+          text.insert(at, 1, alphabet[next() % alphabet.size()]);
+          break;
+      }
+    }
+    std::vector<GraphProgram> out;
+    std::string error;
+    if (ParseGraphPrograms(text, &out, &error)) {
+      ++parsed;
+      for (const GraphProgram& g : out) EXPECT_EQ(ValidateGraphProgram(g), "") << text;
+    } else {
+      EXPECT_THAT(error, HasSubstr("metadata line")) << text;
+    }
+  }
+  EXPECT_GT(parsed, 0);  // Some mutations keep it well formed (a renamed value, ...).
+}
+
 TEST(RuntimeGraphProgram, ValidateNamesWhatIsWrong) {
   GraphProgram g = Chain();
   g.values[2].role = GraphProgram::kInput;
