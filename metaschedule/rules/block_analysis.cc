@@ -9,7 +9,8 @@
 
 namespace tessel::metaschedule {
 
-NestLoops SplitNestLoops(const TrivialNest& nest, const ir::BlockNode* block) {
+NestLoops SplitNestLoops(const TrivialNest& nest) {
+  const ir::BlockNode* block = nest.block;
   NestLoops out;
   for (size_t l = 0; l < nest.loops.size(); ++l) {
     auto iter = std::find(nest.loop_of_iter.begin(), nest.loop_of_iter.end(), static_cast<int>(l));
@@ -53,6 +54,7 @@ std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::
     return "other blocks share its loop nest";
   }
   TrivialNest nest;
+  nest.block = index.block(b);
   nest.loop_of_iter.assign(r->iter_values.size(), -1);
   for (size_t l = 0; l < loops.size(); ++l) {
     const ir::ForNode* f = index.loop(loops[l]);

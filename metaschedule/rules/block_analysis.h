@@ -25,6 +25,8 @@ namespace sch = ir::schedule;
 // A block alone under a perfect nest of serial loops from 0 with constant
 // extents, one loop per iter var, each iter var bound to exactly its loop.
 struct TrivialNest {
+  // The block as analyzed: valid until the schedule changes.
+  const ir::BlockNode* block = nullptr;
   std::vector<sch::LoopRV> loops;  // Outermost first.
   std::vector<int> loop_of_iter;   // Iter var k is bound to loops[loop_of_iter[k]].
   std::vector<int64_t> extents;    // Per loop.
@@ -41,11 +43,13 @@ struct NestLoops {
   int64_t spatial_extent = 1, reduce_extent = 1;
   bool in_order = true;
 };
-NestLoops SplitNestLoops(const TrivialNest& nest, const ir::BlockNode* block);
+NestLoops SplitNestLoops(const TrivialNest& nest);
 
 // The thread counts a GPU rule chooses among: powers of two from a warp (32) to
-// the target's threads per block.
+// the target's threads per block; the rules' heuristic picks none above
+// kGpuHeuristicThreads (a block of 256 keeps several resident per SM).
 std::vector<int64_t> GpuThreadCounts(int max_threads_per_block);
+inline constexpr int64_t kGpuHeuristicThreads = 256;
 
 bool AllSpatial(const ir::BlockNode* b);
 bool HasReduce(const ir::BlockNode* b);

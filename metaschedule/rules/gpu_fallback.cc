@@ -27,8 +27,6 @@ namespace tessel::metaschedule {
 
 namespace {
 
-constexpr int64_t kHeuristicThreads = 256;
-
 class GpuFallback : public ScheduleRule {
  public:
   std::string name() const override { return "gpu-fallback"; }
@@ -41,10 +39,9 @@ class GpuFallback : public ScheduleRule {
       return RuleOutcome::NotApplicable(*why);
     }
     const TrivialNest& nest = std::get<TrivialNest>(analyzed);
-    const ir::BlockNode* b = s.state().index().block(s.state().index().FindBlock(block));
     // Unit loops stay outside, serial: fusing them in only hides the fused index's
     // structure from bind's bijection check.
-    const NestLoops loops = SplitNestLoops(nest, b);
+    const NestLoops loops = SplitNestLoops(nest);
     const std::vector<sch::LoopRV>&unit = loops.unit, &spatial = loops.spatial,
           &reduce = loops.reduce;
     const int64_t domain = loops.spatial_extent;
@@ -62,11 +59,11 @@ class GpuFallback : public ScheduleRule {
     }
 
     const std::vector<int64_t> candidates = GpuThreadCounts(ctx.machine.max_threads_per_block);
-    // The largest candidate up to kHeuristicThreads that divides the domain (no
+    // The largest candidate up to kGpuHeuristicThreads that divides the domain (no
     // guard, and the bound loops stay a bijection of the fused index), else the
     // largest up to it.
     int64_t heuristic = 0;
-    for (size_t c = 0; c < candidates.size() && candidates[c] <= kHeuristicThreads; ++c) {
+    for (size_t c = 0; c < candidates.size() && candidates[c] <= kGpuHeuristicThreads; ++c) {
       if (domain % candidates[c] == 0 || domain <= candidates[c]) {
         heuristic = static_cast<int64_t>(c);
         if (domain <= candidates[c]) break;
@@ -74,7 +71,7 @@ class GpuFallback : public ScheduleRule {
     }
     if (heuristic == 0 && domain % candidates[0] != 0 && domain > candidates[0]) {
       while (heuristic + 1 < static_cast<int64_t>(candidates.size()) &&
-             candidates[heuristic + 1] <= kHeuristicThreads) {
+             candidates[heuristic + 1] <= kGpuHeuristicThreads) {
         ++heuristic;
       }
     }

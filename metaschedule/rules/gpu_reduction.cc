@@ -30,7 +30,6 @@ namespace tessel::metaschedule {
 
 namespace {
 
-constexpr int64_t kHeuristicThreads = 256;
 // Below this many elements per output the fallback's one-thread-per-output wins:
 // the shuffles and the block launch cost more than the serial loop.
 constexpr int64_t kMinReduction = 64;
@@ -51,13 +50,13 @@ class GpuReduction : public ScheduleRule {
       return RuleOutcome::NotApplicable(*why);
     }
     const TrivialNest& nest = std::get<TrivialNest>(analyzed);
-    const ir::BlockNode* b = s.state().index().block(s.state().index().FindBlock(block));
+    const ir::BlockNode* b = nest.block;
     if (!HasReduce(b)) return RuleOutcome::NotApplicable("it does not reduce");
     if (absl::Status body = passes::lowering::CheckReductionBody(b); !body.ok()) {
       return RuleOutcome::NotApplicable(
           absl::StrCat("its reduction is not one the threads can combine: ", body.message()));
     }
-    const NestLoops loops = SplitNestLoops(nest, b);
+    const NestLoops loops = SplitNestLoops(nest);
     const std::vector<sch::LoopRV>&unit = loops.unit, &spatial = loops.spatial,
           &reduce = loops.reduce;
     const int64_t reduction = loops.reduce_extent, outputs = loops.spatial_extent;
@@ -88,7 +87,7 @@ class GpuReduction : public ScheduleRule {
 
     const std::vector<int64_t> candidates = GpuThreadCounts(ctx.machine.max_threads_per_block);
     int64_t heuristic = 0;
-    for (size_t c = 0; c < candidates.size() && candidates[c] <= kHeuristicThreads; ++c) {
+    for (size_t c = 0; c < candidates.size() && candidates[c] <= kGpuHeuristicThreads; ++c) {
       if (candidates[c] <= reduction &&
           (reduction % candidates[c] == 0 || reduction % candidates[heuristic] != 0)) {
         heuristic = static_cast<int64_t>(c);
