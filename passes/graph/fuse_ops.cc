@@ -23,6 +23,9 @@ bool CanJoin(OpPattern op, OpPattern group) {
   if (op <= OpPattern::kBroadcast) return group != OpPattern::kOpaque;
   if (op == OpPattern::kInjective || op == OpPattern::kReduction)
     return group <= OpPattern::kInjective;
+  // A prologue of data movement; an all-elementwise group stays out, since its
+  // values would be recomputed for every step of the reduction once inlined.
+  if (op == OpPattern::kOutputFusable) return group == OpPattern::kInjective;
   return false;
 }
 

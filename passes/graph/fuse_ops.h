@@ -17,7 +17,9 @@
 //   matmul, a conv or a reduction, or a longer chain);
 // - injective joins a group of injective or weaker ops;
 // - a reduction joins a group of injective or weaker ops (it becomes the anchor);
-// - output-fusable and opaque ops start groups of their own;
+// - an output-fusable op (matmul, conv) joins a group whose strongest op is
+//   injective (a reshape or transpose feeding it: a prologue), and otherwise
+//   starts a group of its own, as does an opaque one;
 // - a group holds at most `max-depth` bindings.
 // The log names the groups: "fuse-ops: main: 2 groups (3, 2 bindings)".
 #ifndef TESSEL_PASSES_GRAPH_FUSE_OPS_H_
