@@ -185,3 +185,27 @@ def test_params_that_do_not_fit_are_refused_at_build():
         tessel.build(planned, params={"w1": rand(8, 31)})
     with pytest.raises(ArgumentError, match=r"params\['w1'\] is f64"):
         tessel.build(planned, params={"w1": rand(8, 32).astype("float64")})
+
+
+def test_empty_batches_strided_inputs_and_non_arrays():
+    planned = tessel.transform.parse_pipeline(PLANNED)(tessel.parse(SYMBOLIC))
+    f = tessel.build(planned)["sym"]
+    w = rand(16, 8)
+    e, c = f(np.ones((0, 16), "float32"), w)
+    assert e.shape == (0,) and c.shape == (0, 8) and f.planned_bytes == 0
+    x = rand(6, 32)[:, ::2]  # a strided view: staged into an aligned copy
+    e, c = f(x, w)
+    np.testing.assert_allclose(c, np.exp(np.maximum(x, 0)) @ w, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ArgumentError, match=r"argument 0 \(x\): expected a numpy array or "
+                                            r"tessel.nd.NDArray for x: f32\[n, 16\], given NoneType"):
+        f(None, w)
+
+
+def test_building_an_equal_model_again_compiles_nothing():
+    def planned():
+        return tessel.transform.parse_pipeline(PLANNED)(tessel.parse(SYMBOLIC))
+    tessel.build(planned())["sym"]
+    compiled = tessel._core.jit_cache_info()[2]
+    f = tessel.build(planned())["sym"]  # another module object, structurally equal
+    assert tessel._core.jit_cache_info()[2] == compiled
+    assert f(rand(2, 16), rand(16, 8))[0].shape == (2,)
