@@ -95,8 +95,8 @@ int32_t tessel_graph_run(TesselModule* module, const char* graph, DLTensor* cons
   }
   std::vector<DLTensor*> args(inputs, inputs + num_inputs);
   args.insert(args.end(), outputs, outputs + num_outputs);
-  std::string e = g->Run(args.data(), static_cast<int32_t>(args.size()));
-  return e.empty() ? 0 : Fail(e);
+  auto outcome = g->Run(args.data(), static_cast<int32_t>(args.size()));
+  return outcome.kind == tessel::runtime::CallOutcome::kOk ? 0 : Fail(outcome.message);
 }
 
 int32_t tessel_module_num_graphs(const TesselModule* module) {

@@ -126,8 +126,7 @@ absl::StatusOr<GraphExecutor> GraphExecutor::Create(const ir::IRModule& mod,
   auto resolve = [&](const std::string& function, GraphRunner::Kernel* out) -> std::string {
     absl::StatusOr<const Module::Function*> f = m.GetFunction(function);
     if (!f.ok()) return absl::StrCat("not compiled: ", f.status().message());
-    if (!(*f)->cannot_run.empty()) return (*f)->cannot_run;
-    *out = GraphRunner::Kernel{&(*f)->signature, (*f)->packed};
+    *out = GraphRunner::Kernel{&(*f)->signature, (*f)->packed, (*f)->num_threads, (*f)->cannot_run};
     return "";
   };
   if (std::string why = GraphRunner::Create(std::move(program), resolve, &s->owned); !why.empty()) {
@@ -173,9 +172,9 @@ absl::StatusOr<std::vector<NDArray>> GraphExecutor::Run(absl::Span<DLTensor* con
     results.push_back(out);
     args.push_back(out.dltensor());
   }
-  if (std::string e = r.Run(args.data(), static_cast<int32_t>(args.size())); !e.empty()) {
-    return absl::InternalError(e);
-  }
+  CallOutcome outcome = r.Run(args.data(), static_cast<int32_t>(args.size()));
+  if (outcome.kind == CallOutcome::kBadArgument) return absl::InvalidArgumentError(outcome.message);
+  if (outcome.kind == CallOutcome::kKernelFailed) return absl::InternalError(outcome.message);
   return results;
 }
 
@@ -198,13 +197,16 @@ std::vector<std::string> GraphExecutor::result_names() const {
   return names;
 }
 
-int64_t GraphExecutor::planned_bytes() const { return state_->runner->last_planned_bytes(); }
+int64_t GraphExecutor::planned_bytes() const { return state_->runner->last_call().planned_bytes; }
 
-int64_t GraphExecutor::unplanned_bytes() const { return state_->runner->last_unplanned_bytes(); }
+int64_t GraphExecutor::unplanned_bytes() const {
+  return state_->runner->last_call().unplanned_bytes;
+}
 
 std::string GraphExecutor::Describe() const {
   const GraphProgram& p = program();
-  const std::vector<std::vector<int64_t>> shapes = state_->runner->last_shapes();
+  const GraphRunner::LastCall last = state_->runner->last_call();
+  const std::vector<std::vector<int64_t>>& shapes = last.shapes;
   auto type = [&](int v) {
     if (shapes.empty()) {
       std::vector<std::string> dims;

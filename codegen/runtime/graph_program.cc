@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "codegen/runtime/arg_check.h"
+#include "codegen/runtime/thread_pool.h"
 
 namespace tessel::runtime {
 namespace {
@@ -63,7 +64,18 @@ bool IsSingle(const ProductDim& d) { return d.factor == 1 && d.vars.size() == 1;
 
 FunctionSignature GraphProgram::CallSignature() const {
   FunctionSignature sig{name, {}};
+  std::set<std::string> taken;
+  for (const Value& v : values) {
+    for (const ProductDim& d : v.shape) taken.insert(d.vars.begin(), d.vars.end());
+  }
   int fresh = 0;
+  // A product dimension is a variable of its own here, named as no variable is.
+  auto fresh_name = [&] {
+    std::string n;
+    do n = "dim_product_" + std::to_string(fresh++);
+    while (taken.count(n));
+    return n;
+  };
   auto dims = [&](const Value& v) {
     std::vector<Dim> out;
     for (const ProductDim& d : v.shape) {
@@ -72,7 +84,7 @@ FunctionSignature GraphProgram::CallSignature() const {
       } else if (IsSingle(d)) {
         out.push_back(Dim::Var(d.vars[0]));
       } else {
-        out.push_back(Dim::Var("dim_product_" + std::to_string(fresh++)));
+        out.push_back(Dim::Var(fresh_name()));
       }
     }
     return out;
@@ -125,6 +137,29 @@ std::string ValidateGraphProgram(const GraphProgram& g) {
   }
   for (int v = 0; v < n; ++v) {
     if (!defined[v]) return where + "value '" + g.values[v].name + "' is never written";
+  }
+  // Values of one storage are live (written .. last read) at disjoint kernels.
+  std::vector<int> def(n, -1), last(n, -1);
+  for (size_t k = 0; k < g.kernels.size(); ++k) {
+    const GraphProgram::Kernel& kernel = g.kernels[k];
+    for (size_t a = 0; a < kernel.args.size(); ++a) {
+      const int v = kernel.args[a];
+      if (a + kernel.num_outputs >= kernel.args.size()) def[v] = static_cast<int>(k);
+      last[v] = static_cast<int>(k);
+    }
+  }
+  std::vector<std::vector<int>> members(g.num_storages);
+  for (int v = 0; v < n; ++v) {
+    if (g.values[v].role >= 0) members[g.values[v].role].push_back(v);
+  }
+  for (std::vector<int>& m : members) {
+    std::sort(m.begin(), m.end(), [&](int a, int b) { return def[a] < def[b]; });
+    for (size_t i = 1; i < m.size(); ++i) {
+      if (def[m[i]] <= last[m[i - 1]]) {
+        return where + "'" + g.values[m[i - 1]].name + "' and '" + g.values[m[i]].name +
+               "' are live at once but share storage " + std::to_string(g.values[m[i]].role);
+      }
+    }
   }
   if (g.results.empty()) return where + "no results";
   std::vector<bool> is_result(n, false);
@@ -291,6 +326,17 @@ std::string GraphRunner::Create(GraphProgram program, const Resolve& resolve, Gr
              (resolved.signature ? std::to_string(resolved.signature->params.size()) : "no") +
              " arguments, the graph passes " + std::to_string(k.args.size());
     }
+    // Graph calls are pure: a kernel that may store into what it only reads would
+    // change an input, or a value a later kernel still needs.
+    const std::vector<ParamSignature>& params = resolved.signature->params;
+    for (size_t a = 0; a < params.size(); ++a) {
+      const bool output = a + k.num_outputs >= params.size();
+      if (!params[a].is_buffer || (!output && params[a].written)) {
+        return "graph " + program.name + ": kernel " + k.function + " may write its argument " +
+               std::to_string(a) + " (" + params[a].name + "), which the graph only reads" +
+               (params[a].is_buffer ? "" : " (it is not even a buffer)");
+      }
+    }
     r.kernels_.push_back(resolved);
   }
   r.program_ = std::move(program);
@@ -388,13 +434,19 @@ std::string GraphRunner::Prepare(DLTensor* const* args) const {
   return "";
 }
 
-std::string GraphRunner::Run(DLTensor* const* args, int32_t num_args) const {
+CallOutcome GraphRunner::Run(DLTensor* const* args, int32_t num_args) const {
   const GraphProgram& g = program_;
   PackedArgs checked;
   if (std::string e = PackArguments(call_signature_, args, num_args, &checked); !e.empty())
-    return e;
+    return {CallOutcome::kBadArgument, e};
+  for (size_t k = 0; k < kernels_.size(); ++k) {
+    if (!kernels_[k].cannot_run.empty()) {
+      return {CallOutcome::kKernelFailed, "graph " + g.name + ": kernel " + g.kernels[k].function +
+                                              ": " + kernels_[k].cannot_run};
+    }
+  }
   std::lock_guard<std::mutex> lock(mu_);
-  if (std::string e = Prepare(args); !e.empty()) return e;
+  if (std::string e = Prepare(args); !e.empty()) return {CallOutcome::kBadArgument, e};
   std::vector<DLTensor> tensors(g.values.size());
   std::vector<bool> from_caller(g.values.size(), false);
   for (size_t k = 0; k < g.results.size(); ++k) {
@@ -422,11 +474,12 @@ std::string GraphRunner::Run(DLTensor* const* args, int32_t num_args) const {
   for (size_t k = 0; k < g.kernels.size(); ++k) {
     call.clear();
     for (int a : g.kernels[k].args) call.push_back(&tensors[a]);
+    ThreadPool::CallThreads threads(kernels_[k].num_threads);
     CallOutcome o = CheckAndCall(*kernels_[k].signature, kernels_[k].packed, call.data(),
                                  static_cast<int32_t>(call.size()));
     if (o.kind != CallOutcome::kOk) {
-      return "graph " + g.name + ": kernel " + std::to_string(k) + " (" + g.kernels[k].function +
-             "): " + o.message;
+      return {CallOutcome::kKernelFailed, "graph " + g.name + ": kernel " + std::to_string(k) +
+                                              " (" + g.kernels[k].function + "): " + o.message};
     }
   }
   // A parameter returned as it is, or a value returned twice: copied into its result.
@@ -441,10 +494,11 @@ std::string GraphRunner::Run(DLTensor* const* args, int32_t num_args) const {
     const DLTensor& src = tensors[v];
     int64_t n = DTypeBytes(src.dtype);
     for (int d = 0; d < src.ndim; ++d) n *= src.shape[d];
+    if (n == 0) continue;  // Empty: its data may be NULL.
     std::memmove(static_cast<char*>(dst->data) + dst->byte_offset,
                  static_cast<const char*>(src.data) + src.byte_offset, static_cast<size_t>(n));
   }
-  return "";
+  return {CallOutcome::kOk, ""};
 }
 
 std::string GraphRunner::ResultShapes(DLTensor* const* inputs, int32_t num_inputs,
@@ -475,19 +529,9 @@ std::string GraphRunner::ResultShapes(DLTensor* const* inputs, int32_t num_input
   return "";
 }
 
-std::vector<std::vector<int64_t>> GraphRunner::last_shapes() const {
+GraphRunner::LastCall GraphRunner::last_call() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return shapes_;
-}
-
-int64_t GraphRunner::last_planned_bytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return planned_;
-}
-
-int64_t GraphRunner::last_unplanned_bytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return unplanned_;
+  return LastCall{shapes_, planned_, unplanned_};
 }
 
 }  // namespace tessel::runtime

@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/runtime/arg_check.h"
 #include "codegen/runtime/signature.h"
 #include "codegen/runtime/tessel_runtime.h"
 
@@ -68,7 +69,7 @@ struct GraphProgram {
 
 // "" when `g` is well formed: value ids in range, inputs first and only there, each
 // intermediate written by one kernel before any kernel reads it, storage ids in
-// [0, num_storages), at least one result.
+// [0, num_storages), no two values live at once in one storage, at least one result.
 std::string ValidateGraphProgram(const GraphProgram& g);
 
 // The text form (top of this file), one section per program.
@@ -85,30 +86,38 @@ class GraphRunner {
   struct Kernel {
     const FunctionSignature* signature = nullptr;
     TesselPackedFunc packed = nullptr;
+    int32_t num_threads = 0;  // Threads of its parallel loops (0: the process's setting).
+    std::string cannot_run;   // Non-empty: why this process may not call it (Run refuses).
   };
   using Resolve = std::function<std::string(const std::string& function, Kernel* out)>;
 
-  // "" and `*out` set, or why not (a kernel `resolve` refuses, an invalid program).
+  // "" and `*out` set, or why not: an invalid program, a kernel `resolve` refuses, or
+  // one whose signature does not fit the graph's call (another argument count, or a
+  // kernel that may write an argument the graph only reads: an input or a value a
+  // later kernel still needs).
   static std::string Create(GraphProgram program, const Resolve& resolve, GraphRunner* out);
 
   const GraphProgram& program() const { return program_; }
   const FunctionSignature& call_signature() const { return call_signature_; }
 
   // Checks `args` (inputs then results, as call_signature() says), runs the kernels
-  // and writes the results. "" on success, else the message (the results may be
-  // partly written when a kernel fails; nothing runs when an argument is refused).
-  // Calls on one runner are serialized.
-  std::string Run(DLTensor* const* args, int32_t num_args) const;
+  // and writes the results. kBadArgument when an argument is refused or its shapes
+  // need more memory than there is (nothing ran); kKernelFailed when a kernel
+  // failed or may not run here (the results may be partly written). Calls on one
+  // runner are serialized.
+  CallOutcome Run(DLTensor* const* args, int32_t num_args) const;
 
   // The result shapes a call on `inputs` (checked as Run checks them) takes: what a
   // caller allocates before Run. "" or the message.
   std::string ResultShapes(DLTensor* const* inputs, int32_t num_inputs,
                            std::vector<std::vector<int64_t>>* out) const;
 
-  // The shapes and storage bytes of the last call (empty before one).
-  std::vector<std::vector<int64_t>> last_shapes() const;
-  int64_t last_planned_bytes() const;
-  int64_t last_unplanned_bytes() const;
+  // The shapes (by value) and storage bytes of the last call, read at once.
+  struct LastCall {
+    std::vector<std::vector<int64_t>> shapes;  // Empty before a call.
+    int64_t planned_bytes = 0, unplanned_bytes = 0;
+  };
+  LastCall last_call() const;
 
   GraphRunner() = default;
   GraphRunner(GraphRunner&& other) noexcept;

@@ -196,13 +196,16 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
     return nullptr;
   }
   for (GraphProgram& g : graphs) {
+    if (lib->Find(g.name) != nullptr || lib->FindGraph(g.name) != nullptr) {
+      *error = path + ": bad metadata: two functions or graphs named '" + g.name + "'";
+      return nullptr;
+    }
     auto runner = std::make_unique<GraphRunner>();
     const LibraryModule& m = *lib;
     auto resolve = [&](const std::string& function, GraphRunner::Kernel* out) -> std::string {
       const Function* f = m.Find(function);
       if (f == nullptr) return "the library has no function " + function;
-      if (!f->cannot_run.empty()) return f->cannot_run;
-      *out = GraphRunner::Kernel{&f->signature, f->packed};
+      *out = GraphRunner::Kernel{&f->signature, f->packed, 0, f->cannot_run};
       return "";
     };
     if (std::string e = GraphRunner::Create(std::move(g), resolve, runner.get()); !e.empty()) {

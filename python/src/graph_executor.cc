@@ -53,10 +53,24 @@ void BindGraphExecutor(py::module_& m) {
           "signature",
           [](const GraphExecutor& ex) { return runtime::DescribeSignature(ex.signature()); })
       .def_property_readonly("result_names", &GraphExecutor::result_names)
+      .def_property_readonly("param_names",
+                             [](const GraphExecutor& ex) {
+                               std::vector<std::string> names;
+                               for (const auto& p : ex.signature().params) names.push_back(p.name);
+                               return names;
+                             })
       .def("run", &Run, py::arg("args"))
-      .def("describe", &GraphExecutor::Describe)
-      .def_property_readonly("planned_bytes", &GraphExecutor::planned_bytes)
-      .def_property_readonly("unplanned_bytes", &GraphExecutor::unplanned_bytes);
+      // These wait while another thread runs the graph: without the GIL.
+      .def("describe", &GraphExecutor::Describe, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("planned_bytes",
+                             [](const GraphExecutor& ex) {
+                               py::gil_scoped_release release;
+                               return ex.planned_bytes();
+                             })
+      .def_property_readonly("unplanned_bytes", [](const GraphExecutor& ex) {
+        py::gil_scoped_release release;
+        return ex.unplanned_bytes();
+      });
   m.def(
       "graph_executor",
       [](ir::IRModule mod, const std::string& name, const runtime::Module& kernels) {

@@ -134,7 +134,7 @@ class GraphFunction:
         self._module = module
         self.name = name
         self._core = core
-        self._param_names = list(param_names)
+        self._param_names = list(param_names) or list(core.param_names)
         self._bound = {k: v for k, v in (params or {}).items() if k in self._param_names}
         self.input_names = [n for n in self._param_names if n not in self._bound]
 
@@ -395,7 +395,8 @@ def _bind_params(mod: Any, params: Optional[dict]) -> dict:
                                 f"(parameters: {', '.join(known) or 'none'})")
         array = value if isinstance(value, nd.NDArray) else np.asarray(value)
         for gname, p in by_name[key]:
-            shape = [int(str(d)) if str(d).lstrip("-").isdigit() else None for d in p.shape]
+            # A constant dimension must match; a symbolic one is checked at the call.
+            shape = [d if isinstance(d, int) else None for d in p.shape]
             got = list(array.shape)
             want_dtype = str(p.dtype)
             got_dtype = _core.dtype_text(array.dtype)

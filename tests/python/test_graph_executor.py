@@ -152,6 +152,7 @@ def test_an_exported_library_runs_the_model(tmp_path):
     assert "static inline int32_t ffn_ffn(TesselModule* tessel_module_, DLTensor* x" in header
     lib = tessel.load_library(str(path))
     assert "ffn" in lib.function_names
+    assert lib["ffn"].input_names == ["x", "w1", "b1", "w2", "b2"]
     args = ffn_inputs()
     np.testing.assert_allclose(lib["ffn"](*args), numpy_ffn(*args), rtol=1e-5, atol=1e-5)
     with pytest.raises(ArgumentError, match=r"argument 0 \(x\)"):

@@ -140,6 +140,10 @@ TEST(RuntimeGraphProgram, ValidateNamesWhatIsWrong) {
   g = Chain();
   g.results = {0};
   EXPECT_THAT(ValidateGraphProgram(g), HasSubstr("'y' is marked a result but is not returned"));
+  g = Chain();
+  g.values[3].role = 0;  // u is written while t, in the same storage, is still read.
+  EXPECT_THAT(ValidateGraphProgram(g),
+              HasSubstr("'t' and 'u' are live at once but share storage 0"));
   EXPECT_EQ(ValidateGraphProgram(Chain()), "");
 }
 
@@ -148,7 +152,7 @@ class RuntimeGraphRunner : public ::testing::Test {
   void SetUp() override {
     auto resolve = [](const std::string& f, GraphRunner::Kernel* out) -> std::string {
       if (f != "add_one") return "no function " + f;
-      *out = GraphRunner::Kernel{&kAddOne, &AddOneKernel};
+      *out = GraphRunner::Kernel{&kAddOne, &AddOneKernel, 0, ""};
       return "";
     };
     ASSERT_EQ(GraphRunner::Create(Chain(), resolve, &runner_), "");
@@ -167,7 +171,7 @@ class RuntimeGraphRunner : public ::testing::Test {
                 Tensor(x_copy_, &shapes_[3])};
     std::vector<DLTensor*> args;
     for (DLTensor& t : tensors_) args.push_back(&t);
-    return runner_.Run(args.data(), static_cast<int32_t>(args.size()));
+    return runner_.Run(args.data(), static_cast<int32_t>(args.size())).message;
   }
 
   std::vector<float> Y(int64_t n) const { return std::vector<float>(y_, y_ + n); }
@@ -195,11 +199,11 @@ TEST_F(RuntimeGraphRunner, RunsTheKernelsInOrderAndGrowsItsStorage) {
   EXPECT_EQ(Y(5), (std::vector<float>{3, 4, 5, 6, 7}));
   // A parameter returned as it is: copied into its result.
   EXPECT_EQ(std::vector<float>(x_copy_, x_copy_ + 5), std::vector<float>(x_, x_ + 5));
-  EXPECT_EQ(runner_.last_planned_bytes(), 2 * 5 * 4);
-  EXPECT_EQ(runner_.last_unplanned_bytes(), 2 * 5 * 4);
+  EXPECT_EQ(runner_.last_call().planned_bytes, 2 * 5 * 4);
+  EXPECT_EQ(runner_.last_call().unplanned_bytes, 2 * 5 * 4);
   ASSERT_EQ(Run(9, 18, 9), "");
   EXPECT_EQ(y_[8], 11.0f);
-  EXPECT_EQ(runner_.last_shapes()[2], (std::vector<int64_t>{9}));
+  EXPECT_EQ(runner_.last_call().shapes[2], (std::vector<int64_t>{9}));
   ASSERT_EQ(Run(2, 4, 2), "");
   EXPECT_EQ(Y(2), (std::vector<float>{3, 4}));
   std::vector<std::vector<int64_t>> shapes;
@@ -227,11 +231,55 @@ TEST(RuntimeGraphRunnerCreate, RefusesAKernelItCannotResolve) {
   const FunctionSignature three{"add_one",
                                 {kAddOne.params[0], kAddOne.params[1], kAddOne.params[1]}};
   auto wrong = [&](const std::string&, GraphRunner::Kernel* out) -> std::string {
-    *out = GraphRunner::Kernel{&three, &AddOneKernel};
+    *out = GraphRunner::Kernel{&three, &AddOneKernel, 0, ""};
     return "";
   };
   EXPECT_THAT(GraphRunner::Create(Chain(), wrong, &r),
               HasSubstr("kernel add_one takes 3 arguments, the graph passes 2"));
+  // A kernel that may store into its input would change the graph's values.
+  const FunctionSignature in_place{
+      "add_one", {ParamSignature::Buffer("A", kF32, {Dim::Var("n")}), kAddOne.params[1]}};
+  auto writes = [&](const std::string&, GraphRunner::Kernel* out) -> std::string {
+    *out = GraphRunner::Kernel{&in_place, &AddOneKernel, 0, ""};
+    return "";
+  };
+  EXPECT_THAT(GraphRunner::Create(Chain(), writes, &r),
+              HasSubstr("kernel add_one may write its argument 0 (A), which the graph only reads"));
+}
+
+TEST(RuntimeGraphRunnerCreate, AKernelThatCannotRunHereIsRefusedAtTheCall) {
+  GraphRunner r;
+  auto foreign = [](const std::string&, GraphRunner::Kernel* out) -> std::string {
+    *out = GraphRunner::Kernel{&kAddOne, &AddOneKernel, 0, "compiled for avx512f"};
+    return "";
+  };
+  ASSERT_EQ(GraphRunner::Create(Chain(), foreign, &r), "");
+  std::vector<int64_t> shape = {1};
+  alignas(64) float x[16] = {0}, z[16] = {0}, y[16] = {0}, xc[16] = {0};
+  std::vector<int64_t> zs = {2};
+  DLTensor t[4] = {};
+  float* data[4] = {x, z, y, xc};
+  for (int i = 0; i < 4; ++i) {
+    t[i].data = data[i];
+    t[i].device = DLDevice{kDLCPU, 0};
+    t[i].ndim = 1;
+    t[i].dtype = kF32;
+    t[i].shape = i == 1 ? zs.data() : shape.data();
+  }
+  DLTensor* args[4] = {&t[0], &t[1], &t[2], &t[3]};
+  CallOutcome o = r.Run(args, 4);
+  EXPECT_EQ(o.kind, CallOutcome::kKernelFailed);
+  EXPECT_EQ(o.message, "graph chain: kernel add_one: compiled for avx512f");
+}
+
+TEST(RuntimeGraphProgram, AProductDimensionIsNamedAsNoVariableIs) {
+  GraphProgram g = Chain();
+  g.values[0].shape = {Var("dim_product_0")};
+  for (size_t v = 2; v < g.values.size(); ++v) g.values[v].shape = {Var("dim_product_0")};
+  g.values[1].shape = {Var("dim_product_0", 2)};
+  EXPECT_EQ(DescribeSignature(g.CallSignature()),
+            "chain(x: f32[dim_product_0], z: f32[dim_product_1], y: f32[dim_product_0], "
+            "result_1: f32[dim_product_0])");
 }
 
 }  // namespace
