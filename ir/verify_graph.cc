@@ -17,6 +17,7 @@
 //   }
 //
 // Operators are the op library's (ir/graph/op_registry.h), checked there.
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
@@ -27,6 +28,7 @@
 #include "ir/status_macros.h"
 #include "ir/substitute.h"
 #include "ir/verifier.h"
+#include "ir/written_buffers.h"
 
 namespace tessel::ir {
 namespace {
@@ -119,6 +121,19 @@ class GraphVerifier {
           at, ": call_tir @", b.call.callee, " passes ", b.call.args.size(), " arguments and ",
           b.outputs.size(), " outputs, but the PrimFunc has ", f->params.size(), " parameters"));
     }
+    // Graph calls are pure: a callee that may store into an argument would change
+    // a value other bindings read (or a parameter of the graph).
+    auto cached = written_.find(f.get());
+    if (cached == written_.end()) cached = written_.emplace(f.get(), WrittenBuffers(f)).first;
+    for (size_t i = 0; i < b.call.args.size(); ++i) {
+      const Param& p = f->params[i];
+      if (p.is_buffer() && cached->second.count(p.buffer.get())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(at, ": call_tir @", b.call.callee, " writes its parameter '", p.name(),
+                         "', which receives argument '", passed[i]->name,
+                         "': a call_tir writes only its outputs"));
+      }
+    }
     VarMap bound;
     arith::Analyzer ana;
     // Check every parameter's kind, dtype and rank first, then bind the callee's
@@ -158,6 +173,8 @@ class GraphVerifier {
   std::string where_;
   absl::flat_hash_set<const VarNode*> shape_vars_;
   absl::flat_hash_set<const BufferNode*> defined_;
+  // What each callee writes (WrittenBuffers), computed once per verification.
+  absl::flat_hash_map<const PrimFuncNode*, std::set<const BufferNode*>> written_;
 };
 
 }  // namespace

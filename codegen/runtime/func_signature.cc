@@ -8,66 +8,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "ir/packed_functions.h"
 #include "ir/printer.h"
-#include "ir/visitor.h"
+#include "ir/written_buffers.h"
 
 namespace tessel::runtime {
-namespace {
-
-// The buffers a function body may store into, each followed back to the buffer it
-// views (`decl_buffer C_1d: f32[16] = C` after flattening stores into C): a store,
-// a block declaring a write region, or a buffer whose address a packed call takes
-// (`@tessel_onednn_matmul(..., address_of(C_1d[0]), ...): packed`) at a position the
-// callee registered as written (ir/packed_functions.h), or at any position when it
-// registered none.
-class WrittenBuffers : public ir::IRVisitor {
- public:
-  std::set<const ir::BufferNode*> written;
-
-  void VisitDeclBuffer(const ir::DeclBufferNode* op) override {
-    if (op->source.defined()) views_[op->buffer.get()] = op->source.get();
-    ir::IRVisitor::VisitDeclBuffer(op);
-  }
-  void VisitBufferStore(const ir::BufferStoreNode* op) override {
-    Mark(op->buffer.get());
-    ir::IRVisitor::VisitBufferStore(op);
-  }
-  void VisitBlock(const ir::BlockNode* op) override {
-    for (const ir::BufferRegion& r : op->writes) Mark(r.buffer.get());
-    ir::IRVisitor::VisitBlock(op);
-  }
-  void VisitCall(const ir::CallNode* op) override {
-    if (op->callee == ir::CallNode::Callee::kPacked) {
-      std::optional<std::vector<int32_t>> written = ir::PackedFunctionWrittenArgs(op->name);
-      for (size_t i = 0; i < op->args.size(); ++i) {
-        const auto* addr = ir::dyn_cast<ir::CallNode>(op->args[i]);
-        if (addr == nullptr || addr->callee != ir::CallNode::Callee::kAddressOf) continue;
-        if (written && std::find(written->begin(), written->end(), static_cast<int32_t>(i)) ==
-                           written->end()) {
-          continue;
-        }
-        if (const auto* load = ir::dyn_cast<ir::BufferLoadNode>(addr->args[0])) {
-          Mark(load->buffer.get());
-        }
-      }
-    }
-    ir::IRVisitor::VisitCall(op);
-  }
-
- private:
-  void Mark(const ir::BufferNode* b) {
-    // A view is declared before the statements that store through it.
-    for (int hops = 0; b != nullptr && hops < 64; ++hops) {
-      written.insert(b);
-      auto it = views_.find(b);
-      b = it == views_.end() ? nullptr : it->second;
-    }
-  }
-  std::map<const ir::BufferNode*, const ir::BufferNode*> views_;
-};
-
-}  // namespace
 
 absl::StatusOr<DLDataType> ToDLDataType(ir::DataType dtype) {
   using Code = ir::DataType::Code;
@@ -142,8 +86,7 @@ absl::StatusOr<FunctionSignature> SignatureOf(const std::string& module_name,
   // Extents and scalars match by name in a call; two variables sharing a name would
   // be silently tied together, so refuse them.
   std::map<std::string, const ir::VarNode*> vars;
-  WrittenBuffers writes;
-  if (func->body.defined()) writes.VisitStmt(func->body);
+  const std::set<const ir::BufferNode*> written = ir::WrittenBuffers(func);
   auto claim = [&](const ir::VarNode* v) { return vars.emplace(v->name, v).first->second == v; };
   for (const ir::Param& p : func->params) {
     if (!p.is_buffer()) {
@@ -186,7 +129,7 @@ absl::StatusOr<FunctionSignature> SignatureOf(const std::string& module_name,
       }
     }
     sig.params.push_back(
-        ParamSignature::Buffer(b->name, *dl, std::move(shape), writes.written.count(b) > 0));
+        ParamSignature::Buffer(b->name, *dl, std::move(shape), written.count(b) > 0));
   }
   if (std::string why = ValidateSignature(sig); !why.empty()) {
     return absl::InvalidArgumentError(why);
