@@ -114,7 +114,6 @@ struct GraphExecutor::State {
   Module kernels;                      // Keeps the code the runner calls loaded.
   GraphRunner owned;                   // The runner of a graph built in this process.
   const GraphRunner* runner = &owned;  // Or the library's own.
-  FunctionSignature inputs;
 };
 
 absl::StatusOr<GraphExecutor> GraphExecutor::Create(const ir::IRModule& mod,
@@ -132,8 +131,6 @@ absl::StatusOr<GraphExecutor> GraphExecutor::Create(const ir::IRModule& mod,
   if (std::string why = GraphRunner::Create(std::move(program), resolve, &s->owned); !why.empty()) {
     return absl::FailedPreconditionError(why);
   }
-  s->inputs = s->owned.call_signature();
-  s->inputs.params.resize(s->owned.program().num_inputs);
   GraphExecutor ex;
   ex.state_ = std::move(s);
   return ex;
@@ -150,8 +147,6 @@ absl::StatusOr<GraphExecutor> GraphExecutor::FromLibrary(Module library, const s
   auto s = std::make_shared<State>();
   s->kernels = std::move(library);
   s->runner = runner;
-  s->inputs = runner->call_signature();
-  s->inputs.params.resize(runner->program().num_inputs);
   GraphExecutor ex;
   ex.state_ = std::move(s);
   return ex;
@@ -187,7 +182,9 @@ absl::StatusOr<std::vector<NDArray>> GraphExecutor::Run(absl::Span<const NDArray
   return Run(tensors);
 }
 
-const FunctionSignature& GraphExecutor::signature() const { return state_->inputs; }
+const FunctionSignature& GraphExecutor::signature() const {
+  return state_->runner->input_signature();
+}
 
 const GraphProgram& GraphExecutor::program() const { return state_->runner->program(); }
 

@@ -58,6 +58,19 @@ bool Evaluate(const ProductDim& d, const Bindings& vars, int64_t* out) {
   return true;
 }
 
+// Each variable of `sig` bound to the first argument extent it names (a checked
+// call's extents agree, so the first is the value).
+Bindings BindVars(const FunctionSignature& sig, DLTensor* const* args) {
+  Bindings vars;
+  for (size_t p = 0; p < sig.params.size(); ++p) {
+    const std::vector<Dim>& dims = sig.params[p].shape;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d].is_var()) vars.emplace(dims[d].var, args[p]->shape[d]);
+    }
+  }
+  return vars;
+}
+
 bool IsSingle(const ProductDim& d) { return d.factor == 1 && d.vars.size() == 1; }
 
 }  // namespace
@@ -370,13 +383,7 @@ GraphRunner::~GraphRunner() {
 std::string GraphRunner::Prepare(DLTensor* const* args) const {
   const GraphProgram& g = program_;
   const std::string where = DescribeSignature(call_signature_);
-  Bindings vars;
-  for (size_t p = 0; p < call_signature_.params.size(); ++p) {
-    const std::vector<Dim>& dims = call_signature_.params[p].shape;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      if (dims[d].is_var()) vars.emplace(dims[d].var, args[p]->shape[d]);
-    }
-  }
+  const Bindings vars = BindVars(call_signature_, args);
   std::vector<std::vector<int64_t>> shapes(g.values.size());
   std::vector<int64_t> bytes(g.num_storages, 0);
   int64_t unplanned = 0;
@@ -506,13 +513,7 @@ std::string GraphRunner::ResultShapes(DLTensor* const* inputs, int32_t num_input
   PackedArgs checked;
   if (std::string e = PackArguments(input_signature_, inputs, num_inputs, &checked); !e.empty())
     return e;
-  Bindings vars;
-  for (size_t p = 0; p < input_signature_.params.size(); ++p) {
-    const std::vector<Dim>& dims = input_signature_.params[p].shape;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      if (dims[d].is_var()) vars.emplace(dims[d].var, inputs[p]->shape[d]);
-    }
-  }
+  const Bindings vars = BindVars(input_signature_, inputs);
   out->clear();
   for (int r : program_.results) {
     std::vector<int64_t> shape;

@@ -99,6 +99,8 @@ class GraphRunner {
 
   const GraphProgram& program() const { return program_; }
   const FunctionSignature& call_signature() const { return call_signature_; }
+  // Its inputs' part: what a caller passes before the results.
+  const FunctionSignature& input_signature() const { return input_signature_; }
 
   // Checks `args` (inputs then results, as call_signature() says), runs the kernels
   // and writes the results. kBadArgument when an argument is refused or its shapes
