@@ -1,7 +1,8 @@
 // PrimFunc: a tensor program with buffer and scalar parameters; IRModule: an
 // ordered map from names to PrimFuncs, one from names to graph functions (whole
-// models over PrimFuncs, ir/graph_function.h), and module attributes. A name
-// belongs to one function of either kind.
+// models over PrimFuncs, ir/graph_function.h), one from names to constant tensors
+// (a model's weights, which graph functions read with `const @name`), and module
+// attributes. A name belongs to one entry of any kind.
 //
 //   PrimFunc f = MakePrimFunc({Param::OfBuffer(A), Param::OfBuffer(B), Param::OfVar(n)}, body);
 //   IRModule m = MakeIRModule({{"add_one", f}});
@@ -20,6 +21,7 @@
 #include "ir/attrs.h"
 #include "ir/buffer.h"
 #include "ir/graph_function.h"
+#include "ir/host_buffer.h"
 #include "ir/stmt.h"
 
 namespace tessel::ir {
@@ -47,6 +49,9 @@ class IRModuleNode : public Node {
  public:
   std::vector<std::pair<std::string, PrimFunc>> functions;  // In insertion order.
   std::vector<std::pair<std::string, GraphFunc>> graph_functions;  // In insertion order.
+  // In insertion order. Never written: copies of a HostBuffer share its data, so a
+  // constant is made from a buffer nobody else holds (MakeIRModuleChecked clones).
+  std::vector<std::pair<std::string, HostBuffer>> constants;
   Attrs attrs;
   IRModuleNode() : Node(NodeKind::kIRModule) {}
   static bool classof(NodeKind k) { return k == NodeKind::kIRModule; }
@@ -54,6 +59,7 @@ class IRModuleNode : public Node {
   // Null when absent.
   PrimFunc Lookup(const std::string& name) const;
   GraphFunc LookupGraph(const std::string& name) const;
+  const HostBuffer* LookupConstant(const std::string& name) const;
 };
 using IRModule = Ref<const IRModuleNode>;
 
@@ -66,11 +72,21 @@ absl::StatusOr<IRModule> MakeIRModuleChecked(std::vector<std::pair<std::string, 
 absl::StatusOr<IRModule> MakeIRModuleChecked(
     std::vector<std::pair<std::string, PrimFunc>> functions,
     std::vector<std::pair<std::string, GraphFunc>> graph_functions, Attrs attrs = {});
+// Also checks each constant: present, and its bytes hold its shape. Each is cloned.
+absl::StatusOr<IRModule> MakeIRModuleChecked(
+    std::vector<std::pair<std::string, PrimFunc>> functions,
+    std::vector<std::pair<std::string, GraphFunc>> graph_functions,
+    std::vector<std::pair<std::string, HostBuffer>> constants, Attrs attrs = {});
 IRModule MakeIRModule(std::vector<std::pair<std::string, PrimFunc>> functions, Attrs attrs = {});
 
 // A copy of `mod` with function `name` replaced (or appended when absent).
 IRModule WithFunction(const IRModule& mod, const std::string& name, PrimFunc func);
 IRModule WithGraphFunction(const IRModule& mod, const std::string& name, GraphFunc func);
+// Adds (or replaces) constant `name`, cloning `value`; refuses a name a function has.
+absl::StatusOr<IRModule> WithConstant(const IRModule& mod, const std::string& name,
+                                      const HostBuffer& value);
+// A copy without the constants no graph function reads.
+IRModule WithoutUnusedConstants(const IRModule& mod);
 
 }  // namespace tessel::ir
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/printer.h"
 
 namespace tessel::ir {
@@ -15,8 +16,20 @@ std::string TensorTypeText(const Buffer& value) {
   return absl::StrCat(value->dtype.ToString(), "[", dims, "]");
 }
 
+std::string TensorTypeText(DataType dtype, const std::vector<int64_t>& shape) {
+  return absl::StrCat(dtype.ToString(), "[", absl::StrJoin(shape, ", "), "]");
+}
+
 const char* GraphCallKindName(GraphCall::Kind kind) {
-  return kind == GraphCall::Kind::kOp ? "op" : "call_tir";
+  switch (kind) {
+    case GraphCall::Kind::kOp:
+      return "op";
+    case GraphCall::Kind::kCallTir:
+      return "call_tir";
+    case GraphCall::Kind::kConstant:
+      return "const";
+  }
+  return "?";
 }
 
 absl::StatusOr<GraphFunc> MakeGraphFuncChecked(std::vector<Buffer> params,
@@ -42,6 +55,12 @@ absl::StatusOr<GraphFunc> MakeGraphFuncChecked(std::vector<Buffer> params,
     if (b.call.kind == GraphCall::Kind::kCallTir && !b.call.attrs.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(where, " (call_tir @", b.call.callee,
                                                      ") has attributes; only operators take them"));
+    }
+    if (b.call.kind == GraphCall::Kind::kConstant &&
+        (b.outputs.size() != 1 || !b.call.args.empty() || !b.call.attrs.empty())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " (const @", b.call.callee,
+                       ") must define one value and take no arguments or attributes"));
     }
     for (const Buffer& v : b.outputs) {
       if (!v) return absl::InvalidArgumentError(absl::StrCat(where, " has a missing output"));

@@ -3,14 +3,16 @@
 // either a graph-level operator of the op library, by name with attributes, or a
 // PrimFunc of the module in destination-passing style (`call_tir`):
 //
-//   graph @mlp(x: f32[8, 16], w: f32[16, 4]) {
+//   graph @mlp(x: f32[8, 16]) {
+//     w: f32[16, 4] = const @w
 //     h: f32[8, 4] = matmul(x, w)
 //     y: f32[8, 4] = call_tir @relu(h)
 //     return y
 //   }
 //
 // `call_tir @relu(h)` calls PrimFunc `relu(h, y)`: the arguments, then one
-// buffer per value the binding defines, which the callee writes.
+// buffer per value the binding defines, which the callee writes. `const @w`
+// reads constant `w` of the module (a weight), which nothing writes.
 //
 // Every value (parameter or binding output) is a Buffer of global scope: its
 // name, dtype and shape are the tensor's type, and once memory is planned it is
@@ -31,8 +33,9 @@ namespace tessel::ir {
 
 struct GraphCall {
   enum class Kind {
-    kOp,       // A graph-level operator: `callee` names an op of the op library.
-    kCallTir,  // `callee` names a PrimFunc of the module.
+    kOp,        // A graph-level operator: `callee` names an op of the op library.
+    kCallTir,   // `callee` names a PrimFunc of the module.
+    kConstant,  // `callee` names a constant of the module; no arguments, no attributes.
   };
   Kind kind = Kind::kOp;
   std::string callee;
@@ -65,6 +68,7 @@ absl::StatusOr<GraphFunc> MakeGraphFuncChecked(std::vector<Buffer> params,
 
 // A value's type as the text shows it: "f32[n, 4]".
 std::string TensorTypeText(const Buffer& value);
+std::string TensorTypeText(DataType dtype, const std::vector<int64_t>& shape);
 
 // "op" or "call_tir", for messages.
 const char* GraphCallKindName(GraphCall::Kind kind);

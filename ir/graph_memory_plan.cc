@@ -18,6 +18,8 @@ absl::flat_hash_map<const BufferNode*, ValueLifetime> IntermediateLifetimes(cons
     for (const Buffer& a : g->bindings[i].call.args) {
       if (auto it = life.find(a.get()); it != life.end()) it->second.last_use = at;
     }
+    // A constant's value is the module's data, never storage a kernel writes.
+    if (g->bindings[i].call.kind == GraphCall::Kind::kConstant) continue;
     for (const Buffer& o : g->bindings[i].outputs) {
       if (!results.contains(o.get())) life[o.get()] = ValueLifetime{at, at};
     }

@@ -36,7 +36,8 @@ struct ValueLifetime {
   int last_use = 0;
 };
 
-// The lifetime of every intermediate of `g`.
+// The lifetime of every intermediate of `g`: each value a kernel writes that is
+// not a result (constants are the module's data, not intermediates).
 absl::flat_hash_map<const BufferNode*, ValueLifetime> IntermediateLifetimes(const GraphFunc& g);
 
 // The values of each storage, in definition order.

@@ -39,16 +39,16 @@ uint8_t* At(const HostBuffer& b, int64_t flat_index) {
 
 }  // namespace
 
-HostBuffer HostBuffer::Zeros(DataType dtype, std::vector<int64_t> shape) {
+absl::StatusOr<HostBuffer> HostBuffer::ZerosChecked(DataType dtype, std::vector<int64_t> shape) {
   if (!dtype.is_scalar() || dtype.is_handle() || dtype.is_void()) {
-    DieWithStatus(absl::InvalidArgumentError(
-        absl::StrCat("HostBuffer::Zeros: element type ", dtype.ToString(), " is not a scalar value type")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("element type ", dtype.ToString(), " is not a scalar value type"));
   }
   int64_t bytes = dtype.bytes();
   for (int64_t d : shape) {
     if (d < 0 || (d > 0 && bytes > (int64_t{1} << 40) / d)) {
-      DieWithStatus(absl::InvalidArgumentError(absl::StrCat(
-          "HostBuffer::Zeros: shape [", absl::StrJoin(shape, ", "), "] is negative or too large")));
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape [", absl::StrJoin(shape, ", "), "] is negative or too large"));
     }
     bytes *= d;
   }
@@ -57,6 +57,15 @@ HostBuffer HostBuffer::Zeros(DataType dtype, std::vector<int64_t> shape) {
   b.shape_ = std::move(shape);
   b.data_ = std::make_shared<HostStorage>(static_cast<size_t>(bytes), 0);
   return b;
+}
+
+HostBuffer HostBuffer::Zeros(DataType dtype, std::vector<int64_t> shape) {
+  absl::StatusOr<HostBuffer> b = ZerosChecked(dtype, std::move(shape));
+  if (!b.ok()) {
+    DieWithStatus(
+        absl::InvalidArgumentError(absl::StrCat("HostBuffer::Zeros: ", b.status().message())));
+  }
+  return *std::move(b);
 }
 
 int64_t HostBuffer::size() const {

@@ -9,6 +9,7 @@
 #include <new>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "ir/dtype.h"
 
 namespace tessel::ir {
@@ -41,6 +42,9 @@ class HostBuffer {
  public:
   HostBuffer() = default;
   static HostBuffer Zeros(DataType dtype, std::vector<int64_t> shape);
+  // As Zeros, but a non-scalar dtype or a negative or too large shape is an error.
+  static absl::StatusOr<HostBuffer> ZerosChecked(DataType dtype, std::vector<int64_t> shape);
+  int64_t byte_size() const { return size() * dtype_.bytes(); }
 
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }

@@ -292,11 +292,11 @@ std::string QuoteString(absl::string_view s) {
 
 bool IsReservedWord(absl::string_view word) {
   static const auto* kWords = new absl::flat_hash_set<absl::string_view>{
-      "func",         "module_attrs", "attrs",    "for",         "in",     "if",
-      "else",         "let",          "allocate", "decl_buffer", "block",  "bare_block",
-      "seq",          "evaluate",     "where",    "init",        "reads",  "writes",
-      "alloc_buffer", "strides",      "offset",   "scope",       "align",  "true",
-      "false",        "inf",          "nan",      "graph",       "return", "call_tir"};
+      "func",   "module_attrs", "attrs",       "for",    "in",           "if",      "else",
+      "let",    "allocate",     "decl_buffer", "block",  "bare_block",   "seq",     "evaluate",
+      "where",  "init",         "reads",       "writes", "alloc_buffer", "strides", "offset",
+      "scope",  "align",        "true",        "false",  "inf",          "nan",     "graph",
+      "return", "call_tir",     "const"};
   if (kWords->contains(word)) return true;
   // inf_f32, nan_bf16, ...: float literals spelled as words.
   if (word.size() > 4 && (word.substr(0, 4) == "inf_" || word.substr(0, 4) == "nan_")) {

@@ -371,6 +371,7 @@ absl::StatusOr<IRModule> Parser::ParseModule() {
   bool have_attrs = false;
   std::vector<std::pair<std::string, PrimFunc>> functions;
   std::vector<std::pair<std::string, GraphFunc>> graphs;
+  std::vector<std::pair<std::string, HostBuffer>> constants;
   absl::flat_hash_set<std::string> names;
   while (Peek().kind != TokKind::kEof) {
     const Token& t = Peek();
@@ -383,13 +384,20 @@ absl::StatusOr<IRModule> Parser::ParseModule() {
       TESSEL_ASSIGN_OR_RETURN(attrs, ParseAttrDict());
       continue;
     }
-    if (!t.Is("func") && !t.Is("graph")) {
-      return ErrorAt(
-          t, absl::StrCat("expected 'func', 'graph' or 'module_attrs' at the top level but found ",
-                          Describe(t)));
+    if (!t.Is("func") && !t.Is("graph") && !t.Is("const")) {
+      return ErrorAt(t, absl::StrCat("expected 'func', 'graph', 'const' or 'module_attrs' at the "
+                                     "top level but found ",
+                                     Describe(t)));
     }
     const Token& name_tok = Peek(2);
     std::string name;
+    if (t.Is("const")) {
+      TESSEL_ASSIGN_OR_RETURN(auto c, ParseConstant());
+      if (!names.insert(c.first).second)
+        return ErrorAt(name_tok, absl::StrCat("'", c.first, "' is defined twice"));
+      constants.push_back(std::move(c));
+      continue;
+    }
     if (t.Is("graph")) {
       TESSEL_ASSIGN_OR_RETURN(GraphFunc g, ParseGraphFunction(&name));
       if (!names.insert(name).second)
@@ -401,8 +409,8 @@ absl::StatusOr<IRModule> Parser::ParseModule() {
     if (!names.insert(name).second) return ErrorAt(name_tok, absl::StrCat("function '", name, "' is defined twice"));
     functions.emplace_back(std::move(name), std::move(f));
   }
-  absl::StatusOr<IRModule> m =
-      MakeIRModuleChecked(std::move(functions), std::move(graphs), std::move(attrs));
+  absl::StatusOr<IRModule> m = MakeIRModuleChecked(std::move(functions), std::move(graphs),
+                                                   std::move(constants), std::move(attrs));
   if (!m.ok()) return ErrorAt(Peek(), m.status());
   return *m;
 }

@@ -128,6 +128,9 @@ class Parser {
   // parser_graph.cc
   absl::StatusOr<GraphFunc> ParseGraphFunction(std::string* name);
   absl::StatusOr<GraphBinding> ParseGraphBinding();
+  absl::Status ParseGraphCallRest(GraphBinding* binding);
+  // `const @w: f32[2, 2] = "0000803f..."`: the bytes in hex, little-endian.
+  absl::StatusOr<std::pair<std::string, HostBuffer>> ParseConstant();
   // A value of a graph function at a use: defined earlier, by a parameter or a binding.
   absl::StatusOr<Buffer> ParseValueUse(const char* what);
   absl::Status DeclareScalarParams(std::vector<Var>* vars, std::vector<std::string>* names);

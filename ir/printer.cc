@@ -303,6 +303,9 @@ std::string PrintModule(const IRModule& mod) {
     tsl::Printer p;
     out += p.TwoPass([&](tsl::Printer& q) { q.PrintFunc(f, name); });
   }
+  // Constants last, one per line: the data, after the code that reads it.
+  if (!out.empty() && !mod->constants.empty()) out += "\n";
+  for (const auto& [name, c] : mod->constants) out += PrintConstant(name, c);
   return out;
 }
 

@@ -18,6 +18,8 @@
 namespace tessel::ir {
 
 std::string PrintModule(const IRModule& mod);
+// A module constant's line: `const @w: f32[2] = "0000803f00000040"` (its bytes in hex).
+std::string PrintConstant(const std::string& name, const HostBuffer& value);
 // A function as it appears inside a module, under the name `name`.
 std::string PrintFunction(const PrimFunc& func, const std::string& name = "main");
 std::string PrintGraphFunction(const GraphFunc& func, const std::string& name = "main");

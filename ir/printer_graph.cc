@@ -6,6 +6,10 @@
 //     y: f32[n, 4] = call_tir @relu(h)
 //     return y
 //   }
+//
+// A constant of the module prints as its type and its bytes in hex:
+//
+//   const @w: f32[2] = "0000803f00000040"
 #include "absl/strings/str_cat.h"
 #include "ir/printer_internal.h"
 
@@ -39,6 +43,11 @@ void Printer::PrintGraph(const GraphFunc& g, const std::string& name) {
       entities.push_back(PrintBufferDef(b.outputs[i]));
     }
     out_ += " = ";
+    if (b.call.kind == GraphCall::Kind::kConstant) {
+      absl::StrAppend(&out_, "const @", QuotedName(b.call.callee), "\n");
+      Activate(b.outputs[0].get(), entities[0]);
+      continue;
+    }
     if (b.call.kind == GraphCall::Kind::kCallTir) out_ += "call_tir @";
     absl::StrAppend(&out_, QuotedName(b.call.callee), "(");
     for (size_t i = 0; i < b.call.args.size(); ++i) {
@@ -67,3 +76,22 @@ void Printer::PrintGraph(const GraphFunc& g, const std::string& name) {
 }
 
 }  // namespace tessel::ir::tsl
+
+namespace tessel::ir {
+
+std::string PrintConstant(const std::string& name, const HostBuffer& value) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = absl::StrCat("const @", tsl::Printer::QuotedName(name), ": ",
+                                 TensorTypeText(value.dtype(), value.shape()), " = \"");
+  const auto* bytes = static_cast<const uint8_t*>(value.data());
+  const int64_t n = value.byte_size();
+  out.reserve(out.size() + 2 * n + 2);
+  for (int64_t i = 0; i < n; ++i) {
+    out.push_back(kHex[bytes[i] >> 4]);
+    out.push_back(kHex[bytes[i] & 15]);
+  }
+  out += "\"\n";
+  return out;
+}
+
+}  // namespace tessel::ir

@@ -45,6 +45,8 @@ class Printer {
   void PrintGraph(const GraphFunc& g, const std::string& name);  // printer_graph.cc
   void PrintBody(const Stmt& body);
   void PrintExpr(const Expr& e, int min_prec);
+  // A symbol's name after `@`: quoted when it is not an identifier.
+  static std::string QuotedName(const std::string& name);
 
  private:
   // Names belong to entities: one per binding of a variable or buffer (an
@@ -64,7 +66,6 @@ class Printer {
   void PrintExprList(const std::vector<Expr>& list);
   std::string IntLiteral(const IntImmNode* op);
   std::string BufferName(const Buffer& b);
-  static std::string QuotedName(const std::string& name);
   void PrintAttrValue(const AttrValue& v);
   void PrintAttrs(const Attrs& attrs);
   // Definitions print a new entity's name and return the entity (-1 for null);

@@ -1,6 +1,7 @@
 // Structural equality of statements, blocks, functions and modules: the part of
 // the checker (structural_equal_checker.h) above expressions. Scoping follows
 // structural_equal.cc: a binder is recorded on entry and restored on exit.
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -246,6 +247,23 @@ bool EqualChecker::Module(const IRModuleNode* a, const IRModuleNode* b) {
     }
     if (!Roots(ga.get(), gb.get()) || (ga && !Graph(ga.get(), gb.get()))) {
       return Up(absl::StrCat("graph[", na, "]"));
+    }
+  }
+  if (a->constants.size() != b->constants.size()) {
+    return FieldMismatch("constants", "constant counts differ", absl::StrCat(a->constants.size()),
+                         absl::StrCat(b->constants.size()));
+  }
+  for (size_t i = 0; i < a->constants.size(); ++i) {
+    const auto& [na, ca] = a->constants[i];
+    const auto& [nb, cb] = b->constants[i];
+    const std::string at = absl::StrCat("constants[", i, "]");
+    if (na != nb) return FieldMismatch(at, "constant names differ", na, nb);
+    const std::string ta = TensorTypeText(ca.dtype(), ca.shape());
+    const std::string tb = TensorTypeText(cb.dtype(), cb.shape());
+    if (ta != tb)
+      return FieldMismatch(at, absl::StrCat("constant '", na, "': types differ"), ta, tb);
+    if (ca.byte_size() > 0 && std::memcmp(ca.data(), cb.data(), ca.byte_size()) != 0) {
+      return FieldMismatch(at, absl::StrCat("constant '", na, "': data differ"), "", "");
     }
   }
   return AttrsEq("attrs", a->attrs, b->attrs);

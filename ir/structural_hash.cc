@@ -73,6 +73,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,7 @@ constexpr uint64_t kTagBufferRef = 51;
 constexpr uint64_t kTagFreeBufferMapped = 52;
 constexpr uint64_t kTagFreeBuffer = 53;
 constexpr uint64_t kTagGraphFunc = 54;
+constexpr uint64_t kTagConstant = 55;
 
 // Stable codes: NodeKind's numbering may change, the stored hash may not.
 uint64_t KindCode(NodeKind k) {
@@ -217,6 +219,20 @@ class Hasher {
       }
       W(word);
     }
+  }
+
+  void Bytes(const void* data, int64_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    W(static_cast<uint64_t>(n));
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t word;
+      std::memcpy(&word, p + i, 8);
+      W(word);
+    }
+    uint64_t tail = 0;
+    for (int64_t j = 0; i + j < n; ++j) tail |= static_cast<uint64_t>(p[i + j]) << (8 * j);
+    W(tail);
   }
 
   size_t Mark() const { return log_.size(); }
@@ -522,7 +538,7 @@ void Hasher::Graph(const GraphFuncNode* g) {
   for (const Buffer& p : g->params) BufferDef(p, true);
   W(g->bindings.size());
   for (const GraphBinding& b : g->bindings) {
-    W(b.call.kind == GraphCall::Kind::kOp ? 0 : 1);
+    W(static_cast<uint64_t>(b.call.kind));  // 0 op, 1 call_tir, 2 const: stored, keep stable.
     Str(b.call.callee);
     W(b.call.args.size());
     for (const Buffer& a : b.call.args) BufferUse(a);
@@ -552,6 +568,17 @@ void Hasher::Module(const IRModuleNode* m) {
     for (const auto& [name, g] : m->graph_functions) {
       Str(name);
       Graph(g.get());
+    }
+  }
+  if (!m->constants.empty()) {
+    W(kTagConstant);
+    W(m->constants.size());
+    for (const auto& [name, c] : m->constants) {
+      Str(name);
+      Str(c.dtype().ToString());
+      W(c.shape().size());
+      for (int64_t d : c.shape()) W(static_cast<uint64_t>(d));
+      Bytes(c.data(), c.byte_size());
     }
   }
   AttrsHash(m->attrs);

@@ -16,6 +16,8 @@
 //     return y                            // error: B is f32[8], y is f32[4]
 //   }
 //
+// - `const @w` names a constant of the module, of the value's dtype and shape.
+//
 // Operators are the op library's (ir/graph/op_registry.h), checked there.
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -56,6 +58,7 @@ class GraphVerifier {
       }
       for (const Buffer& o : b.outputs) TESSEL_RETURN_IF_ERROR(Define(o, at));
       if (b.call.kind == GraphCall::Kind::kCallTir) TESSEL_RETURN_IF_ERROR(CheckCallTir(b, at));
+      if (b.call.kind == GraphCall::Kind::kConstant) TESSEL_RETURN_IF_ERROR(CheckConstant(b, at));
     }
     for (const Buffer& r : g->results) {
       if (!defined_.contains(r.get())) {
@@ -105,6 +108,26 @@ class GraphVerifier {
   static bool IsZeroOffset(const Expr& e) {
     const auto* c = dyn_cast<IntImmNode>(e);
     return !e || (c && c->value == 0);
+  }
+
+  absl::Status CheckConstant(const GraphBinding& b, const std::string& at) {
+    const HostBuffer* c = mod_->LookupConstant(b.call.callee);
+    if (c == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(at, ": const @", b.call.callee,
+                                                     ": the module has no constant of that name"));
+    }
+    const Buffer& v = b.outputs[0];
+    bool same = v->dtype == c->dtype() && v->shape.size() == c->shape().size();
+    for (size_t d = 0; same && d < v->shape.size(); ++d) {
+      const auto* dim = dyn_cast<IntImmNode>(v->shape[d]);
+      same = dim != nullptr && dim->value == c->shape()[d];
+    }
+    if (!same) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ": value '", v->name, "' is ", TensorTypeText(v), " but constant @",
+                       b.call.callee, " is ", TensorTypeText(c->dtype(), c->shape())));
+    }
+    return absl::OkStatus();
   }
 
   absl::Status CheckCallTir(const GraphBinding& b, const std::string& at) {

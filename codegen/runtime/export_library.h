@@ -66,9 +66,16 @@ absl::Status ExportModule(const ir::IRModule& mod, const std::string& object_cod
                           const std::string& library_path, const ExportOptions& options = {});
 
 // The generated pieces, for inspection and tests.
+// With `constants_file`, the library also carries that file's bytes (the graphs'
+// constants, `constants_bytes` of them) and tessel_module_constants() returns them.
 std::string MetadataSource(const std::vector<FunctionSignature>& signatures,
                            const std::vector<std::string>& cpu_features = {},
-                           const std::vector<GraphProgram>& graphs = {});
+                           const std::vector<GraphProgram>& graphs = {},
+                           const std::string& constants_file = "", int64_t constants_bytes = 0);
+// The graphs' constants as one blob: each constant's bytes once (by address), at a
+// 64-byte aligned offset, which `graphs` is updated to. An error names a constant
+// without data.
+absl::StatusOr<std::string> PackConstants(std::vector<GraphProgram>* graphs);
 std::string HeaderSource(const std::vector<FunctionSignature>& signatures,
                          const std::string& prefix, const std::vector<GraphProgram>& graphs = {});
 

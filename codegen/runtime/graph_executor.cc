@@ -81,9 +81,23 @@ absl::StatusOr<GraphProgram> GraphProgramOf(const ir::IRModule& mod, const std::
   };
   for (const ir::Buffer& param : g->params)
     TESSEL_RETURN_IF_ERROR(add(param, GraphProgram::kInput));
+  int64_t constant_offset = 0;
   for (const ir::GraphBinding& b : g->bindings) {
     const std::string at =
         absl::StrCat("graph function '", name, "': binding of '", b.outputs[0]->name, "'");
+    if (b.call.kind == ir::GraphCall::Kind::kConstant) {
+      // The module's own bytes, kept alive by the program (HostBuffers are aligned). A
+      // returned constant is copied into its result, like a returned parameter.
+      auto owner = std::make_shared<const ir::HostBuffer>(*mod->LookupConstant(b.call.callee));
+      TESSEL_RETURN_IF_ERROR(add(b.outputs[0], GraphProgram::kConstant));
+      GraphProgram::Value& v = p.values.back();
+      v.data = owner->data();
+      v.offset = constant_offset;
+      constant_offset +=
+          (owner->byte_size() + kArgumentAlignment - 1) / kArgumentAlignment * kArgumentAlignment;
+      p.constant_owners.push_back(std::move(owner));
+      continue;
+    }
     if (b.call.kind != ir::GraphCall::Kind::kCallTir) {
       return absl::FailedPreconditionError(
           absl::StrCat(at, " calls operator ", b.call.callee,
@@ -219,9 +233,19 @@ std::string GraphExecutor::Describe() const {
   };
   std::string out = absl::StrCat("graph ", p.name, ": ", Count(p.kernels.size(), "kernel"), ", ",
                                  Count(p.num_storages, "storage"));
+  int constants = 0;
+  int64_t constant_bytes = 0;
+  for (const GraphProgram::Value& v : p.values) {
+    if (v.role != GraphProgram::kConstant) continue;
+    ++constants;
+    constant_bytes += ConstantBytes(v);
+  }
   if (!shapes.empty()) {
     absl::StrAppend(&out, " of ", planned_bytes(),
                     " bytes (one per intermediate: ", unplanned_bytes(), ")");
+  }
+  if (constants > 0) {
+    absl::StrAppend(&out, ", ", Count(constants, "constant"), " of ", constant_bytes, " bytes");
   }
   absl::StrAppend(&out, "\n");
   for (size_t i = 0; i < p.kernels.size(); ++i) {

@@ -129,11 +129,23 @@ std::string ValidateGraphProgram(const GraphProgram& g) {
     if ((v < g.num_inputs) != (role == GraphProgram::kInput))
       return where + "value '" + g.values[v].name + "': inputs come first, and only inputs";
     if (role != GraphProgram::kInput && role != GraphProgram::kResult &&
-        (role < 0 || role >= g.num_storages))
+        role != GraphProgram::kConstant && (role < 0 || role >= g.num_storages))
       return where + "value '" + g.values[v].name + "': storage out of range";
+    if (role == GraphProgram::kConstant) {
+      for (const ProductDim& d : g.values[v].shape) {
+        if (!d.vars.empty())
+          return where + "constant '" + g.values[v].name + "' has a variable size";
+      }
+      if (ConstantBytes(g.values[v]) < 0 || g.values[v].offset < 0 ||
+          g.values[v].offset % kArgumentAlignment != 0) {
+        return where + "constant '" + g.values[v].name + "': bad size or offset";
+      }
+    }
   }
   std::vector<bool> defined(n, false);
-  for (int v = 0; v < g.num_inputs; ++v) defined[v] = true;
+  for (int v = 0; v < n; ++v) {
+    defined[v] = v < g.num_inputs || g.values[v].role == GraphProgram::kConstant;
+  }
   for (size_t k = 0; k < g.kernels.size(); ++k) {
     const GraphProgram::Kernel& kernel = g.kernels[k];
     const std::string at = where + "kernel " + std::to_string(k) + " (" + kernel.function + "): ";
@@ -199,9 +211,10 @@ std::string SerializeGraphPrograms(const std::vector<GraphProgram>& graphs) {
       out +=
           "value " + v.name + " " + DTypeToString(v.dtype) + " " + std::to_string(v.shape.size());
       for (const ProductDim& d : v.shape) out += " " + DimText(d);
-      out += v.role == GraphProgram::kInput    ? " input\n"
-             : v.role == GraphProgram::kResult ? " result\n"
-                                               : " storage " + std::to_string(v.role) + "\n";
+      out += v.role == GraphProgram::kInput      ? " input\n"
+             : v.role == GraphProgram::kResult   ? " result\n"
+             : v.role == GraphProgram::kConstant ? " constant " + std::to_string(v.offset) + "\n"
+                                                 : " storage " + std::to_string(v.role) + "\n";
     }
     for (const GraphProgram::Kernel& k : g.kernels) {
       out += "kernel " + k.function + " " + std::to_string(k.args.size());
@@ -273,14 +286,16 @@ bool ParseGraphPrograms(std::string_view text, std::vector<GraphProgram>* out, s
       }
       const size_t r = 4 + static_cast<size_t>(ndim);
       int64_t storage;
-      if (w.size() == r + 1 && w[r] == "input") {
+      if (w.size() == r + 2 && w[r] == "constant" && ParseInt(w[r + 1], &v.offset)) {
+        v.role = GraphProgram::kConstant;
+      } else if (w.size() == r + 1 && w[r] == "input") {
         v.role = GraphProgram::kInput;
       } else if (w.size() == r + 1 && w[r] == "result") {
         v.role = GraphProgram::kResult;
       } else if (w.size() == r + 2 && w[r] == "storage" && count(w[r + 1], &storage)) {
         v.role = static_cast<int>(storage);
       } else {
-        return fail("expected the role 'input', 'result' or 'storage <id>'");
+        return fail("expected the role 'input', 'result', 'constant <offset>' or 'storage <id>'");
       }
       g.values.push_back(std::move(v));
       --values_left;
@@ -322,8 +337,36 @@ bool ParseGraphPrograms(std::string_view text, std::vector<GraphProgram>* out, s
   return true;
 }
 
+int64_t ConstantBytes(const GraphProgram::Value& v) {
+  int64_t bytes = DTypeBytes(v.dtype);
+  for (const ProductDim& d : v.shape) {
+    if (!d.vars.empty() || __builtin_mul_overflow(bytes, d.factor, &bytes)) return -1;
+  }
+  return bytes;
+}
+
+std::string PlaceConstants(GraphProgram* g, const void* blob, int64_t size) {
+  for (GraphProgram::Value& v : g->values) {
+    if (v.role != GraphProgram::kConstant) continue;
+    const int64_t bytes = ConstantBytes(v);
+    int64_t end;
+    if (bytes < 0 || v.offset < 0 || __builtin_add_overflow(v.offset, bytes, &end) || end > size) {
+      return "graph " + g->name + ": constant '" + v.name + "' reaches past the library's " +
+             std::to_string(size) + " bytes of constants";
+    }
+    v.data = static_cast<const char*>(blob) + v.offset;
+  }
+  return "";
+}
+
 std::string GraphRunner::Create(GraphProgram program, const Resolve& resolve, GraphRunner* out) {
   if (std::string why = ValidateGraphProgram(program); !why.empty()) return why;
+  for (const GraphProgram::Value& v : program.values) {
+    if (v.role != GraphProgram::kConstant || ConstantBytes(v) == 0) continue;
+    if (v.data == nullptr || reinterpret_cast<uintptr_t>(v.data) % kArgumentAlignment != 0) {
+      return "graph " + program.name + ": constant '" + v.name + "' has no data, or unaligned data";
+    }
+  }
   GraphRunner r;
   r.call_signature_ = program.CallSignature();
   r.input_signature_ = r.call_signature_;
@@ -467,10 +510,10 @@ CallOutcome GraphRunner::Run(DLTensor* const* args, int32_t num_args) const {
     const int role = g.values[v].role;
     if (role == GraphProgram::kInput) {
       tensors[v] = *args[v];
-    } else if (role >= 0) {
+    } else if (role >= 0 || role == GraphProgram::kConstant) {
       DLTensor& t = tensors[v];
       t = DLTensor{};
-      t.data = storage_[role];
+      t.data = role >= 0 ? storage_[role] : const_cast<void*>(g.values[v].data);
       t.device = DLDevice{kDLCPU, 0};
       t.ndim = static_cast<int32_t>(shapes_[v].size());
       t.dtype = g.values[v].dtype;

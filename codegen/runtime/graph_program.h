@@ -7,6 +7,8 @@
 //   graph ffn 4 1 2 3                 name, values, storages, kernels, inputs
 //   value x f32 2 n 768 input         name dtype ndim dims... role
 //   value w f32 2 768 3072 input
+//   value b f32 1 3072 constant 0     a weight: bytes at offset 0 of the library's
+//                                       constants (ConstantsSymbol)
 //   value h f32 2 n 3072 storage 0    a dimension: a constant, a variable, or a
 //   value y f32 2 n*2 3072 result       product of them ("n*2", "4*b*s")
 //   kernel relu 2 2 1                 symbol, argument count, ids (args, then outputs), outputs
@@ -24,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -42,12 +45,16 @@ struct ProductDim {
 };
 
 struct GraphProgram {
-  enum Role : int { kInput = -1, kResult = -2 };  // Else: a storage id.
+  enum Role : int { kInput = -1, kResult = -2, kConstant = -3 };  // Else: a storage id.
   struct Value {
     std::string name;
     DLDataType dtype{kDLFloat, 32, 1};
     std::vector<ProductDim> shape;
     int role = kInput;
+    // A constant's bytes, which nothing writes (set before GraphRunner::Create), and
+    // where they are in a library's constants (the text form's offset).
+    const void* data = nullptr;
+    int64_t offset = 0;
   };
   struct Kernel {
     std::string function;   // The symbol of a compiled function of the same module.
@@ -60,6 +67,8 @@ struct GraphProgram {
   int num_storages = 0;
   std::vector<Kernel> kernels;
   std::vector<int> results;
+  // Whatever keeps the constants' `data` alive (in-process: the module's buffers).
+  std::vector<std::shared_ptr<const void>> constant_owners;
 
   // What a call passes, inputs (read) then results (written): "ffn(x: f32[n, 768], ..., y: ...)".
   // A dimension that is not a single variable or constant is a fresh variable here,
@@ -68,7 +77,8 @@ struct GraphProgram {
 };
 
 // "" when `g` is well formed: value ids in range, inputs first and only there, each
-// intermediate written by one kernel before any kernel reads it, storage ids in
+// intermediate written by one kernel before any kernel reads it, constants of
+// constant shape at aligned offsets and never written, storage ids in
 // [0, num_storages), no two values live at once in one storage, at least one result.
 std::string ValidateGraphProgram(const GraphProgram& g);
 
@@ -79,6 +89,12 @@ std::string SerializeGraphPrograms(const std::vector<GraphProgram>& graphs);
 // naming the line.
 bool ParseGraphPrograms(std::string_view metadata, std::vector<GraphProgram>* out,
                         std::string* error);
+
+// A constant value's size in bytes (its shape is constant).
+int64_t ConstantBytes(const GraphProgram::Value& v);
+// Points the constants of `g` into `blob` (a library's constants, `size` bytes) by
+// their offsets; "" or why not (one reaches past the end).
+std::string PlaceConstants(GraphProgram* g, const void* blob, int64_t size);
 
 // A program's kernels resolved to entry points, and the storage of its last call.
 class GraphRunner {

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -196,6 +197,24 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
     return nullptr;
   }
   for (GraphProgram& g : graphs) {
+    const bool has_constants =
+        std::any_of(g.values.begin(), g.values.end(),
+                    [](const GraphProgram::Value& v) { return v.role == GraphProgram::kConstant; });
+    if (has_constants) {
+      using ConstantsFn = const void* (*)(long long*);
+      auto constants = reinterpret_cast<ConstantsFn>(dlsym(lib->handle_, kConstantsSymbol));
+      if (constants == nullptr) {
+        *error = path + ": graph " + g.name + " reads constants, but the library has no " +
+                 kConstantsSymbol;
+        return nullptr;
+      }
+      long long size = 0;
+      const void* blob = constants(&size);
+      if (std::string e = PlaceConstants(&g, blob, size); !e.empty()) {
+        *error = path + ": " + e;
+        return nullptr;
+      }
+    }
     if (lib->Find(g.name) != nullptr || lib->FindGraph(g.name) != nullptr) {
       *error = path + ": bad metadata: two functions or graphs named '" + g.name + "'";
       return nullptr;

@@ -25,6 +25,9 @@ namespace tessel::runtime {
 
 // The symbol holding a library's metadata text: const char* tessel_module_metadata(void).
 inline constexpr const char* kMetadataSymbol = "tessel_module_metadata";
+// The symbol returning the bytes of a library's graph constants:
+// const void* tessel_module_constants(int64_t* size).
+inline constexpr const char* kConstantsSymbol = "tessel_module_constants";
 // The prefix of a function's entry point: tessel_packed_<name>.
 inline constexpr const char* kPackedPrefix = "tessel_packed_";
 

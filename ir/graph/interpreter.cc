@@ -10,6 +10,7 @@
 #include "ir/graph/interpreter.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/graph/op_registry.h"
@@ -51,6 +52,13 @@ class GraphRun {
     for (size_t i = 0; i < inputs.size(); ++i)
       TESSEL_RETURN_IF_ERROR(BindInput(g->params[i], inputs[i], i));
     for (const GraphBinding& b : g->bindings) {
+      if (b.call.kind == GraphCall::Kind::kConstant) {
+        const HostBuffer* c = mod_->LookupConstant(b.call.callee);
+        if (c == nullptr) return Fail(b, absl::NotFoundError("the module has no such constant"));
+        values_[b.outputs[0].get()] = *c;  // Kernels never write their arguments.
+        constants_.insert(b.outputs[0].get());
+        continue;
+      }
       std::vector<Arg> args;
       for (const Buffer& a : b.call.args) args.emplace_back(values_.at(a.get()));
       for (const Buffer& o : b.outputs) {
@@ -71,7 +79,11 @@ class GraphRun {
       if (!s.ok()) return Fail(b, s);
     }
     std::vector<HostBuffer> results;
-    for (const Buffer& r : g->results) results.push_back(values_.at(r.get()));
+    // A returned constant is a copy: the caller may write its results.
+    for (const Buffer& r : g->results) {
+      results.push_back(constants_.contains(r.get()) ? values_.at(r.get()).Clone()
+                                                     : values_.at(r.get()));
+    }
     return results;
   }
 
@@ -138,6 +150,7 @@ class GraphRun {
   arith::Analyzer ana_;
   VarMap bound_;
   absl::flat_hash_map<const BufferNode*, HostBuffer> values_;
+  absl::flat_hash_set<const BufferNode*> constants_;  // Values that are module constants.
 };
 
 }  // namespace

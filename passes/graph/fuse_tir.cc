@@ -144,6 +144,10 @@ class FuseTirPass : public Pass {
       absl::flat_hash_set<const ir::BufferNode*> seen_inputs;
       for (int i : group) {
         const ir::GraphBinding& b = g->bindings[i];
+        if (b.call.kind == ir::GraphCall::Kind::kConstant) {
+          return absl::InvalidArgumentError(absl::StrCat(where, ": binding ", i, " is constant @",
+                                                         b.call.callee, ", not a kernel"));
+        }
         if (b.call.kind != ir::GraphCall::Kind::kCallTir) {
           return absl::InvalidArgumentError(absl::StrCat(
               where, ": binding ", i, " calls operator '", b.call.callee, "'; run legalize first"));

@@ -26,6 +26,7 @@ class KernelTable {
   explicit KernelTable(const ir::IRModule& mod) : functions_(mod->functions) {
     for (const auto& [name, f] : functions_) Index(name, f);
     for (const auto& [name, g] : mod->graph_functions) taken_.insert(name);
+    for (const auto& [name, c] : mod->constants) taken_.insert(name);  // One namespace.
   }
 
   // The name of a PrimFunc structurally equal to `f`, adding `f` when there is none.

@@ -20,7 +20,9 @@
 #include "ir/graph/op_registry.h"
 #include "ir/lexer.h"
 #include "ir/printer.h"
+#include "passes/graph/bind_params.h"
 #include "python/src/common.h"
+#include "python/src/host_arrays.h"
 
 namespace tessel::python {
 namespace {
@@ -30,49 +32,24 @@ using Binding = std::tuple<std::vector<ir::Buffer>, std::string, std::string,
 
 ir::GraphBinding BindingFromPy(const Binding& b) {
   const auto& [outputs, kind, callee, args, attrs] = b;
-  if (kind != "op" && kind != "call_tir") {
+  ir::GraphCall::Kind k;
+  if (kind == "op") {
+    k = ir::GraphCall::Kind::kOp;
+  } else if (kind == "call_tir") {
+    k = ir::GraphCall::Kind::kCallTir;
+  } else if (kind == "const") {
+    k = ir::GraphCall::Kind::kConstant;
+  } else {
     Throw(ErrorKind::kArgument,
-          absl::StrCat("a binding's kind is 'op' or 'call_tir', got '", kind, "'"));
+          absl::StrCat("a binding's kind is 'op', 'call_tir' or 'const', got '", kind, "'"));
   }
-  ir::GraphCall call{kind == "op" ? ir::GraphCall::Kind::kOp : ir::GraphCall::Kind::kCallTir,
-                     callee, args, AttrsFromPy(attrs)};
+  ir::GraphCall call{k, callee, args, AttrsFromPy(attrs)};
   return ir::GraphBinding{outputs, std::move(call)};
 }
 
 py::tuple BindingToPy(const ir::GraphBinding& b) {
   return py::make_tuple(b.outputs, ir::GraphCallKindName(b.call.kind), b.call.callee, b.call.args,
                         AttrsToPy(b.call.attrs));
-}
-
-ir::HostBuffer HostBufferFromArray(py::handle h, size_t index) {
-  const std::string what = absl::StrCat("input ", index);
-  if (!py::isinstance<py::array>(h)) {
-    Throw(ErrorKind::kArgument, absl::StrCat(what, ": expected a numpy array, got ",
-                                             py::repr(py::type::of(h)).cast<std::string>()));
-  }
-  // Not numpy.ascontiguousarray: it turns a 0-d array (a scalar weight) into 1-d.
-  py::array a = py::array::ensure(h, py::array::c_style);
-  if (!a)
-    Throw(ErrorKind::kArgument, absl::StrCat(what, ": the array cannot be made C-contiguous"));
-  ir::DataType t;
-  try {
-    t = DtypeFromPy(a.attr("dtype"));
-  } catch (const Error&) {
-    Throw(ErrorKind::kArgument,
-          absl::StrCat(what, ": numpy dtype ", a.attr("dtype").attr("name").cast<std::string>(),
-                       " has no tessel counterpart"));
-  }
-  std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
-  ir::HostBuffer b = ir::HostBuffer::Zeros(t, shape);
-  if (a.nbytes() > 0) std::memcpy(b.data(), a.data(), a.nbytes());
-  return b;
-}
-
-py::array ArrayFromHostBuffer(const ir::HostBuffer& b) {
-  std::vector<py::ssize_t> shape(b.shape().begin(), b.shape().end());
-  py::array out(py::dtype::from_args(NumpyDtype(b.dtype())), shape);
-  if (out.nbytes() > 0) std::memcpy(out.mutable_data(), b.data(), out.nbytes());
-  return out;
 }
 
 }  // namespace
@@ -92,7 +69,7 @@ void BindGraph(py::module_& m) {
             for (const ir::GraphBinding& b : g.bindings) out.append(BindingToPy(b));
             return out;
           },
-          "(outputs, 'op' or 'call_tir', callee, args, attrs) per binding, in order.")
+          "(outputs, 'op', 'call_tir' or 'const', callee, args, attrs) per binding, in order.")
       .def_property_readonly(
           "attrs", [](const ir::GraphFuncNode& g) { return AttrsToPy(g.attrs); },
           "A copy of the attributes as a dict.")
@@ -147,6 +124,18 @@ void BindGraph(py::module_& m) {
       },
       py::arg("params"), py::arg("bindings"), py::arg("results"), py::arg("attrs") = py::none());
   m.def(
+      "bind_params",
+      [](const ir::IRModule& mod, const std::string& graph, const py::dict& values) {
+        std::vector<std::pair<std::string, ir::HostBuffer>> bound;
+        for (auto [k, v] : values) {
+          const std::string name = CastArg<std::string>(k, "bind_params: a parameter name");
+          bound.emplace_back(name, HostBufferFromArray(v, absl::StrCat("params['", name, "']")));
+        }
+        return Unwrap(passes::BindParams(mod, graph, bound), ErrorKind::kArgument);
+      },
+      py::arg("mod"), py::arg("graph"), py::arg("values"),
+      "`mod` with the named parameters of graph function `graph` as module constants.");
+  m.def(
       "run_graph",
       [](const ir::IRModule& mod, const std::string& name, const py::list& inputs,
          int64_t max_steps) {
@@ -160,7 +149,8 @@ void BindGraph(py::module_& m) {
                              " inputs, got ", inputs.size()));
         }
         std::vector<ir::HostBuffer> in;
-        for (size_t i = 0; i < inputs.size(); ++i) in.push_back(HostBufferFromArray(inputs[i], i));
+        for (size_t i = 0; i < inputs.size(); ++i)
+          in.push_back(HostBufferFromArray(inputs[i], absl::StrCat("input ", i)));
         if (max_steps < 0) Throw(ErrorKind::kArgument, "max_steps must be >= 0 (0: unlimited)");
         absl::StatusOr<std::vector<ir::HostBuffer>> out;
         ClearStashedPythonError();

@@ -16,6 +16,7 @@
 #include "ir/function.h"
 #include "ir/printer.h"
 #include "python/src/common.h"
+#include "python/src/host_arrays.h"
 
 namespace tessel::python {
 
@@ -120,6 +121,24 @@ void BindIRModule(py::module_& m) {
       .def_property_readonly(
           "attrs", [](const ir::IRModuleNode& mod) { return AttrsToPy(mod.attrs); },
           "A copy of the module attributes as a dict.")
+      .def_property_readonly(
+          "constants",
+          [](const ir::IRModuleNode& mod) {
+            py::dict out;
+            for (const auto& [name, c] : mod.constants) out[py::str(name)] = ArrayFromHostBuffer(c);
+            return out;
+          },
+          "The constants graph functions read (`const @w`), as a dict of copies (numpy).")
+      .def(
+          "with_constant",
+          [](const ir::IRModule& mod, const std::string& name, py::handle value) {
+            return Unwrap(
+                ir::WithConstant(mod, name,
+                                 HostBufferFromArray(value, absl::StrCat("constant '", name, "'"))),
+                ErrorKind::kArgument);
+          },
+          py::arg("name"), py::arg("value"),
+          "A copy with constant `name` set to a copy of numpy array `value`.")
       .def(
           "with_function",
           [](const ir::IRModule& mod, const std::string& name, const ir::PrimFunc& f) {

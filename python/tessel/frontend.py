@@ -10,7 +10,9 @@
 
 The graph function's parameters are the model's inputs, then its initializers
 and the tensors of its Constant nodes, in that order; ``params`` maps those
-weights' names to their arrays (numpy), in parameter order. Opsets up to 17, for
+weights' names to their arrays (numpy), in parameter order. With
+``from_onnx(model, freeze_params=True)`` the weights are constants of the
+module instead, and ``params`` is empty. Opsets up to 17, for
 MatMul, Gemm, Add, Sub, Mul, Div (numpy broadcasting), Relu, Erf, Sqrt, Tanh,
 Sigmoid, Softmax, LayerNormalization, Transpose, Reshape (constant shape), Conv
 (NCHW), MaxPool, AveragePool, ReduceMean, ReduceSum, Concat, Constant and
@@ -39,9 +41,10 @@ _DTYPES = {1: "float32", 10: "float16", 11: "float64", 6: "int32", 7: "int64", 9
 
 
 class _Importer:
-    def __init__(self, model, opset: int):
+    def __init__(self, model, opset: int, freeze_params: bool = False):
         self.model = model
         self.opset = opset
+        self.freeze_params = freeze_params
         self.b = graph.Builder("main")
         self.values: Dict[str, graph.Value] = {}
         self.consts: Dict[str, np.ndarray] = {}  # Weights and Constant tensors, by ONNX name.
@@ -61,8 +64,11 @@ class _Importer:
             return self.values[name]
         if name in self.consts:
             arr = self.consts[name]
-            v = self.b.input(_safe(name, self.b), arr.shape, str(arr.dtype))
-            self.params[v.name] = arr
+            if self.freeze_params:
+                v = self.b.constant(arr, _safe(name, self.b))
+            else:
+                v = self.b.input(_safe(name, self.b), arr.shape, str(arr.dtype))
+                self.params[v.name] = arr
             self.values[name] = v
             return v
         self.fail(f"input '{name}' is not defined")
@@ -288,9 +294,14 @@ def _safe(name: str, b: graph.Builder) -> str:
     return b.unique_name(_ident(name))
 
 
-def from_onnx(model) -> Tuple[object, Dict[str, np.ndarray]]:
+def from_onnx(model, freeze_params: bool = False) -> Tuple[object, Dict[str, np.ndarray]]:
     """The ONNX ``model`` (a ModelProto) as an IRModule with graph function "main",
-    and its weights by parameter name (see the module's documentation)."""
+    and its weights by parameter name (see the module's documentation).
+
+    With ``freeze_params=True`` the weights are constants of the module instead
+    (``const @name`` bindings; the returned dict is empty): ``fold-constants``
+    can then compute what depends on them alone once, and an exported library
+    carries them."""
     try:
         import onnx  # noqa: F401
     except ImportError as e:  # pragma: no cover - python3-onnx is installed by the project's script
@@ -298,4 +309,4 @@ def from_onnx(model) -> Tuple[object, Dict[str, np.ndarray]]:
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=17)
     if opset > 17:
         raise ArgumentError(f"ONNX opset {opset} is newer than 17, the newest supported")
-    return _Importer(model, opset).run()
+    return _Importer(model, opset, bool(freeze_params)).run()

@@ -29,7 +29,7 @@ import numpy as np
 from . import _core
 from .errors import ArgumentError
 
-__all__ = ["Value", "Call", "Builder", "run", "op_names"]
+__all__ = ["Value", "Call", "Builder", "run", "bind_params", "op_names"]
 
 
 class Value:
@@ -88,6 +88,7 @@ class Builder:
         self._params: List = []
         self._bindings: List = []
         self._funcs: Dict[str, object] = {}
+        self._constants: Dict[str, np.ndarray] = {}
         self._names: set = set()
         self._module = None
 
@@ -139,10 +140,25 @@ class Builder:
         self._bindings.append(([out], "op", call.op, [a.buffer for a in call.args], call.attrs))
         return Value(out)
 
+    def constant(self, value, name: Optional[str] = None) -> Value:
+        """A value that is constant data of the module (a weight): a copy of the
+        array ``value``, read with ``const @name`` and never written. Computations
+        on constants alone can be done once at compile time (``fold-constants``)."""
+        self._check_open()
+        array = np.ascontiguousarray(np.asarray(value)) if np.ndim(value) else np.asarray(value)
+        vname = self._fresh(name)
+        cname, k = vname, 1
+        while cname in self._constants or cname in self._funcs or cname == self.name:
+            cname, k = f"{vname}_{k}", k + 1
+        out = _core.graph_value(vname, list(array.shape), array.dtype)
+        self._constants[cname] = array.copy()
+        self._bindings.append(([out], "const", cname, [], {}))
+        return Value(out)
+
     def add_func(self, name: str, func) -> None:
         """Adds PrimFunc ``func`` to the module as ``name``, for call_tir."""
         self._check_open()
-        if name in self._funcs or name == self.name:
+        if name in self._funcs or name == self.name or name in self._constants:
             raise ArgumentError(f"a function named '{name}' is already in the module")
         self._funcs[name] = func
 
@@ -171,6 +187,8 @@ class Builder:
         functions = dict(self._funcs)
         functions[self.name] = g
         mod = _core.IRModule(functions)
+        for cname, array in self._constants.items():
+            mod = mod.with_constant(cname, array)
         _core.verify(mod)
         self._module = mod
         return mod
@@ -181,6 +199,18 @@ def run(mod, name: str, inputs: Sequence[np.ndarray], max_steps: int = 0) -> Lis
     numpy array per parameter in, one per result out. A wrong input raises
     ArgumentError naming it."""
     return _core.run_graph(mod, name, [np.asarray(x) for x in inputs], max_steps)
+
+
+def bind_params(mod, params: Dict[str, np.ndarray], func: str = "main"):
+    """``mod`` with the parameters of graph function ``func`` named in ``params``
+    turned into constants of the module (copies of the arrays): the weights of a
+    model, given once. The function then takes only its other inputs, and an
+    exported library carries the weights. Raises ArgumentError for a name that is
+    not a parameter, an array of another dtype or shape, or a parameter whose shape
+    is symbolic."""
+    if not isinstance(params, dict):
+        raise ArgumentError(f"bind_params: params is a dict of name -> array, got {type(params).__name__}")
+    return _core.bind_params(mod, func, {k: np.asarray(v) for k, v in params.items()})
 
 
 def op_names() -> List[str]:

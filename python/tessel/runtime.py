@@ -125,18 +125,15 @@ class GraphFunction:
     first call and kept from call to call. Every binding must be a ``call_tir``
     (run ``legalize`` before building).
 
-    Parameters bound at build time (``tessel.build(mod, params={"w1": ...})``,
-    e.g. the weights :func:`tessel.frontend.from_onnx` returns) are held as
-    aligned arrays and left out of the call: ``ex["main"](x)``."""
+    Parameters bound as constants (``tessel.build(mod, params={"w1": ...})``,
+    e.g. the weights :func:`tessel.frontend.from_onnx` returns) are part of the
+    module and left out of the call: ``ex["main"](x)``."""
 
-    def __init__(self, module: "Module", name: str, core: Any,
-                 params: Optional[dict] = None, param_names: Sequence[str] = ()):
+    def __init__(self, module: "Module", name: str, core: Any):
         self._module = module
         self.name = name
         self._core = core
-        self._param_names = list(param_names) or list(core.param_names)
-        self._bound = {k: v for k, v in (params or {}).items() if k in self._param_names}
-        self.input_names = [n for n in self._param_names if n not in self._bound]
+        self.input_names = list(core.param_names)
 
     @property
     def signature(self) -> str:
@@ -149,15 +146,6 @@ class GraphFunction:
         return self._core.result_names
 
     def __call__(self, *args: Any) -> Any:
-        if self._bound:
-            if len(args) != len(self.input_names):
-                raise ArgumentError(
-                    f"{self.name} takes {len(self.input_names)} inputs "
-                    f"({', '.join(self.input_names)}; bound at build: "
-                    f"{', '.join(self._bound)}), given {len(args)}")
-            given = iter(args)
-            args = tuple(self._bound[n] if n in self._bound else next(given)
-                         for n in self._param_names)
         results = self._core.run(args)
         return results[0] if len(results) == 1 else tuple(results)
 
@@ -188,13 +176,11 @@ class Module:
     directly. The compiled code stays loaded while the Module (or a Function
     taken from it) lives."""
 
-    def __init__(self, core: Any, ir_module: Any = None, target: Optional[str] = None,
-                 params: Optional[dict] = None):
+    def __init__(self, core: Any, ir_module: Any = None, target: Optional[str] = None):
         self._core = core
         self._ir_module = ir_module
         self._target = target
         self._graphs: dict = {}
-        self._params = params or {}
 
     def _graph_names(self) -> List[str]:
         if self._ir_module is None:  # A loaded library: the graphs it was exported with.
@@ -223,9 +209,7 @@ class Module:
             if name not in self._graphs:
                 core = (_core.library_graph_executor(self._core, name) if self._ir_module is None
                         else _core.graph_executor(self._ir_module, name, self._core))
-                names = ([p.name for p in self._ir_module[name].params]
-                         if self._ir_module is not None else [])
-                self._graphs[name] = GraphFunction(self, name, core, self._params, names)
+                self._graphs[name] = GraphFunction(self, name, core)
             return self._graphs[name]
         self._core.signature(name)  # Raises ArgumentError listing the names there are.
         return Function(self, name)
@@ -337,10 +321,13 @@ def build(mod: Any, target: str = "llvm", pipeline: Any = "lower",
     :class:`tessel.PassError` when the pipeline fails.
 
     ``params`` binds parameters of the module's graph functions to arrays by
-    name (the weights of a model): they are checked against the parameters'
-    dtypes and shapes and copied once into aligned arrays, and the graph
-    functions then take only their other inputs. A name no graph function has,
-    or an array of the wrong dtype or shape, raises :class:`tessel.ArgumentError`.
+    name (the weights of a model): they become constants of the module
+    (:func:`tessel.graph.bind_params`, after the pipeline), the graph functions
+    then take only their other inputs, and an exported library carries them. A
+    name no graph function has, an array of the wrong dtype or shape, or a
+    parameter of symbolic shape raises :class:`tessel.ArgumentError`. To compute
+    what depends on the weights alone once (``fold-constants``), bind them
+    before the pipeline instead.
     """
     from . import _core as core, transform
     from ._core import IRModule, PrimFunc
@@ -370,44 +357,33 @@ def build(mod: Any, target: str = "llvm", pipeline: Any = "lower",
         if not isinstance(mod, IRModule):
             raise ArgumentError(
                 f"build: the pipeline returned {type(mod).__name__} {mod!r}, expected an IRModule")
-    bound = _bind_params(mod, params)
-    return Module(core.build(mod, canonical), mod, canonical, bound)
+    mod = _bind_params(mod, params)
+    return Module(core.build(mod, canonical), mod, canonical)
 
 
-def _bind_params(mod: Any, params: Optional[dict]) -> dict:
-    """``params`` checked against the graph functions' parameters, as aligned
-    NDArrays."""
+def _bind_params(mod: Any, params: Optional[dict]) -> Any:
+    """``mod`` with ``params`` bound as constants of the graph functions that take
+    them (:func:`tessel.graph.bind_params`)."""
     if params is None:
-        return {}
+        return mod
     if not isinstance(params, dict):
         raise ArgumentError(f"build: params is a dict of name -> array, got {type(params).__name__}")
     import numpy as np
     from . import nd
-    by_name = {}
+    arrays = {k: v.numpy() if isinstance(v, nd.NDArray) else np.asarray(v) for k, v in params.items()}
+    takers: dict = {}
     for gname, g in mod.graph_functions:
         for p in g.params:
-            by_name.setdefault(p.name, []).append((gname, p))
-    bound = {}
-    for key, value in params.items():
-        if key not in by_name:
-            known = sorted(by_name)
+            takers.setdefault(p.name, []).append(gname)
+    for key in arrays:
+        if key not in takers:
             raise ArgumentError(f"build: params names '{key}', which no graph function takes "
-                                f"(parameters: {', '.join(known) or 'none'})")
-        array = value if isinstance(value, nd.NDArray) else np.asarray(value)
-        for gname, p in by_name[key]:
-            # A constant dimension must match; a symbolic one is checked at the call.
-            shape = [d if isinstance(d, int) else None for d in p.shape]
-            got = list(array.shape)
-            want_dtype = str(p.dtype)
-            got_dtype = _core.dtype_text(array.dtype)
-            if len(got) != len(shape) or any(w is not None and w != g for w, g in zip(shape, got)):
-                raise ArgumentError(f"build: params['{key}'] has shape {tuple(got)}; parameter "
-                                    f"'{key}' of graph '{gname}' is {want_dtype}{list(p.shape)}")
-            if got_dtype != want_dtype:
-                raise ArgumentError(f"build: params['{key}'] is {got_dtype}; parameter "
-                                    f"'{key}' of graph '{gname}' is {want_dtype}")
-        bound[key] = value if isinstance(value, nd.NDArray) else nd.array(array)
-    return bound
+                                f"(parameters: {', '.join(sorted(takers)) or 'none'})")
+    for gname, _ in mod.graph_functions:
+        mine = {k: a for k, a in arrays.items() if gname in takers[k]}
+        if mine:
+            mod = _core.bind_params(mod, gname, mine)
+    return mod
 
 
 def load_library(path: str) -> Module:

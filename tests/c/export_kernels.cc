@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::pair<std::string, tessel::ir::PrimFunc>> functions;
   std::vector<std::pair<std::string, tessel::ir::GraphFunc>> graphs;
+  std::vector<std::pair<std::string, tessel::ir::HostBuffer>> constants;
   for (int i = first; i + 1 < argc; ++i) {
     std::ifstream in(argv[i]);
     std::stringstream text;
@@ -50,9 +51,10 @@ int main(int argc, char** argv) {
     if (!mod.ok()) return Fail(mod.status());
     for (const auto& f : (*mod)->functions) functions.push_back(f);
     for (const auto& g : (*mod)->graph_functions) graphs.push_back(g);
+    for (const auto& c : (*mod)->constants) constants.push_back(c);
   }
-  absl::StatusOr<tessel::ir::IRModule> mod =
-      tessel::ir::MakeIRModuleChecked(std::move(functions), std::move(graphs));
+  absl::StatusOr<tessel::ir::IRModule> mod = tessel::ir::MakeIRModuleChecked(
+      std::move(functions), std::move(graphs), std::move(constants));
   if (!mod.ok()) return Fail(mod.status());
   if (!pipeline.empty()) {
     absl::StatusOr<tessel::passes::PassPtr> pass = tessel::passes::ParsePipeline(pipeline);

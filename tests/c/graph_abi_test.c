@@ -1,6 +1,7 @@
 /* A whole model from plain C: model.tsl (a graph function with a symbolic batch)
  * fused, scheduled, planned, lowered and exported by tessel (see CMakeLists.txt),
- * run through the generated model.h / tessel_graph_run at two batch sizes and
+ * run through the generated model.h / tessel_graph_run at three batch sizes (its
+ * bias a constant the library carries) and
  * checked against the same model computed here; bad inputs and outputs are refused
  * with a message naming them, before anything runs.
  *
@@ -60,13 +61,13 @@ static int Run(TesselModule* m, int n) {
   float *want_y = AllocFloats(n * 4), *want_h = AllocFloats(n * 16);
   for (int i = 0; i < n * 8; ++i) x[i] = Uniform(&seed);
   for (int i = 0; i < 128; ++i) w[i] = Uniform(&seed);
-  for (int i = 0; i < 16; ++i) b[i] = Uniform(&seed);
+  for (int i = 0; i < 16; ++i) b[i] = (float)i * 0.0625f - 0.5f; /* The constant @b. */
   for (int i = 0; i < 64; ++i) w2[i] = Uniform(&seed);
-  int64_t sx[2] = {n, 8}, sw[2] = {8, 16}, sb[1] = {16}, sw2[2] = {16, 4};
+  int64_t sx[2] = {n, 8}, sw[2] = {8, 16}, sw2[2] = {16, 4};
   int64_t sy[2] = {n, 4}, sh[2] = {n, 16};
-  DLTensor tx = Tensor(x, 2, sx), tw = Tensor(w, 2, sw), tb = Tensor(b, 1, sb);
+  DLTensor tx = Tensor(x, 2, sx), tw = Tensor(w, 2, sw);
   DLTensor tw2 = Tensor(w2, 2, sw2), ty = Tensor(y, 2, sy), th = Tensor(h, 2, sh);
-  int32_t rc = model_mlp(m, &tx, &tw, &tb, &tw2, &ty, &th);
+  int32_t rc = model_mlp(m, &tx, &tw, &tw2, &ty, &th);
   if (rc != 0) fprintf(stderr, "batch %d: %s\n", n, tessel_last_error());
   CHECK(rc == 0);
   Reference(n, x, w, b, w2, want_y, want_h);
@@ -81,12 +82,12 @@ static int Run(TesselModule* m, int n) {
     int64_t bad_w[2] = {8, 15}, bad_y[2] = {n + 1, 4};
     DLTensor tbad = Tensor(w, 2, bad_w), tbad_y = Tensor(y, 2, bad_y);
     y[0] = 123.0f;
-    ExpectError(model_mlp(m, &tx, &tbad, &tb, &tw2, &ty, &th), "argument 1 (w)", "wrong weight");
-    ExpectError(model_mlp(m, &tx, &tw, &tb, &tw2, &tbad_y, &th), "argument 4 (y)", "wrong output");
+    ExpectError(model_mlp(m, &tx, &tbad, &tw2, &ty, &th), "argument 1 (w)", "wrong weight");
+    ExpectError(model_mlp(m, &tx, &tw, &tw2, &tbad_y, &th), "argument 3 (y)", "wrong output");
     CHECK(y[0] == 123.0f);
     DLTensor* ins[2] = {&tx, &tw};
     DLTensor* outs[2] = {&ty, &th};
-    ExpectError(tessel_graph_run(m, "mlp", ins, 2, outs, 2), "expected 4 inputs and 2 outputs",
+    ExpectError(tessel_graph_run(m, "mlp", ins, 2, outs, 2), "expected 3 inputs and 2 outputs",
                 "too few inputs");
     ExpectError(tessel_graph_run(m, "nope", ins, 2, outs, 2), "no graph function 'nope'",
                 "unknown graph");

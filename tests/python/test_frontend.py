@@ -132,6 +132,20 @@ def test_transformer_encoder_block():
     assert len(kernels) < len(mod["main"].bindings)
 
 
+def test_frozen_weights_are_constants_of_the_module():
+    W, nodes = encoder_block()
+    x = w(1, 4, 8, scale=1.0)
+    model = make_model(nodes, [("x", [1, 4, 8])], [("y", [1, 4, 8])], W)
+    mod, params = frontend.from_onnx(model, freeze_params=True)
+    assert params == {} and [p.name for p in mod["main"].params] == ["x"]
+    assert {"wq", "w1", "ln1_g", "scale", "sqrt2"} <= set(mod.constants)
+    np.testing.assert_array_equal(mod.constants["wq"], W["wq"])
+    planned = tessel.transform.parse_pipeline(PIPELINE.replace("legalize,", "legalize,fold-constants,"))(mod)
+    want = numpy_encoder(x, W)
+    np.testing.assert_allclose(graph.run(planned, "main", [x])[0], want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(tessel.build(planned)["main"](x), want, rtol=1e-4, atol=1e-5)
+
+
 def test_conv_pool_reduce_concat():
     W = {"k": w(4, 3, 3, 3), "kb": w(4)}
     n = helper.make_node

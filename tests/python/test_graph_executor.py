@@ -172,8 +172,7 @@ def test_weights_bound_at_build_leave_the_inputs():
     f = tessel.build(planned, params=dict(zip(names, args[1:])))["ffn"]
     assert f.input_names == ["x"]
     np.testing.assert_allclose(f(args[0]), numpy_ffn(*args), rtol=1e-5, atol=1e-5)
-    with pytest.raises(ArgumentError, match=r"ffn takes 1 inputs \(x; bound at build: w1, b1, w2, "
-                                            r"b2\), given 5"):
+    with pytest.raises(ArgumentError, match=r"ffn\(x: f32\[16, 8\]\): expected 1 arguments, given 5"):
         f(*args)
 
 
@@ -181,10 +180,10 @@ def test_params_that_do_not_fit_are_refused_at_build():
     planned = tessel.transform.parse_pipeline(PLANNED)(ffn_module())
     with pytest.raises(ArgumentError, match="params names 'w3', which no graph function takes"):
         tessel.build(planned, params={"w3": rand(8, 32)})
-    with pytest.raises(ArgumentError, match=r"params\['w1'\] has shape \(8, 31\); parameter 'w1' "
-                                            r"of graph 'ffn' is f32\[8, 32\]"):
+    with pytest.raises(ArgumentError, match=r"graph function 'ffn': parameter 'w1' is f32\[8, 32\], "
+                                            r"the value is f32\[8, 31\]"):
         tessel.build(planned, params={"w1": rand(8, 31)})
-    with pytest.raises(ArgumentError, match=r"params\['w1'\] is f64"):
+    with pytest.raises(ArgumentError, match=r"the value is f64\[8, 32\]"):
         tessel.build(planned, params={"w1": rand(8, 32).astype("float64")})
 
 

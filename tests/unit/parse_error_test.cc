@@ -84,7 +84,7 @@ TEST(ParseErrorTest, MistakesArePointedAt) {
       {"func @f() attrs {a = 7i64} {}", "t.tsl:1:22: attribute numbers take no type suffix; write expr(7i64)"},
       {"module_attrs {}\nmodule_attrs {}", "t.tsl:2:1: module_attrs is given twice"},
       {"func @f() {}\nfunc @f() {}", "t.tsl:2:7: function 'f' is defined twice"},
-      {"for i in range(0, 4) {}", "t.tsl:1:1: expected 'func', 'graph' or 'module_attrs' at the top level but found 'for'"},
+      {"for i in range(0, 4) {}", "t.tsl:1:1: expected 'func', 'graph', 'const' or 'module_attrs' at the top level but found 'for'"},
   };
   for (const Case& c : cases) {
     EXPECT_THAT(ErrorOf(c.text), StartsWith(c.where_and_message)) << c.text;

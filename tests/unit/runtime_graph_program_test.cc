@@ -282,5 +282,83 @@ TEST(RuntimeGraphProgram, AProductDimensionIsNamedAsNoVariableIs) {
             "result_1: f32[dim_product_0])");
 }
 
+// add(A: f32[n], B: f32[n], C: f32[n]): C = A + B.
+extern "C" int32_t AddKernel(void* const* args, int32_t) {
+  const auto* a = static_cast<const DLTensor*>(args[0]);
+  const auto* b = static_cast<const DLTensor*>(args[1]);
+  auto* c = static_cast<DLTensor*>(args[2]);
+  for (int64_t i = 0; i < a->shape[0]; ++i) {
+    static_cast<float*>(c->data)[i] =
+        static_cast<const float*>(a->data)[i] + static_cast<const float*>(b->data)[i];
+  }
+  return 0;
+}
+
+const FunctionSignature kAdd{"add",
+                             {ParamSignature::Buffer("A", kF32, {Dim::Var("n")}, false),
+                              ParamSignature::Buffer("B", kF32, {Dim::Var("n")}, false),
+                              ParamSignature::Buffer("C", kF32, {Dim::Var("n")})}};
+
+// y = x + c, c a constant of 4 floats at offset 64 of the library's constants.
+GraphProgram WithConstant() {
+  GraphProgram g;
+  g.name = "biased";
+  g.num_inputs = 1;
+  g.values = {{"x", kF32, {ProductDim{4, {}}}, GraphProgram::kInput},
+              {"c", kF32, {ProductDim{4, {}}}, GraphProgram::kConstant, nullptr, 64},
+              {"y", kF32, {ProductDim{4, {}}}, GraphProgram::kResult}};
+  g.kernels = {{"add", {0, 1, 2}, 1}};
+  g.results = {2};
+  return g;
+}
+
+TEST(RuntimeGraphProgram, ConstantsAreReadFromTheLibrarysBytes) {
+  const std::string text = SerializeGraphPrograms({WithConstant()});
+  EXPECT_THAT(text, HasSubstr("value c f32 1 4 constant 64\n"));
+  std::vector<GraphProgram> back;
+  std::string error;
+  ASSERT_TRUE(ParseGraphPrograms(text, &back, &error)) << error;
+  auto add = [](const std::string&, GraphRunner::Kernel* out) -> std::string {
+    *out = GraphRunner::Kernel{&kAdd, &AddKernel, 0, ""};
+    return "";
+  };
+  GraphRunner r;
+  // Before its bytes are placed, a constant has none: refused, not read from nowhere.
+  EXPECT_THAT(GraphRunner::Create(back[0], add, &r), HasSubstr("constant 'c' has no data"));
+  alignas(64) float blob[32] = {0};
+  for (int i = 0; i < 4; ++i) blob[16 + i] = 10.0f * (i + 1);
+  EXPECT_EQ(PlaceConstants(&back[0], blob, 64 + 8),
+            "graph biased: constant 'c' reaches past the library's 72 bytes of constants");
+  ASSERT_EQ(PlaceConstants(&back[0], blob, sizeof(blob)), "");
+  ASSERT_EQ(GraphRunner::Create(back[0], add, &r), "");
+  alignas(64) float x[16] = {1, 2, 3, 4}, y[16] = {0};
+  std::vector<int64_t> shape = {4};
+  DLTensor t[2] = {};
+  float* data[2] = {x, y};
+  for (int i = 0; i < 2; ++i) {
+    t[i].data = data[i];
+    t[i].device = DLDevice{kDLCPU, 0};
+    t[i].ndim = 1;
+    t[i].dtype = kF32;
+    t[i].shape = shape.data();
+  }
+  DLTensor* args[2] = {&t[0], &t[1]};
+  ASSERT_EQ(r.Run(args, 2).message, "");
+  EXPECT_EQ(std::vector<float>(y, y + 4), (std::vector<float>{11, 22, 33, 44}));
+  EXPECT_EQ(std::vector<float>(blob + 16, blob + 20), (std::vector<float>{10, 20, 30, 40}));
+}
+
+TEST(RuntimeGraphProgram, ValidateRefusesConstantsThatCannotBe) {
+  GraphProgram g = WithConstant();
+  g.kernels[0].args = {0, 1, 1};  // Writes the constant.
+  EXPECT_THAT(ValidateGraphProgram(g), HasSubstr("'c' is written twice"));
+  g = WithConstant();
+  g.values[1].shape = {Var("n")};
+  EXPECT_THAT(ValidateGraphProgram(g), HasSubstr("constant 'c' has a variable size"));
+  g = WithConstant();
+  g.values[1].offset = 3;
+  EXPECT_THAT(ValidateGraphProgram(g), HasSubstr("constant 'c': bad size or offset"));
+}
+
 }  // namespace
 }  // namespace tessel::runtime

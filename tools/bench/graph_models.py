@@ -6,7 +6,7 @@
 One JSON line per model and thread count, e.g.
 
     {"name": "graph/bert_ffn_128x768x3072_1t", "threads": 1, "tessel_ms": 8.1,
-     "unfused_ms": 12.4, "torch_ms": 10.9, "ratio_vs_torch": 1.35, "fused_speedup": 1.53,
+     "unfused_ms": 12.4, "constants_ms": 8.0, "torch_ms": 10.9, "ratio_vs_torch": 1.35, "fused_speedup": 1.53,
      "kernels": 2, "kernels_unfused": 5, "planned_bytes": 1572864, "unplanned_bytes": 5111808}
 
 - tessel: `legalize,eliminate-common-calls,fuse-ops,fuse-tir,default-schedule,plan-memory`,
@@ -14,6 +14,8 @@ One JSON line per model and thread count, e.g.
   copy; the weights stay where they are, as torch's tensors do), returning numpy;
   the time includes the call and the allocation of the results;
 - unfused: `legalize,default-schedule` (one kernel per operator, no plan);
+- constants: the weights bound as constants of the module before the pipeline
+  (`tessel.graph.bind_params`, then `fold-constants` after `legalize`), called on x;
 - torch: PyTorch CPU eager on the same arrays, `torch.set_num_threads(threads)`;
   null when python3-torch is not installed;
 - ratio_vs_torch = torch_ms / tessel_ms (> 1: tessel is faster).
@@ -40,6 +42,7 @@ from tessel import graph, ops
 
 FUSED = ("legalize,eliminate-common-calls,fuse-ops,fuse-tir,default-schedule{{target=\"{t}\"}},"
          "plan-memory")
+CONSTANTS = FUSED.replace("legalize,", "legalize,fold-constants,")
 UNFUSED = "legalize,default-schedule{{target=\"{t}\"}}"
 
 
@@ -155,6 +158,15 @@ def bench(name, make, threads, repeat, torch, describe=False):
                 print(f.describe(), end="", flush=True)
             row["planned_bytes"] = f.planned_bytes
             row["unplanned_bytes"] = f.unplanned_bytes
+    # The weights as constants of the module (bound before the pipeline): the
+    # call takes x alone, and fold-constants computes what depends on them once.
+    names = [p.name for p in mod["main"].params]
+    bound = graph.bind_params(mod, dict(zip(names[1:], args[1:])), "main")
+    planned = tessel.transform.parse_pipeline(CONSTANTS.format(t=target))(bound)
+    f = tessel.build(planned, target=target)["main"]
+    results["constants"] = f(args[0])
+    row["constants_ms"] = round(median_ms(f, nd_args[:1], repeat), 3)
+    np.testing.assert_allclose(results["constants"], results["tessel"], rtol=2e-3, atol=2e-4)
     np.testing.assert_allclose(results["tessel"], results["unfused"], rtol=2e-3, atol=2e-4)
     if want is not None:
         np.testing.assert_allclose(results["tessel"], want, rtol=2e-3, atol=2e-4)

@@ -1,0 +1,129 @@
+"""Constants of a module (a model's weights): made by the builder, by
+tessel.graph.bind_params and by from_onnx(freeze_params=True); printed, parsed and
+compared; folded at compile time by fold-constants; run by the interpreter, by
+compiled graph functions and by exported libraries, which carry them."""
+
+import numpy as np
+import pytest
+
+import tessel
+from tessel import graph, ops
+from tessel.errors import ArgumentError
+
+RNG = np.random.default_rng(5)
+PIPELINE = "legalize,fold-constants,fuse-ops,fuse-tir,default-schedule,plan-memory"
+
+
+def rand(*shape):
+    return RNG.uniform(-1, 1, size=shape).astype("float32")
+
+
+def mlp(m=8, d=16, f=32):
+    """y = relu(x @ w1t.T + b) @ w2: w1 comes transposed, as in a Gemm with transB."""
+    with graph.Builder("mlp") as b:
+        x = b.input("x", (m, d))
+        w1t, bias, w2 = b.input("w1t", (f, d)), b.input("b", (f,)), b.input("w2", (f, d))
+        w1 = b.emit(ops.transpose(w1t, [1, 0]), "w1")
+        h = b.emit(ops.relu(b.emit(ops.add(b.emit(ops.matmul(x, w1), "h"), bias), "hb")), "g")
+        return b.finish(b.emit(ops.matmul(h, w2), "y"))
+
+
+def weights(d=16, f=32):
+    return {"w1t": rand(f, d), "b": rand(f), "w2": rand(f, d)}
+
+
+def numpy_mlp(x, w1t, b, w2):
+    return np.maximum(x @ w1t.T + b, 0) @ w2
+
+
+def test_bound_weights_fold_and_run_compiled_and_interpreted():
+    W, x = weights(), rand(8, 16)
+    mod = mlp()
+    before = str(mod)
+    bound = graph.bind_params(mod, W, "mlp")
+    assert str(mod) == before  # a new module; the old one is unchanged
+    assert [p.name for p in bound["mlp"].params] == ["x"]
+    assert sorted(bound.constants) == ["b", "w1t", "w2"]
+    np.testing.assert_array_equal(bound.constants["w1t"], W["w1t"])
+    planned = tessel.transform.parse_pipeline(PIPELINE)(bound)
+    # The transpose ran once, at compile time: its value is a constant now, and the
+    # weight it read left the module.
+    assert "w1t" not in planned.constants
+    np.testing.assert_array_equal(planned.constants["w1"], W["w1t"].T)
+    assert not any(b[1] == "call_tir" and "transpose" in b[2] for b in planned["mlp"].bindings)
+    want = numpy_mlp(x, **W)
+    np.testing.assert_allclose(graph.run(planned, "mlp", [x])[0], want, rtol=1e-5, atol=1e-5)
+    f = tessel.build(planned)["mlp"]
+    assert f.input_names == ["x"]
+    np.testing.assert_allclose(f(x), want, rtol=1e-5, atol=1e-5)
+    assert "constants of" in f.describe().splitlines()[0]
+
+
+def test_constants_print_parse_and_compare():
+    W = weights()
+    mod = graph.bind_params(mlp(), W, "mlp")
+    text = str(mod)
+    assert 'const @w2: f32[32, 16] = "' in text
+    assert "w2: f32[32, 16] = const @w2" in text
+    back = tessel.parse(text)
+    assert tessel.structural_equal(back, mod)
+    assert tessel.structural_hash(back) == tessel.structural_hash(mod)
+    other = mod.with_constant("w2", W["w2"] + 1)
+    assert not tessel.structural_equal(other, mod)
+    assert tessel.structural_hash(other) != tessel.structural_hash(mod)
+
+
+def test_builder_constants_and_a_returned_constant():
+    c = np.arange(4, dtype="float32")
+    with graph.Builder("main") as b:
+        x = b.input("x", (4,))
+        k = b.constant(c, "k")
+        mod = b.finish(b.emit(ops.add(x, k), "y"), k)
+    c[0] = 100  # the module holds its own copy
+    x = rand(4)
+    y, k = tessel.build(tessel.transform.parse_pipeline("legalize")(mod))["main"](x)
+    np.testing.assert_allclose(y, x + np.arange(4))
+    np.testing.assert_array_equal(k, np.arange(4, dtype="float32"))
+    k[1] = 7  # a returned constant is the caller's copy
+    y2, k2 = tessel.build(tessel.transform.parse_pipeline("legalize")(mod))["main"](x)
+    np.testing.assert_array_equal(k2, np.arange(4, dtype="float32"))
+
+
+def test_an_exported_library_carries_its_weights(tmp_path):
+    W, x = weights(), rand(8, 16)
+    planned = tessel.transform.parse_pipeline(PIPELINE)(graph.bind_params(mlp(), W, "mlp"))
+    path = str(tmp_path / "mlp.so")
+    tessel.build(planned).export_library(path)
+    del planned
+    lib = tessel.load_library(path)
+    np.testing.assert_allclose(lib["mlp"](x), numpy_mlp(x, **W), rtol=1e-5, atol=1e-5)
+
+
+def test_bind_params_refusals_change_nothing():
+    mod = mlp()
+    before = str(mod)
+    with pytest.raises(ArgumentError, match=r"has no parameter 'w3' \(it has: x, w1t, b, w2\)"):
+        graph.bind_params(mod, {"w3": rand(4)}, "mlp")
+    with pytest.raises(ArgumentError, match=r"parameter 'w2' is f32\[32, 16\], the value is f32\[32, 15\]"):
+        graph.bind_params(mod, {"w2": rand(32, 15)}, "mlp")
+    with pytest.raises(ArgumentError, match=r"the value is f64\[32\]"):
+        graph.bind_params(mod, {"b": rand(32).astype("float64")}, "mlp")
+    with pytest.raises(ArgumentError, match="no graph function 'nope'"):
+        graph.bind_params(mod, {"b": rand(32)}, "nope")
+    assert str(mod) == before
+    n = tessel.te.size_var("n")
+    with graph.Builder("sym") as b:
+        x = b.input("x", (n, 4))
+        mod = b.finish(b.emit(ops.relu(x), "y"))
+    with pytest.raises(ArgumentError, match=r"parameter 'x' is f32\[n, 4\], whose size each call gives"):
+        graph.bind_params(mod, {"x": rand(3, 4)}, "sym")
+
+
+def test_params_at_build_are_constants_too():
+    W, x = weights(), rand(8, 16)
+    planned = tessel.transform.parse_pipeline("legalize,default-schedule,plan-memory")(mlp())
+    f = tessel.build(planned, params=W)["mlp"]
+    assert f.input_names == ["x"]
+    np.testing.assert_allclose(f(x), numpy_mlp(x, **W), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ArgumentError, match=r"mlp\(x: f32\[8, 16\]\): expected 1 arguments, given 4"):
+        f(x, *W.values())
