@@ -166,7 +166,8 @@ absl::StatusOr<GraphExecutor> GraphExecutor::FromLibrary(Module library, const s
   return ex;
 }
 
-absl::StatusOr<std::vector<NDArray>> GraphExecutor::Run(absl::Span<DLTensor* const> inputs) const {
+absl::StatusOr<std::vector<NDArray>> GraphExecutor::Run(absl::Span<DLTensor* const> inputs,
+                                                        std::vector<double>* kernel_seconds) const {
   const GraphRunner& r = *state_->runner;
   std::vector<std::vector<int64_t>> shapes;
   if (std::string e = r.ResultShapes(inputs.data(), static_cast<int32_t>(inputs.size()), &shapes);
@@ -181,7 +182,7 @@ absl::StatusOr<std::vector<NDArray>> GraphExecutor::Run(absl::Span<DLTensor* con
     results.push_back(out);
     args.push_back(out.dltensor());
   }
-  CallOutcome outcome = r.Run(args.data(), static_cast<int32_t>(args.size()));
+  CallOutcome outcome = r.Run(args.data(), static_cast<int32_t>(args.size()), kernel_seconds);
   if (outcome.kind == CallOutcome::kBadArgument) return absl::InvalidArgumentError(outcome.message);
   if (outcome.kind == CallOutcome::kKernelFailed) return absl::InternalError(outcome.message);
   return results;

@@ -64,7 +64,9 @@ class GraphExecutor {
 
   // Checks the inputs (InvalidArgument naming the input; nothing runs), runs the
   // kernels (Internal naming the binding when one fails) and returns the results.
-  absl::StatusOr<std::vector<NDArray>> Run(absl::Span<DLTensor* const> inputs) const;
+  // With `kernel_seconds`, each kernel's wall time, in launch order (a profile).
+  absl::StatusOr<std::vector<NDArray>> Run(absl::Span<DLTensor* const> inputs,
+                                           std::vector<double>* kernel_seconds = nullptr) const;
   absl::StatusOr<std::vector<NDArray>> Run(absl::Span<const NDArray> inputs) const;
 
   // The launch sequence: each kernel with what it reads and writes and the storage

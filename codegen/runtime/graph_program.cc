@@ -2,6 +2,7 @@
 #include "codegen/runtime/graph_program.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -484,7 +485,8 @@ std::string GraphRunner::Prepare(DLTensor* const* args) const {
   return "";
 }
 
-CallOutcome GraphRunner::Run(DLTensor* const* args, int32_t num_args) const {
+CallOutcome GraphRunner::Run(DLTensor* const* args, int32_t num_args,
+                             std::vector<double>* kernel_seconds) const {
   const GraphProgram& g = program_;
   PackedArgs checked;
   if (std::string e = PackArguments(call_signature_, args, num_args, &checked); !e.empty())
@@ -521,12 +523,18 @@ CallOutcome GraphRunner::Run(DLTensor* const* args, int32_t num_args) const {
     }
   }
   std::vector<DLTensor*> call;
+  if (kernel_seconds != nullptr) kernel_seconds->assign(g.kernels.size(), 0.0);
   for (size_t k = 0; k < g.kernels.size(); ++k) {
     call.clear();
     for (int a : g.kernels[k].args) call.push_back(&tensors[a]);
     ThreadPool::CallThreads threads(kernels_[k].num_threads);
+    const auto start = std::chrono::steady_clock::now();
     CallOutcome o = CheckAndCall(*kernels_[k].signature, kernels_[k].packed, call.data(),
                                  static_cast<int32_t>(call.size()));
+    if (kernel_seconds != nullptr) {
+      (*kernel_seconds)[k] =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
     if (o.kind != CallOutcome::kOk) {
       return {CallOutcome::kKernelFailed, "graph " + g.name + ": kernel " + std::to_string(k) +
                                               " (" + g.kernels[k].function + "): " + o.message};

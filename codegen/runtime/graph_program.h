@@ -122,8 +122,9 @@ class GraphRunner {
   // and writes the results. kBadArgument when an argument is refused or its shapes
   // need more memory than there is (nothing ran); kKernelFailed when a kernel
   // failed or may not run here (the results may be partly written). Calls on one
-  // runner are serialized.
-  CallOutcome Run(DLTensor* const* args, int32_t num_args) const;
+  // runner are serialized. With `kernel_seconds`, each kernel's wall time, in order.
+  CallOutcome Run(DLTensor* const* args, int32_t num_args,
+                  std::vector<double>* kernel_seconds = nullptr) const;
 
   // The result shapes a call on `inputs` (checked as Run checks them) takes: what a
   // caller allocates before Run. "" or the message.

@@ -28,12 +28,12 @@ namespace {
 
 using runtime::GraphExecutor;
 
-py::list Run(const GraphExecutor& ex, py::sequence args) {
+py::list Run(const GraphExecutor& ex, py::sequence args, std::vector<double>* kernel_seconds) {
   CallArgs call(ex.signature(), args);
   absl::StatusOr<std::vector<runtime::NDArray>> results;
   {
     py::gil_scoped_release release;
-    results = ex.Run(call.tensors());
+    results = ex.Run(call.tensors(), kernel_seconds);
   }
   if (!results.ok()) {
     ThrowStatus(
@@ -59,7 +59,24 @@ void BindGraphExecutor(py::module_& m) {
                                for (const auto& p : ex.signature().params) names.push_back(p.name);
                                return names;
                              })
-      .def("run", &Run, py::arg("args"))
+      .def(
+          "run", [](const GraphExecutor& ex, py::sequence args) { return Run(ex, args, nullptr); },
+          py::arg("args"))
+      .def(
+          "run_profiled",
+          [](const GraphExecutor& ex, py::sequence args) {
+            std::vector<double> seconds;
+            py::list results = Run(ex, args, &seconds);
+            return py::make_tuple(results, seconds);
+          },
+          py::arg("args"), "run, and each kernel's wall time in seconds, in launch order")
+      .def_property_readonly("kernel_names",
+                             [](const GraphExecutor& ex) {
+                               std::vector<std::string> names;
+                               for (const auto& k : ex.program().kernels)
+                                 names.push_back(k.function);
+                               return names;
+                             })
       // These wait while another thread runs the graph: without the GIL.
       .def("describe", &GraphExecutor::Describe, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("planned_bytes",

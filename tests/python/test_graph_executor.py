@@ -209,3 +209,18 @@ def test_building_an_equal_model_again_compiles_nothing():
     f = tessel.build(planned())["sym"]  # another module object, structurally equal
     assert tessel._core.jit_cache_info()[2] == compiled
     assert f(rand(2, 16), rand(16, 8))[0].shape == (2,)
+
+
+def test_profile_times_every_kernel_in_launch_order():
+    planned = tessel.transform.parse_pipeline(PLANNED)(ffn_module())
+    f = tessel.build(planned)["ffn"]
+    p = f.profile(*ffn_inputs(), repeat=3)
+    kernels = [b[2] for b in planned["ffn"].bindings]
+    assert [k for _, k, _ in p.rows] == kernels and [i for i, _, _ in p.rows] == [0, 1]
+    assert all(ms >= 0 for _, _, ms in p.rows) and p.total_ms > 0
+    text = str(p)
+    assert text.startswith("graph ffn: 2 kernels, ") and kernels[0] in text and "%" in text
+    with pytest.raises(ArgumentError, match="repeat must be a positive int"):
+        f.profile(*ffn_inputs(), repeat=0)
+    with pytest.raises(ArgumentError, match=r"argument 0 \(x\)"):
+        f.profile(np.ones((3, 3), "float32"), *ffn_inputs()[1:])

@@ -203,6 +203,13 @@ TEST_F(RuntimeGraphRunner, RunsTheKernelsInOrderAndGrowsItsStorage) {
   EXPECT_EQ(runner_.last_call().unplanned_bytes, 2 * 5 * 4);
   ASSERT_EQ(Run(9, 18, 9), "");
   EXPECT_EQ(y_[8], 11.0f);
+  // A profiled call times each kernel, in launch order.
+  std::vector<DLTensor*> args;
+  for (DLTensor& t : tensors_) args.push_back(&t);
+  std::vector<double> seconds;
+  ASSERT_EQ(runner_.Run(args.data(), 4, &seconds).message, "");
+  ASSERT_EQ(seconds.size(), 3u);
+  for (double s : seconds) EXPECT_GE(s, 0.0);
   EXPECT_EQ(runner_.last_call().shapes[2], (std::vector<int64_t>{9}));
   ASSERT_EQ(Run(2, 4, 2), "");
   EXPECT_EQ(Y(2), (std::vector<float>{3, 4}));
