@@ -15,8 +15,8 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 RNG = np.random.default_rng(3)
-PIPELINE = ("legalize,eliminate-common-calls,annotate-op-pattern,fuse-ops,fuse-tir,default-schedule,"
-            "plan-memory")
+PIPELINE = ("sink-reshapes,legalize,eliminate-common-calls,annotate-op-pattern,fuse-ops,fuse-tir,"
+            "default-schedule,plan-memory")
 
 
 def w(*shape, scale=0.5):

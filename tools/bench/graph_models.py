@@ -9,7 +9,7 @@ One JSON line per model and thread count, e.g.
      "unfused_ms": 12.4, "constants_ms": 8.0, "torch_ms": 10.9, "ratio_vs_torch": 1.35, "fused_speedup": 1.53,
      "kernels": 2, "kernels_unfused": 5, "planned_bytes": 1572864, "unplanned_bytes": 5111808}
 
-- tessel: `legalize,eliminate-common-calls,fuse-ops,fuse-tir,default-schedule,plan-memory`,
+- tessel: `sink-reshapes,legalize,eliminate-common-calls,fuse-ops,fuse-tir,default-schedule,plan-memory`,
   built and called as `ex["main"](...)` on tessel.nd arrays (aligned: no staging
   copy; the weights stay where they are, as torch's tensors do), returning numpy;
   the time includes the call and the allocation of the results;
@@ -40,7 +40,7 @@ import numpy as np
 import tessel
 from tessel import graph, ops
 
-FUSED = ("legalize,eliminate-common-calls,fuse-ops,fuse-tir,default-schedule{{target=\"{t}\"}},"
+FUSED = ("sink-reshapes,legalize,eliminate-common-calls,fuse-ops,fuse-tir,default-schedule{{target=\"{t}\"}},"
          "plan-memory")
 CONSTANTS = FUSED.replace("legalize,", "legalize,fold-constants,")
 UNFUSED = "legalize,default-schedule{{target=\"{t}\"}}"
