@@ -10,9 +10,9 @@
 //   s = call_tir @softmax(t)        reduction        ┘ producer into a reduction
 //   r = call_tir @matmul_1(s, y)    output-fusable     alone: another anchor
 //
-// A binding joins the group of the binding that defines one of its arguments
-// when that value has no other use (not another binding, not a result), so a
-// group is a chain whose inner values never leave it, and:
+// A binding joins the group that defines one of its arguments while that group
+// still has readers of the value to come, so a value may be read twice inside a
+// group (GELU's x * erf(x)), and:
 // - elementwise and broadcast join any group but an opaque one (an epilogue of a
 //   matmul, a conv or a reduction, or a longer chain);
 // - injective joins a group of injective or weaker ops;
@@ -20,7 +20,10 @@
 // - an output-fusable op (matmul, conv) joins a group whose strongest op is
 //   injective (a reshape or transpose feeding it: a prologue), and otherwise
 //   starts a group of its own, as does an opaque one;
-// - a group holds at most `max-depth` bindings.
+// - a group holds at most `max-depth` bindings;
+// - in the end a group's values are read outside it only through its last
+//   binding's value (one kernel, one output): a group that lets another value
+//   out is cut back to its longest prefix that does not.
 // The log names the groups: "fuse-ops: main: 2 groups (3, 2 bindings)".
 #ifndef TESSEL_PASSES_GRAPH_FUSE_OPS_H_
 #define TESSEL_PASSES_GRAPH_FUSE_OPS_H_
