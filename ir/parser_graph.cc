@@ -176,10 +176,6 @@ absl::StatusOr<std::pair<std::string, HostBuffer>> Parser::ParseConstant() {
     shape.push_back(static_cast<int64_t>(v));
   }
   Next();  // `]`
-  absl::StatusOr<HostBuffer> value = HostBuffer::ZerosChecked(dtype, shape);
-  if (!value.ok()) {
-    return ErrorAt(type_tok, absl::StrCat("constant '", name, "': ", value.status().message()));
-  }
   TESSEL_RETURN_IF_ERROR(Expect("="));
   const Token& data = Peek();
   if (data.kind != TokKind::kString) {
@@ -187,11 +183,21 @@ absl::StatusOr<std::pair<std::string, HostBuffer>> Parser::ParseConstant() {
         data, absl::StrCat("constant '", name, "': expected its bytes as a hex string but found ",
                            Describe(data)));
   }
-  const int64_t bytes = value->byte_size();
-  if (static_cast<int64_t>(data.value.size()) != 2 * bytes) {
+  // The text holds the bytes, so its length is checked before anything is
+  // allocated: a shape of terabytes with a short string is refused, not attempted.
+  int64_t bytes = dtype.bytes();
+  bool too_large = false;
+  for (int64_t d : shape) too_large = too_large || __builtin_mul_overflow(bytes, d, &bytes);
+  too_large = too_large || bytes > (int64_t{1} << 40);
+  if (too_large || static_cast<int64_t>(data.value.size()) != 2 * bytes) {
     return ErrorAt(
         data, absl::StrCat("constant '", name, "' is ", TensorTypeText(dtype, shape), ": it needs ",
-                           2 * bytes, " hex digits, not ", data.value.size()));
+                           too_large ? "more than 2^41" : absl::StrCat(2 * bytes),
+                           " hex digits, not ", data.value.size()));
+  }
+  absl::StatusOr<HostBuffer> value = HostBuffer::ZerosChecked(dtype, shape);
+  if (!value.ok()) {
+    return ErrorAt(type_tok, absl::StrCat("constant '", name, "': ", value.status().message()));
   }
   auto* out = static_cast<uint8_t*>(value->data());
   for (int64_t i = 0; i < bytes; ++i) {

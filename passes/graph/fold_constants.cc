@@ -30,6 +30,15 @@ bool ConstantShape(const ir::Buffer& v, std::vector<int64_t>* shape) {
   return true;
 }
 
+// Whether a tensor of `dtype` and `shape` takes at most `max_bytes`.
+bool FitsIn(ir::DataType dtype, const std::vector<int64_t>& shape, int64_t max_bytes) {
+  int64_t bytes = dtype.bytes();
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes)) return false;
+  }
+  return bytes <= max_bytes;
+}
+
 class FoldConstantsPass : public Pass {
  public:
   static PassInfo Info() {
@@ -95,9 +104,9 @@ absl::StatusOr<ir::IRModule> FoldConstants(const ir::IRModule& mod, const std::s
     for (const ir::Buffer& o : b.outputs) {
       std::vector<int64_t> shape;
       absl::StatusOr<ir::HostBuffer> r;
-      foldable = foldable && ConstantShape(o, &shape) &&
-                 (r = ir::HostBuffer::ZerosChecked(o->dtype, shape)).ok() &&
-                 r->byte_size() <= max_bytes;
+      // Within max-bytes before anything is allocated.
+      foldable = foldable && ConstantShape(o, &shape) && FitsIn(o->dtype, shape, max_bytes) &&
+                 (r = ir::HostBuffer::ZerosChecked(o->dtype, shape)).ok();
       if (!foldable) break;
       results.push_back(*r);
       args.emplace_back(*r);
