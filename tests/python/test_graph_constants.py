@@ -127,3 +127,28 @@ def test_params_at_build_are_constants_too():
     np.testing.assert_allclose(f(x), numpy_mlp(x, **W), rtol=1e-5, atol=1e-5)
     with pytest.raises(ArgumentError, match=r"mlp\(x: f32\[8, 16\]\): expected 1 arguments, given 4"):
         f(x, *W.values())
+
+
+def test_two_graphs_share_one_constant_in_an_exported_library(tmp_path):
+    c = np.arange(1, 5, dtype="float32")
+    text = f"""
+graph @plus(x: f32[4]) {{
+  c: f32[4] = const @c
+  y: f32[4] = add(x, c)
+  return y
+}}
+graph @times(x: f32[4]) {{
+  c: f32[4] = const @c
+  y: f32[4] = multiply(x, c)
+  return y
+}}
+const @c: f32[4] = "{c.tobytes().hex()}"
+"""
+    mod = tessel.transform.parse_pipeline("legalize")(tessel.parse(text))
+    np.testing.assert_array_equal(mod.constants["c"], c)
+    path = str(tmp_path / "two.so")
+    tessel.build(mod).export_library(path)
+    lib = tessel.load_library(path)
+    x = rand(4)
+    np.testing.assert_allclose(lib["plus"](x), x + c)
+    np.testing.assert_allclose(lib["times"](x), x * c)
