@@ -190,7 +190,7 @@ absl::StatusOr<std::string> PackConstants(std::vector<GraphProgram>* graphs) {
       auto [it, fresh] = placed.emplace(v.data, static_cast<int64_t>(blob.size()));
       v.offset = it->second;
       if (!fresh) continue;
-      blob.append(static_cast<const char*>(v.data), static_cast<size_t>(bytes));
+      if (bytes > 0) blob.append(static_cast<const char*>(v.data), static_cast<size_t>(bytes));
       blob.resize((blob.size() + kArgumentAlignment - 1) / kArgumentAlignment * kArgumentAlignment);
     }
   }

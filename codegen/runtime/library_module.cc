@@ -197,9 +197,11 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
     return nullptr;
   }
   for (GraphProgram& g : graphs) {
+    // Only constants with bytes have them in the library (an empty one has none).
     const bool has_constants =
-        std::any_of(g.values.begin(), g.values.end(),
-                    [](const GraphProgram::Value& v) { return v.role == GraphProgram::kConstant; });
+        std::any_of(g.values.begin(), g.values.end(), [](const GraphProgram::Value& v) {
+          return v.role == GraphProgram::kConstant && ConstantBytes(v) != 0;
+        });
     if (has_constants) {
       using ConstantsFn = const void* (*)(long long*);
       auto constants = reinterpret_cast<ConstantsFn>(dlsym(lib->handle_, kConstantsSymbol));

@@ -152,3 +152,15 @@ const @c: f32[4] = "{c.tobytes().hex()}"
     x = rand(4)
     np.testing.assert_allclose(lib["plus"](x), x + c)
     np.testing.assert_allclose(lib["times"](x), x * c)
+
+
+def test_an_empty_constant_builds_runs_and_exports(tmp_path):
+    with graph.Builder("main") as b:
+        x = b.input("x", (0, 4))
+        k = b.constant(np.zeros((0, 4), "float32"), "k")
+        mod = b.finish(b.emit(ops.add(x, k), "y"))
+    mod = tessel.transform.parse_pipeline("legalize")(mod)
+    assert tessel.build(mod)["main"](np.zeros((0, 4), "float32")).shape == (0, 4)
+    path = str(tmp_path / "empty.so")
+    tessel.build(mod).export_library(path)
+    assert tessel.load_library(path)["main"](np.zeros((0, 4), "float32")).shape == (0, 4)
