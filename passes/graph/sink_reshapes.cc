@@ -178,39 +178,53 @@ class Sinker {
         return false;
       }
     }
-    // Only an elementwise or broadcast operator computes each element alone.
+    // An attribute that names dimensions would name others after the reshape.
+    for (const char* key : {"axis", "axes", "shape", "perm"}) {
+      if (b.call.attrs.contains(key)) return false;
+    }
+    // Only an elementwise or broadcast operator computes each element alone, and
+    // it must accept the reshapes' arguments and give their shape.
     absl::StatusOr<ir::graph::LegalizedOp> op = ir::graph::LegalizeGraphOp(b);
     if (!op.ok()) return false;
     const OpPattern p = OpPatternOf(op->func);
-    return p == OpPattern::kElementwise || p == OpPattern::kBroadcast;
+    if (p != OpPattern::kElementwise && p != OpPattern::kBroadcast) return false;
+    absl::StatusOr<ir::GraphBinding> moved = Moved(bindings, b, source->shape);
+    return moved.ok() && ir::graph::LegalizeGraphOp(*moved).ok();
+  }
+
+  // Binding `b` on the reshapes' arguments (of shape `flat`), defining a new value.
+  absl::StatusOr<ir::GraphBinding> Moved(const Bindings& bindings, const ir::GraphBinding& b,
+                                         const std::vector<ir::Expr>& flat) const {
+    const ir::Buffer& out = b.outputs[0];
+    ir::GraphBinding moved = b;
+    for (ir::Buffer& arg : moved.call.args) {
+      if (std::optional<size_t> r = ReshapeDefining(bindings, arg);
+          r && SameShape(arg->shape, out->shape)) {
+        arg = bindings[*r].call.args[0];
+      }
+    }
+    TESSEL_ASSIGN_OR_RETURN(
+        ir::Buffer value,
+        ir::MakeBufferChecked(absl::StrCat(out->name, "_flat"), out->dtype, flat));
+    moved.outputs = {value};
+    return moved;
   }
 
   // Binding `i` (CanSink) on the reshapes' arguments, then one reshape to its value.
   absl::Status Sink(Bindings& bindings, size_t i) {
     const ir::GraphBinding b = bindings[i];  // A copy: the bindings change below.
     const ir::Buffer out = b.outputs[0];
-    ir::GraphBinding moved = b;
-    std::vector<ir::Expr> flat_shape;
-    for (ir::Buffer& arg : moved.call.args) {
-      if (std::optional<size_t> r = ReshapeDefining(bindings, arg);
-          r && SameShape(arg->shape, out->shape)) {
-        arg = bindings[*r].call.args[0];
-        flat_shape = arg->shape;
-      }
+    std::vector<ir::Expr> flat;
+    for (const ir::Buffer& arg : b.call.args) {
+      std::optional<size_t> r = ReshapeDefining(bindings, arg);
+      if (r && SameShape(arg->shape, out->shape)) flat = bindings[*r].call.args[0]->shape;
     }
-    TESSEL_ASSIGN_OR_RETURN(ir::Buffer flat,
-                            ir::MakeBufferChecked(Fresh(out->name), out->dtype, flat_shape));
-    moved.outputs = {flat};
-    // The operator must accept the reshapes' arguments and give their shape.
-    absl::StatusOr<ir::graph::LegalizedOp> check = ir::graph::LegalizeGraphOp(moved);
-    if (!check.ok()) {
-      return absl::InternalError(
-          absl::StrCat("sink-reshapes: binding of '", out->name,
-                       "' refuses its flat arguments: ", check.status().message()));
-    }
+    TESSEL_ASSIGN_OR_RETURN(ir::GraphBinding moved, Moved(bindings, b, flat));
+    TESSEL_ASSIGN_OR_RETURN(moved.outputs[0],
+                            ir::MakeBufferChecked(Fresh(out->name), out->dtype, flat));
     bindings[i] = moved;
     bindings.insert(bindings.begin() + static_cast<long>(i) + 1,
-                    Reshape(flat, out, *ShapeAttr(out)));
+                    Reshape(moved.outputs[0], out, *ShapeAttr(out)));
     ++stats_->moved;
     return absl::OkStatus();
   }
