@@ -12,7 +12,9 @@ The graph function's parameters are the model's inputs, then its initializers
 and the tensors of its Constant nodes, in that order; ``params`` maps those
 weights' names to their arrays (numpy), in parameter order. With
 ``from_onnx(model, freeze_params=True)`` the weights are constants of the
-module instead, and ``params`` is empty. Opsets up to 17, for
+module instead, and ``params`` is empty; a ``Gemm`` with ``transB`` on a
+constant weight then transposes it with a binding of its own, which
+``fold-constants`` computes once. Opsets up to 17, for
 MatMul, Gemm, Add, Sub, Mul, Div (numpy broadcasting), Relu, Erf, Sqrt, Tanh,
 Sigmoid, Softmax, LayerNormalization, Transpose, Reshape (constant shape), Conv
 (NCHW), MaxPool, AveragePool, ReduceMean, ReduceSum, Concat, Constant and
@@ -178,8 +180,12 @@ class _Importer:
     def op_Gemm(self, node, a):
         if a.get("alpha", 1.0) != 1.0 or a.get("beta", 1.0) != 1.0:
             self.fail("alpha and beta other than 1 are not supported")
-        out = self.emit(ops.matmul(self._in(node, 0), self._in(node, 1), transpose_a=bool(a.get("transA", 0)),
-                                   transpose_b=bool(a.get("transB", 0))),
+        b, trans_b = self._in(node, 1), bool(a.get("transB", 0))
+        if trans_b and self.freeze_params and node.input[1] in self.consts:
+            # A constant weight: transposed once, by fold-constants, not in every call.
+            b, trans_b = self.emit(ops.transpose(b, [1, 0])), False
+        out = self.emit(ops.matmul(self._in(node, 0), b, transpose_a=bool(a.get("transA", 0)),
+                                   transpose_b=trans_b),
                         None if len(node.input) > 2 else node.output[0])
         if len(node.input) > 2 and node.input[2]:
             out = self.emit(ops.add(out, self._in(node, 2)), node.output[0])

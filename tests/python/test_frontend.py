@@ -146,6 +146,23 @@ def test_frozen_weights_are_constants_of_the_module():
     np.testing.assert_allclose(tessel.build(planned)["main"](x), want, rtol=1e-4, atol=1e-5)
 
 
+def test_a_frozen_transposed_gemm_weight_is_transposed_once_at_compile_time():
+    W = {"w": w(3, 8), "b": w(3)}  # Gemm with transB: y = x @ w.T + b
+    nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)]
+    model = make_model(nodes, [("x", [4, 8])], [("y", [4, 3])], W)
+    mod, _ = frontend.from_onnx(model, freeze_params=True)
+    folded = tessel.transform.parse_pipeline("legalize,fold-constants")(mod)
+    assert "w" not in folded.constants
+    np.testing.assert_array_equal(next(v for k, v in folded.constants.items() if v.shape == (8, 3)),
+                                  W["w"].T)
+    assert [b[1] for b in folded["main"].bindings].count("call_tir") == 2  # matmul, add
+    x = w(4, 8, scale=1.0)
+    want = x @ W["w"].T + W["b"]
+    np.testing.assert_allclose(graph.run(folded, "main", [x])[0], want, rtol=1e-5, atol=1e-6)
+    unfrozen, params = frontend.from_onnx(model)  # a parameter: transpose_b in the matmul
+    assert not any(b[2] == "transpose" for b in unfrozen["main"].bindings)
+
+
 def test_conv_pool_reduce_concat():
     W = {"k": w(4, 3, 3, 3), "kb": w(4)}
     n = helper.make_node
