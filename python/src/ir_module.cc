@@ -28,7 +28,7 @@ ir::IRModule ModuleWithAttrs(const ir::IRModule& m, ir::Attrs attrs) {
   return ir::IRModule(std::move(n));
 }
 
-ir::IRModule ModuleFromPy(py::handle functions, py::handle attrs) {
+ir::IRModule ModuleFromPy(py::handle functions, py::handle attrs, py::handle constants) {
   std::vector<std::pair<std::string, ir::PrimFunc>> fns;
   std::vector<std::pair<std::string, ir::GraphFunc>> graphs;
   const char* what =
@@ -51,7 +51,20 @@ ir::IRModule ModuleFromPy(py::handle functions, py::handle attrs) {
       add(k, v);
     }
   }
-  return Unwrap(ir::MakeIRModuleChecked(std::move(fns), std::move(graphs), AttrsFromPy(attrs)),
+  std::vector<std::pair<std::string, ir::HostBuffer>> consts;
+  if (!constants.is_none()) {
+    if (!py::isinstance<py::dict>(constants)) {
+      Throw(ErrorKind::kArgument,
+            absl::StrCat("constants is a dict of name -> numpy array, got ",
+                         py::repr(py::type::of(constants)).cast<std::string>()));
+    }
+    for (auto [k, v] : constants.cast<py::dict>()) {
+      const std::string name = CastArg<std::string>(k, "a constant's name");
+      consts.emplace_back(name, HostBufferFromArray(v, absl::StrCat("constant '", name, "'")));
+    }
+  }
+  return Unwrap(ir::MakeIRModuleChecked(std::move(fns), std::move(graphs), std::move(consts),
+                                        AttrsFromPy(attrs)),
                 ErrorKind::kIR);
 }
 
@@ -68,12 +81,14 @@ void BindIRModule(py::module_& m) {
   py::class_<ir::IRModuleNode, ir::Node, ir::Ref<ir::IRModuleNode>>(
       m, "IRModule",
       "An ordered map from names to PrimFuncs, with module attributes. str() is .tsl.")
-      .def(py::init([](py::object functions, py::object attrs) {
-             ir::IRModule mod = ModuleFromPy(functions, attrs);
+      .def(py::init([](py::object functions, py::object attrs, py::object constants) {
+             ir::IRModule mod = ModuleFromPy(functions, attrs, constants);
              return ir::Ref<ir::IRModuleNode>(const_cast<ir::IRModuleNode*>(mod.get()));
            }),
            py::arg("functions") = py::none(), py::arg("attrs") = py::none(),
-           "A module from {name: PrimFunc} (or (name, PrimFunc) pairs) and optional attrs.")
+           py::arg("constants") = py::none(),
+           "A module from {name: PrimFunc or GraphFunc} (or (name, function) pairs), optional "
+           "attrs, and optional constants {name: numpy array} (copied).")
       .def_static(
           "from_func",
           [](const ir::PrimFunc& f, const std::string& name) {

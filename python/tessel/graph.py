@@ -186,9 +186,7 @@ class Builder:
                                   [r.buffer for r in results], {})
         functions = dict(self._funcs)
         functions[self.name] = g
-        mod = _core.IRModule(functions)
-        for cname, array in self._constants.items():
-            mod = mod.with_constant(cname, array)
+        mod = _core.IRModule(functions, None, self._constants)
         _core.verify(mod)
         self._module = mod
         return mod

@@ -164,3 +164,13 @@ def test_an_empty_constant_builds_runs_and_exports(tmp_path):
     path = str(tmp_path / "empty.so")
     tessel.build(mod).export_library(path)
     assert tessel.load_library(path)["main"](np.zeros((0, 4), "float32")).shape == (0, 4)
+
+
+def test_a_module_made_from_python_takes_its_constants():
+    bound = graph.bind_params(mlp(), weights(), "mlp")
+    again = tessel.IRModule(dict(bound.items()) | dict(bound.graph_functions), None, bound.constants)
+    assert tessel.structural_equal(again, bound)
+    with pytest.raises(ArgumentError, match="constants is a dict"):
+        tessel.IRModule({"mlp": bound["mlp"]}, None, [1, 2])
+    with pytest.raises(tessel.IRError, match="'mlp' is defined twice"):
+        tessel.IRModule({"mlp": bound["mlp"]}, None, {"mlp": np.zeros(2, "float32")})
