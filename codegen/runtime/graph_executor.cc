@@ -19,10 +19,6 @@ std::string Count(size_t n, const char* noun) {
   return absl::StrCat(n, " ", noun, n == 1 ? "" : "s");
 }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
-}
-
 // A dimension as a product of a constant and variables: n, 4, 4 * n, b * s.
 bool AsProduct(const ir::Expr& e, ProductDim* out) {
   if (const auto* c = ir::dyn_cast<ir::IntImmNode>(e)) {
@@ -222,12 +218,7 @@ std::string GraphExecutor::Describe() const {
   auto type = [&](int v) {
     if (shapes.empty()) {
       std::vector<std::string> dims;
-      for (const ProductDim& d : p.values[v].shape) {
-        std::vector<std::string> parts;
-        if (d.factor != 1 || d.vars.empty()) parts.push_back(absl::StrCat(d.factor));
-        parts.insert(parts.end(), d.vars.begin(), d.vars.end());
-        dims.push_back(absl::StrJoin(parts, " * "));
-      }
+      for (const ProductDim& d : p.values[v].shape) dims.push_back(DimText(d));
       return absl::StrCat(DTypeToString(p.values[v].dtype), "[", absl::StrJoin(dims, ", "), "]");
     }
     return absl::StrCat(DTypeToString(p.values[v].dtype), ShapeText(shapes[v]));

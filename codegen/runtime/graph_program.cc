@@ -16,12 +16,6 @@ namespace {
 
 using Bindings = std::map<std::string, int64_t>;
 
-std::string DimText(const ProductDim& d) {
-  std::string s = d.factor != 1 || d.vars.empty() ? std::to_string(d.factor) : "";
-  for (const std::string& v : d.vars) s += (s.empty() ? "" : "*") + v;
-  return s;
-}
-
 bool ParseDim(std::string_view w, ProductDim* out) {
   *out = ProductDim{};
   size_t pos = 0;
@@ -40,12 +34,6 @@ bool ParseDim(std::string_view w, ProductDim* out) {
     pos = end + 1;
   }
   return true;
-}
-
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 // The dimension's value, or false when a variable is unbound or it overflows.
@@ -75,6 +63,18 @@ Bindings BindVars(const FunctionSignature& sig, DLTensor* const* args) {
 bool IsSingle(const ProductDim& d) { return d.factor == 1 && d.vars.size() == 1; }
 
 }  // namespace
+
+std::string DimText(const ProductDim& d) {
+  std::string s = d.factor != 1 || d.vars.empty() ? std::to_string(d.factor) : "";
+  for (const std::string& v : d.vars) s += (s.empty() ? "" : "*") + v;
+  return s;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 
 FunctionSignature GraphProgram::CallSignature() const {
   FunctionSignature sig{name, {}};

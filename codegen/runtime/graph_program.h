@@ -90,6 +90,10 @@ std::string SerializeGraphPrograms(const std::vector<GraphProgram>& graphs);
 bool ParseGraphPrograms(std::string_view metadata, std::vector<GraphProgram>* out,
                         std::string* error);
 
+// A dimension as the text form writes it ("2*n", "768"), and a shape ("[2, 768]").
+std::string DimText(const ProductDim& d);
+std::string ShapeText(const std::vector<int64_t>& shape);
+
 // A constant value's size in bytes (its shape is constant).
 int64_t ConstantBytes(const GraphProgram::Value& v);
 // Points the constants of `g` into `blob` (a library's constants, `size` bytes) by
