@@ -258,10 +258,11 @@ bool EqualChecker::Module(const IRModuleNode* a, const IRModuleNode* b) {
     const auto& [nb, cb] = b->constants[i];
     const std::string at = absl::StrCat("constants[", i, "]");
     if (na != nb) return FieldMismatch(at, "constant names differ", na, nb);
-    const std::string ta = TensorTypeText(ca.dtype(), ca.shape());
-    const std::string tb = TensorTypeText(cb.dtype(), cb.shape());
-    if (ta != tb)
-      return FieldMismatch(at, absl::StrCat("constant '", na, "': types differ"), ta, tb);
+    if (ca.dtype() != cb.dtype() || ca.shape() != cb.shape()) {
+      return FieldMismatch(at, absl::StrCat("constant '", na, "': types differ"),
+                           TensorTypeText(ca.dtype(), ca.shape()),
+                           TensorTypeText(cb.dtype(), cb.shape()));
+    }
     if (ca.byte_size() > 0 && std::memcmp(ca.data(), cb.data(), ca.byte_size()) != 0) {
       return FieldMismatch(at, absl::StrCat("constant '", na, "': data differ"), "", "");
     }

@@ -73,7 +73,6 @@
 
 #include <bit>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -210,29 +209,18 @@ class Hasher {
     acc_ = std::rotl(acc_ + w * kP2, 31) * kP1;
     ++count_;
   }
-  void Str(const std::string& s) {
-    W(s.size());
-    for (size_t i = 0; i < s.size(); i += 8) {
-      uint64_t word = 0;
-      for (size_t j = 0; j < 8 && i + j < s.size(); ++j) {
-        word |= static_cast<uint64_t>(static_cast<unsigned char>(s[i + j])) << (8 * j);
-      }
-      W(word);
-    }
-  }
-
-  void Bytes(const void* data, int64_t n) {
+  void Str(const std::string& s) { Bytes(s.data(), s.size()); }
+  // The length, then little-endian words of 8 bytes (the last one partial): the
+  // encoding of strings since v1, so a constant's bytes hash the same way.
+  void Bytes(const void* data, size_t n) {
     const auto* p = static_cast<const unsigned char*>(data);
-    W(static_cast<uint64_t>(n));
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      uint64_t word;
-      std::memcpy(&word, p + i, 8);
+    W(n);
+    for (size_t i = 0; i < n; i += 8) {
+      uint64_t word = 0;
+      for (size_t j = 0; j < 8 && i + j < n; ++j)
+        word |= static_cast<uint64_t>(p[i + j]) << (8 * j);
       W(word);
     }
-    uint64_t tail = 0;
-    for (int64_t j = 0; i + j < n; ++j) tail |= static_cast<uint64_t>(p[i + j]) << (8 * j);
-    W(tail);
   }
 
   size_t Mark() const { return log_.size(); }
@@ -578,7 +566,7 @@ void Hasher::Module(const IRModuleNode* m) {
       Str(c.dtype().ToString());
       W(c.shape().size());
       for (int64_t d : c.shape()) W(static_cast<uint64_t>(d));
-      Bytes(c.data(), c.byte_size());
+      Bytes(c.data(), static_cast<size_t>(c.byte_size()));
     }
   }
   AttrsHash(m->attrs);
