@@ -77,20 +77,16 @@ absl::StatusOr<GraphProgram> GraphProgramOf(const ir::IRModule& mod, const std::
   };
   for (const ir::Buffer& param : g->params)
     TESSEL_RETURN_IF_ERROR(add(param, GraphProgram::kInput));
-  int64_t constant_offset = 0;
   for (const ir::GraphBinding& b : g->bindings) {
     const std::string at =
         absl::StrCat("graph function '", name, "': binding of '", b.outputs[0]->name, "'");
     if (b.call.kind == ir::GraphCall::Kind::kConstant) {
-      // The module's own bytes, kept alive by the program (HostBuffers are aligned). A
-      // returned constant is copied into its result, like a returned parameter.
+      // The module's own bytes, kept alive by the program (HostBuffers are aligned);
+      // offsets are an exported library's, which PackConstants sets. A returned
+      // constant is copied into its result, like a returned parameter.
       auto owner = std::make_shared<const ir::HostBuffer>(*mod->LookupConstant(b.call.callee));
       TESSEL_RETURN_IF_ERROR(add(b.outputs[0], GraphProgram::kConstant));
-      GraphProgram::Value& v = p.values.back();
-      v.data = owner->data();
-      v.offset = constant_offset;
-      constant_offset +=
-          (owner->byte_size() + kArgumentAlignment - 1) / kArgumentAlignment * kArgumentAlignment;
+      p.values.back().data = owner->data();
       p.constant_owners.push_back(std::move(owner));
       continue;
     }

@@ -52,7 +52,8 @@ struct GraphProgram {
     std::vector<ProductDim> shape;
     int role = kInput;
     // A constant's bytes, which nothing writes (set before GraphRunner::Create), and
-    // where they are in a library's constants (the text form's offset).
+    // where they are in a library's constants (the text form's offset; 0 in a
+    // program built in-process until export's PackConstants places it).
     const void* data = nullptr;
     int64_t offset = 0;
   };

@@ -196,6 +196,9 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
     *error = path + ": bad metadata: " + why;
     return nullptr;
   }
+  // The library's constants, looked up once, for the first graph that reads any.
+  const void* blob = nullptr;
+  long long blob_size = -1;
   for (GraphProgram& g : graphs) {
     // Only constants with bytes have them in the library (an empty one has none).
     const bool has_constants =
@@ -203,16 +206,18 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
           return v.role == GraphProgram::kConstant && ConstantBytes(v) != 0;
         });
     if (has_constants) {
-      using ConstantsFn = const void* (*)(long long*);
-      auto constants = reinterpret_cast<ConstantsFn>(dlsym(lib->handle_, kConstantsSymbol));
-      if (constants == nullptr) {
-        *error = path + ": graph " + g.name + " reads constants, but the library has no " +
-                 kConstantsSymbol;
-        return nullptr;
+      if (blob_size < 0) {
+        using ConstantsFn = const void* (*)(long long*);
+        auto constants = reinterpret_cast<ConstantsFn>(dlsym(lib->handle_, kConstantsSymbol));
+        if (constants == nullptr) {
+          *error = path + ": graph " + g.name + " reads constants, but the library has no " +
+                   kConstantsSymbol;
+          return nullptr;
+        }
+        blob_size = 0;
+        blob = constants(&blob_size);
       }
-      long long size = 0;
-      const void* blob = constants(&size);
-      if (std::string e = PlaceConstants(&g, blob, size); !e.empty()) {
+      if (std::string e = PlaceConstants(&g, blob, blob_size); !e.empty()) {
         *error = path + ": " + e;
         return nullptr;
       }
