@@ -10,6 +10,7 @@
 #include "ir/status_macros.h"
 #include "ir/verifier.h"
 #include "passes/graph/module_names.h"
+#include "passes/graph/value_shape.h"
 
 namespace tessel::passes {
 namespace {
@@ -53,17 +54,13 @@ absl::StatusOr<ir::IRModule> BindParams(
       continue;
     }
     const ir::HostBuffer& v = *it->second;
-    std::vector<int64_t> shape;
-    for (const ir::Expr& d : p->shape) {
-      const auto* c = ir::dyn_cast<ir::IntImmNode>(d);
-      if (c == nullptr) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, ": parameter '", p->name, "' is ", ir::TensorTypeText(p),
-                         ", whose size each call gives; only parameters of constant shape bind"));
-      }
-      shape.push_back(c->value);
+    const std::optional<std::vector<int64_t>> shape = ConstantShape(p);
+    if (!shape) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": parameter '", p->name, "' is ", ir::TensorTypeText(p),
+                       ", whose size each call gives; only parameters of constant shape bind"));
     }
-    if (v.dtype() != p->dtype || v.shape() != shape) {
+    if (v.dtype() != p->dtype || v.shape() != *shape) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": parameter '", p->name, "' is ",
                                                      ir::TensorTypeText(p), ", the value is ",
                                                      ir::TensorTypeText(v.dtype(), v.shape())));

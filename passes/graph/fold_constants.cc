@@ -12,23 +12,13 @@
 #include "ir/interpreter.h"
 #include "ir/status_macros.h"
 #include "passes/graph/module_names.h"
+#include "passes/graph/value_shape.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
 
 namespace tessel::passes {
 namespace {
-
-// The value's shape when every dimension is a constant.
-bool ConstantShape(const ir::Buffer& v, std::vector<int64_t>* shape) {
-  shape->clear();
-  for (const ir::Expr& d : v->shape) {
-    const auto* c = ir::dyn_cast<ir::IntImmNode>(d);
-    if (c == nullptr) return false;
-    shape->push_back(c->value);
-  }
-  return true;
-}
 
 // Whether a tensor of `dtype` and `shape` takes at most `max_bytes`.
 bool FitsIn(ir::DataType dtype, const std::vector<int64_t>& shape, int64_t max_bytes) {
@@ -102,11 +92,11 @@ absl::StatusOr<ir::IRModule> FoldConstants(const ir::IRModule& mod, const std::s
     }
     std::vector<ir::HostBuffer> results;
     for (const ir::Buffer& o : b.outputs) {
-      std::vector<int64_t> shape;
+      const std::optional<std::vector<int64_t>> shape = ConstantShape(o);
       absl::StatusOr<ir::HostBuffer> r;
       // Within max-bytes before anything is allocated.
-      foldable = foldable && ConstantShape(o, &shape) && FitsIn(o->dtype, shape, max_bytes) &&
-                 (r = ir::HostBuffer::ZerosChecked(o->dtype, shape)).ok();
+      foldable = foldable && shape && FitsIn(o->dtype, *shape, max_bytes) &&
+                 (r = ir::HostBuffer::ZerosChecked(o->dtype, *shape)).ok();
       if (!foldable) break;
       results.push_back(*r);
       args.emplace_back(*r);

@@ -13,6 +13,7 @@
 #include "ir/status_macros.h"
 #include "ir/structural_equal.h"
 #include "passes/graph/op_pattern.h"
+#include "passes/graph/value_shape.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
@@ -37,12 +38,10 @@ bool SameShape(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b) {
 
 // The shape as the `shape` attribute of a reshape, when every dimension is constant.
 std::optional<ir::AttrValue> ShapeAttr(const ir::Buffer& v) {
+  std::optional<std::vector<int64_t>> shape = ConstantShape(v);
+  if (!shape) return std::nullopt;
   ir::AttrValue::List dims;
-  for (const ir::Expr& d : v->shape) {
-    const auto* c = ir::dyn_cast<ir::IntImmNode>(d);
-    if (c == nullptr) return std::nullopt;
-    dims.emplace_back(c->value);
-  }
+  for (int64_t d : *shape) dims.emplace_back(d);
   return ir::AttrValue(std::move(dims));
 }
 
