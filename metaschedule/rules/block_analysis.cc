@@ -4,7 +4,9 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/arith/expr_util.h"
+#include "ir/schedule/block_dataflow.h"
 #include "ir/visitor.h"
 
 namespace tessel::metaschedule {
@@ -86,6 +88,12 @@ std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::
   return nest;
 }
 
+std::variant<TrivialNest, std::string> AnalyzeGpuNest(bool gpu, sch::Schedule& s,
+                                                      const std::string& block) {
+  if (!gpu) return std::string("the target is not a GPU");
+  return AnalyzeNest(s, block);
+}
+
 bool AllSpatial(const ir::BlockNode* b) {
   for (const ir::IterVar& iv : b->iter_vars) {
     if (iv.kind != ir::IterKind::kSpatial) return false;
@@ -154,6 +162,75 @@ bool RegionUsesIter(const ir::BlockNode* b, const ir::BufferRegion& region, size
     if (ir::arith::UsesVar(r.min, v) || ir::arith::UsesVar(r.extent, v)) return true;
   }
   return false;
+}
+
+int RowsIter(const ir::BlockNode* b, int cols) {
+  const ir::BufferRegion& out = b->writes[0];
+  const size_t rank = out.region.size();
+  int fallback = -1;
+  for (size_t d = rank; d-- > 0;) {
+    const int k = IterIndexingDim(b, out, d);
+    if (k < 0 || k == cols || b->iter_vars[k].kind != ir::IterKind::kSpatial) continue;
+    if (fallback < 0) fallback = k;
+    bool shared = true;
+    for (const ir::BufferRegion& r : b->reads) {
+      if (RegionUsesIter(b, r, static_cast<size_t>(cols)) &&
+          RegionUsesIter(b, r, static_cast<size_t>(k))) {
+        shared = false;
+      }
+    }
+    if (shared) return k;
+  }
+  return fallback;
+}
+
+absl::StatusOr<std::vector<sch::LoopRV>> LoopsBelow(sch::Schedule& s, sch::BlockRV block,
+                                                    sch::LoopRV anchor) {
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> loops, s.GetLoops(block));
+  TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> a, s.Get(anchor));
+  for (size_t l = 0; l < loops.size(); ++l) {
+    TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(loops[l]));
+    if (f.get() == a.get()) return std::vector<sch::LoopRV>(loops.begin() + l + 1, loops.end());
+  }
+  return std::vector<sch::LoopRV>{};
+}
+
+std::optional<std::string> ColumnsLast(const ir::BlockNode* b, const ir::BufferRegion& region,
+                                       int cols) {
+  const size_t rank = region.region.size();
+  std::optional<size_t> dim;
+  for (size_t d = 0; d < rank; ++d) {
+    if (ir::arith::UsesVar(region.region[d].min, b->iter_vars[cols].var.get())) dim = d;
+  }
+  if (!dim || *dim + 1 == rank) return std::nullopt;
+  std::vector<std::string> in, out;
+  for (size_t d = 0; d < rank; ++d) {
+    in.push_back(absl::StrCat("v", d));
+    if (d != *dim) out.push_back(absl::StrCat("v", d));
+  }
+  out.push_back(absl::StrCat("v", *dim));
+  return absl::StrCat("lambda ", absl::StrJoin(in, ", "), ": (", absl::StrJoin(out, ", "), ")");
+}
+
+absl::StatusOr<std::vector<std::string>> InlineEpilogues(sch::Schedule& s, sch::BlockRV writeback) {
+  std::vector<std::string> inlined;
+  for (int fused = 0; fused < 4; ++fused) {
+    TESSEL_ASSIGN_OR_RETURN(ir::Block wblock, s.Get(writeback));
+    const ir::BufferNode* result = wblock->writes[0].buffer.get();
+    if (sch::IsParam(s.func(), result)) break;
+    std::vector<std::string> readers = sch::ReadersOf(s.state().index(), result);
+    if (readers.size() != 1) break;
+    const ir::BlockNode* epi = s.state().index().block(s.state().index().FindBlock(readers[0]));
+    if (!AllSpatial(epi) || epi->init != nullptr) break;
+    sch::Schedule before = s;
+    TESSEL_ASSIGN_OR_RETURN(sch::BlockRV e, s.GetBlock(readers[0]));
+    if (!s.ReverseComputeInline(e).ok()) {
+      s = std::move(before);
+      break;
+    }
+    inlined.push_back(readers[0]);
+  }
+  return inlined;
 }
 
 std::string FirstLine(const absl::Status& status) {

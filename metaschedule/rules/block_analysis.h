@@ -49,6 +49,10 @@ NestLoops SplitNestLoops(const TrivialNest& nest);
 // the target's threads per block; the rules' heuristic picks none above
 // kGpuHeuristicThreads (a block of 256 keeps several resident per SM).
 std::vector<int64_t> GpuThreadCounts(int max_threads_per_block);
+// What every GPU rule checks first: the target is a GPU and the block sits in
+// a trivial nest (AnalyzeNest); else why not.
+std::variant<TrivialNest, std::string> AnalyzeGpuNest(bool gpu, sch::Schedule& s,
+                                                      const std::string& block);
 inline constexpr int64_t kGpuHeuristicThreads = 256;
 
 bool AllSpatial(const ir::BlockNode* b);
@@ -64,6 +68,25 @@ bool CallsFunction(const ir::BlockNode* b);
 int IterIndexingDim(const ir::BlockNode* b, const ir::BufferRegion& region, size_t dim);
 // True when some index of `region` uses iter var `k`.
 bool RegionUsesIter(const ir::BlockNode* b, const ir::BufferRegion& region, size_t k);
+// The rows of a tiled reduction's output tile, given its columns' iter var
+// `cols`: a spatial iter var indexing a dimension of the output that no read
+// indexed by `cols` uses, so that each element such a read loads serves every
+// row (matmul: i, which B[k, j] lacks; conv2d NCHW with the output channels as
+// columns: the output's width, which the kernel lacks); the innermost such
+// dimension. When there is none (depthwise), the innermost output dimension the
+// columns do not index; -1 when there is no such dimension either.
+int RowsIter(const ir::BlockNode* b, int cols);
+// The index map moving the dimension of `region` that iter var `cols` indexes
+// to the end ("lambda v0, v1: (v1, v0)"), or none when it is last already.
+std::optional<std::string> ColumnsLast(const ir::BlockNode* b, const ir::BufferRegion& region,
+                                       int cols);
+// The loops of `block` below `anchor` (the ones a move under it created).
+absl::StatusOr<std::vector<sch::LoopRV>> LoopsBelow(sch::Schedule& s, sch::BlockRV block,
+                                                    sch::LoopRV anchor);
+// Folds up to four elementwise blocks that alone read what `writeback` writes
+// (bias, activation) into it, one after the other, while reverse_compute_inline
+// takes them; returns their names.
+absl::StatusOr<std::vector<std::string>> InlineEpilogues(sch::Schedule& s, sch::BlockRV writeback);
 // The first line of a status message: a primitive's error shows the whole
 // function after it, too long for a log line.
 std::string FirstLine(const absl::Status& status);

@@ -44,8 +44,7 @@ class GpuReduction : public ScheduleRule {
 
   absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
                                     const std::string& block) const override {
-    if (!ctx.machine.gpu) return RuleOutcome::NotApplicable("the target is not a GPU");
-    std::variant<TrivialNest, std::string> analyzed = AnalyzeNest(s, block);
+    std::variant<TrivialNest, std::string> analyzed = AnalyzeGpuNest(ctx.machine.gpu, s, block);
     if (const std::string* why = std::get_if<std::string>(&analyzed)) {
       return RuleOutcome::NotApplicable(*why);
     }

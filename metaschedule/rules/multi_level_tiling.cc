@@ -69,18 +69,6 @@ int64_t ColumnTile(int64_t n, int64_t lanes) {
   return best;
 }
 
-// Loops of `block` below `anchor` (the ones a move under it created).
-absl::StatusOr<std::vector<sch::LoopRV>> LoopsBelow(sch::Schedule& s, sch::BlockRV block,
-                                                    sch::LoopRV anchor) {
-  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> loops, s.GetLoops(block));
-  TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> a, s.Get(anchor));
-  for (size_t l = 0; l < loops.size(); ++l) {
-    TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(loops[l]));
-    if (f.get() == a.get()) return std::vector<sch::LoopRV>(loops.begin() + l + 1, loops.end());
-  }
-  return std::vector<sch::LoopRV>{};
-}
-
 // Moves the panel copy `pack` under `loop` and vectorizes its innermost loop
 // where it can (a halo, conv2d's rows plus taps, may refuse it).
 absl::Status PackUnder(sch::Schedule& s, sch::BlockRV pack, sch::LoopRV loop) {
@@ -179,51 +167,6 @@ absl::StatusOr<std::string> ComputeTile(const RuleContext& ctx, sch::Schedule& s
   const size_t k = static_cast<size_t>(chosen - 1);
   TESSEL_RETURN_IF_ERROR(TensorizeTile(s, rows, cols, names[k], tiles[k]));
   return names[k];
-}
-
-// The index map moving the dimension of `region` that iter var `cols` indexes
-// to the end ("lambda v0, v1: (v1, v0)"), or none when it is last already.
-std::optional<std::string> ColumnsLast(const ir::BlockNode* b, const ir::BufferRegion& region,
-                                       int cols) {
-  const size_t rank = region.region.size();
-  std::optional<size_t> dim;
-  for (size_t d = 0; d < rank; ++d) {
-    if (ir::arith::UsesVar(region.region[d].min, b->iter_vars[cols].var.get())) dim = d;
-  }
-  if (!dim || *dim + 1 == rank) return std::nullopt;
-  std::vector<std::string> in, out;
-  for (size_t d = 0; d < rank; ++d) {
-    in.push_back(absl::StrCat("v", d));
-    if (d != *dim) out.push_back(absl::StrCat("v", d));
-  }
-  out.push_back(absl::StrCat("v", *dim));
-  return absl::StrCat("lambda ", absl::StrJoin(in, ", "), ": (", absl::StrJoin(out, ", "), ")");
-}
-
-// The rows of the register tile: a spatial iter var indexing a dimension of the
-// output that no read indexed by `cols` uses, so that each vector such a read
-// loads serves every row (matmul: i, which B[k, j] lacks; conv2d NCHW with the
-// output channels as columns: the output's width, which the kernel lacks); the
-// innermost such dimension. When there is none (depthwise), the innermost
-// output dimension the columns do not index.
-int RowsIter(const ir::BlockNode* b, int cols) {
-  const ir::BufferRegion& out = b->writes[0];
-  const size_t rank = out.region.size();
-  int fallback = -1;
-  for (size_t d = rank; d-- > 0;) {
-    const int k = IterIndexingDim(b, out, d);
-    if (k < 0 || k == cols || b->iter_vars[k].kind != ir::IterKind::kSpatial) continue;
-    if (fallback < 0) fallback = k;
-    bool shared = true;
-    for (const ir::BufferRegion& r : b->reads) {
-      if (RegionUsesIter(b, r, static_cast<size_t>(cols)) &&
-          RegionUsesIter(b, r, static_cast<size_t>(k))) {
-        shared = false;
-      }
-    }
-    if (shared) return k;
-  }
-  return fallback;
 }
 
 // The columns of the register tile: the spatial iter var of the output's last
@@ -406,22 +349,8 @@ class MultiLevelTiling : public ScheduleRule {
       TESSEL_RETURN_IF_ERROR(s.TransformLayout(wb, wblock->reads[0].buffer->name, *map));
       did.push_back("transposed accumulator");
     }
-    for (int fused = 0; fused < 4; ++fused) {
-      TESSEL_ASSIGN_OR_RETURN(ir::Block wblock, s.Get(wb));
-      const ir::BufferNode* result = wblock->writes[0].buffer.get();
-      if (sch::IsParam(s.func(), result)) break;
-      std::vector<std::string> readers = sch::ReadersOf(s.state().index(), result);
-      if (readers.size() != 1) break;
-      const ir::BlockNode* epi = s.state().index().block(s.state().index().FindBlock(readers[0]));
-      if (!AllSpatial(epi) || epi->init != nullptr) break;
-      sch::Schedule before = s;
-      TESSEL_ASSIGN_OR_RETURN(sch::BlockRV e, s.GetBlock(readers[0]));
-      if (!s.ReverseComputeInline(e).ok()) {
-        s = std::move(before);
-        break;
-      }
-      did.push_back(absl::StrCat("epilogue ", readers[0]));
-    }
+    TESSEL_ASSIGN_OR_RETURN(std::vector<std::string> epilogues, InlineEpilogues(s, wb));
+    for (const std::string& e : epilogues) did.push_back(absl::StrCat("epilogue ", e));
     TESSEL_RETURN_IF_ERROR(s.ReverseComputeAt(wb, s1_last));
     TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> w, LoopsBelow(s, wb, s1_last));
     TESSEL_RETURN_IF_ERROR(RegisterTile(s, w));

@@ -15,17 +15,36 @@
 // Parameters are never touched: their shape is the caller's. A buffer with
 // explicit strides (storage_align) keeps them, so the shrunk allocation spans
 // up to its last element under those strides.
+//
+// A `local` buffer is each thread's own (every thread of a kernel runs its
+// allocate), so its box may move with the thread. A GPU matmul's accumulator,
+// allocated once per block of threads and indexed by threadIdx, shrinks to the
+// thread's own tile:
+//
+//   allocate C_local: f32[8, 8, 2, 2] {              allocate C_local: f32[1, 1, 2, 2] {
+//     for ty in thread_binding(0, 8, "threadIdx.y")     for ty in thread_binding(...) {
+//       for tx in thread_binding(0, 8, ...)     ->        for tx in thread_binding(...)
+//         C_local[ty, tx, a, b] = 0.0f32                    C_local[0, 0, a, b] = 0.0f32
+//     ... (another nest bound to the same threads)   ...
+//
+// While the box is computed, every threadIdx-bound loop's variable is named by
+// one variable per axis (the loops of an axis are one thread); afterwards each
+// loop gets its own variable back.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
 #include "ir/arith/int_set.h"
 #include "ir/arith/region.h"
 #include "ir/mutator.h"
+#include "ir/substitute.h"
+#include "ir/thread_axis.h"
+#include "ir/visitor.h"
 #include "passes/lowering/context_mutator.h"
 #include "passes/lowering/lane_index.h"
 #include "passes/pass.h"
@@ -38,8 +57,12 @@ namespace {
 // Accesses of one buffer moved to another with each index shifted by -origin.
 class AccessShifter : public lowering::ContextMutator {
  public:
-  AccessShifter(const ir::BufferNode* from, ir::Buffer to, std::vector<ir::Expr> origin)
-      : from_(from), to_(std::move(to)), origin_(std::move(origin)) {}
+  // `known`: ranges of variables bound outside the walk (the threads' variables).
+  AccessShifter(const ir::BufferNode* from, ir::Buffer to, std::vector<ir::Expr> origin,
+                const std::vector<std::pair<ir::Var, ir::Range>>& known = {})
+      : from_(from), to_(std::move(to)), origin_(std::move(origin)) {
+    for (const auto& [v, r] : known) analyzer().Bind(v, r);
+  }
 
   ir::Expr VisitBufferLoad(const ir::BufferLoadNode* op) override {
     ir::Expr e = ContextMutator::VisitBufferLoad(op);
@@ -79,6 +102,66 @@ class AccessShifter : public lowering::ContextMutator {
   std::vector<ir::Expr> origin_;
 };
 
+bool IsThreadLoop(const ir::ForNode* op) {
+  if (op->for_kind != ir::ForKind::kThreadBinding) return false;
+  std::optional<int> axis = ir::LaunchAxisOf(op->thread_tag);
+  return axis && ir::IsThreadIdxAxis(*axis);
+}
+
+// Names the variable of every threadIdx-bound loop by one variable per axis.
+// `ok` turns false for a loop that does not start at 0 (its variable would not
+// be the thread's index) or two loops of one axis with different types.
+class NameThreadAxes : public ir::IRMutator {
+ public:
+  bool ok = true;
+  absl::flat_hash_map<std::string, ir::Var> axis_var;  // thread tag -> its variable
+  std::vector<std::pair<ir::Var, ir::Range>> ranges;   // of those variables
+
+  ir::Stmt VisitFor(const ir::ForNode* op) override {
+    ir::Stmt s = IRMutator::VisitFor(op);
+    if (!IsThreadLoop(op)) return s;
+    ok &= ir::arith::IsConstInt(op->min, 0);
+    auto [it, fresh] = axis_var.try_emplace(op->thread_tag, ir::Var());
+    if (fresh) {
+      it->second = ir::MakeVar(absl::StrCat(op->loop_var->name, "_thread"), op->loop_var->dtype);
+      ranges.emplace_back(it->second, ir::Range{op->min, op->extent});
+    }
+    ok &= it->second->dtype == op->loop_var->dtype;
+    auto n = ir::MakeNode<ir::ForNode>(*ir::cast<ir::ForNode>(s));
+    n->body = ir::Substitute(n->body, {{op->loop_var.get(), it->second}});
+    return ir::Stmt(std::move(n));
+  }
+};
+
+// Gives each threadIdx-bound loop its own variable back.
+class RestoreThreadAxes : public ir::IRMutator {
+ public:
+  explicit RestoreThreadAxes(const absl::flat_hash_map<std::string, ir::Var>& axis_var)
+      : axis_var_(axis_var) {}
+  ir::Stmt VisitFor(const ir::ForNode* op) override {
+    ir::Stmt s = IRMutator::VisitFor(op);
+    auto it = axis_var_.find(op->thread_tag);
+    if (!IsThreadLoop(op) || it == axis_var_.end()) return s;
+    auto n = ir::MakeNode<ir::ForNode>(*ir::cast<ir::ForNode>(s));
+    n->body = ir::Substitute(n->body, {{it->second.get(), op->loop_var}});
+    return ir::Stmt(std::move(n));
+  }
+
+ private:
+  const absl::flat_hash_map<std::string, ir::Var>& axis_var_;
+};
+
+// Whether a statement uses one of some variables.
+class UsesAnyVar : public ir::IRVisitor {
+ public:
+  explicit UsesAnyVar(absl::flat_hash_set<const ir::VarNode*> vars) : vars_(std::move(vars)) {}
+  bool found = false;
+  void VisitVar(const ir::VarNode* op) override { found |= vars_.contains(op); }
+
+ private:
+  absl::flat_hash_set<const ir::VarNode*> vars_;
+};
+
 class Compactor : public lowering::ContextMutator {
  public:
   int compacted = 0;
@@ -86,7 +169,21 @@ class Compactor : public lowering::ContextMutator {
   ir::Stmt VisitAllocate(const ir::AllocateNode* op) override {
     ir::Stmt s = IRMutator::VisitAllocate(op);  // Inner allocations first.
     const auto* a = ir::cast<ir::AllocateNode>(s);
-    std::optional<std::vector<ir::Range>> box = UsedBox(a->buffer, a->body);
+    ir::Stmt body = a->body;
+    NameThreadAxes threads;
+    if (a->buffer->scope == "local") {
+      ir::Stmt named = threads.VisitStmt(a->body);
+      if (threads.ok && !threads.axis_var.empty())
+        body = named;
+      else
+        threads = NameThreadAxes();
+    }
+    std::optional<std::vector<ir::Range>> box;
+    {
+      ir::arith::Analyzer::Scope scope(&analyzer());
+      for (const auto& [v, r] : threads.ranges) analyzer().Bind(v, r);
+      box = UsedBox(a->buffer, body);
+    }
     if (!box) return s;
     std::vector<ir::Expr> shape, origin;
     bool smaller = false;
@@ -104,9 +201,18 @@ class Compactor : public lowering::ContextMutator {
     // the smaller box one to one, and keep the alignment asked for.
     n->shape = shape;
     ir::Buffer to(std::move(n));
-    AccessShifter shift(a->buffer.get(), to, origin);
+    AccessShifter shift(a->buffer.get(), to, origin, threads.ranges);
+    ir::Stmt shifted = shift.VisitStmt(body);
+    if (!threads.axis_var.empty()) {
+      shifted = RestoreThreadAxes(threads.axis_var).VisitStmt(shifted);
+      absl::flat_hash_set<const ir::VarNode*> named;
+      for (const auto& [tag, v] : threads.axis_var) named.insert(v.get());
+      UsesAnyVar left(std::move(named));
+      left.VisitStmt(shifted);
+      if (left.found) return s;  // The box moves with a thread some access is not under.
+    }
     ++compacted;
-    return ir::Stmt(ir::MakeNode<ir::AllocateNode>(to, shift.VisitStmt(a->body)));
+    return ir::Stmt(ir::MakeNode<ir::AllocateNode>(to, shifted));
   }
 
  private:

@@ -8,9 +8,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
 #include "ir/mutator.h"
 #include "ir/structural_equal.h"
+#include "ir/substitute.h"
 #include "ir/thread_axis.h"
 #include "ir/visitor.h"
 #include "passes/pass.h"
@@ -68,6 +70,55 @@ void Merge(AccessSet* into, const AccessSet& from) {
   *into = std::move(coarse);
 }
 
+// Whether the iterations of `loop` touch disjoint elements through `indices`:
+// some dimension is c * i + r, with r (over the loops inside `loop`, threads
+// included) spanning fewer than c elements. A copy spread over the threads,
+// `S[f0 * 32 + ty * 2 + tx // 8, tx % 8]` under `for f0`, writes other
+// elements in each iteration, so its iterations need no barrier between them.
+bool IterationsDisjoint(const ir::ForNode* loop, const std::vector<ir::Expr>& indices) {
+  class InnerLoops : public ir::IRVisitor {
+   public:
+    std::vector<const ir::ForNode*> loops;
+    void VisitFor(const ir::ForNode* op) override {
+      loops.push_back(op);
+      ir::IRVisitor::VisitFor(op);
+    }
+  };
+  InnerLoops inner;
+  inner.VisitStmt(loop->body);
+  ir::arith::Analyzer ana;
+  absl::flat_hash_set<const ir::VarNode*> bound = {loop->loop_var.get()};
+  ir::VarMap at_start = {{loop->loop_var.get(), loop->min}};
+  for (const ir::ForNode* f : inner.loops) {
+    ana.Bind(f->loop_var, ir::Range{f->min, f->extent});
+    bound.insert(f->loop_var.get());
+    at_start[f->loop_var.get()] = f->min;
+  }
+  ana.Bind(loop->loop_var, ir::Range{loop->min, loop->extent});
+  const ir::Var& i = loop->loop_var;
+  for (const ir::Expr& e : indices) {
+    if (!ir::arith::IsIndexType(e->dtype) || e->dtype.lanes() != 1) continue;
+    ir::Expr next = ir::Substitute(e, {{i.get(), ir::Add(i, ir::IntImm(i->dtype, 1))}});
+    std::optional<int64_t> c = ir::arith::AsConstInt(ana.Simplify(ir::Sub(next, e)));
+    if (!c || *c <= 0) continue;
+    // r: what the loops inside add, the loops outside cancelled.
+    ir::Expr r = ana.Simplify(
+        ir::Sub(ir::Sub(e, ir::Mul(i, ir::IntImm(i->dtype, *c))), ir::Substitute(e, at_start)));
+    if (ir::arith::AnyVar(r, [&](const ir::VarNode* v) { return !bound.contains(v); })) continue;
+    ir::arith::ConstIntBound range = ana.GetConstIntBound(r);
+    if (range.max_value - range.min_value < *c) return true;
+  }
+  return false;
+}
+
+bool SameIndices(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (!ir::StructuralEqual(a[d], b[d])) return false;
+  }
+  return true;
+}
+
 class Planner : public ir::IRMutator {
  public:
   int inserted = 0;
@@ -100,18 +151,23 @@ class Planner : public ir::IRMutator {
   }
 
   // Whether an access in `before` and one in `after` may touch one element from
-  // two threads with no barrier between. `carried` (a loop variable) is set when
-  // `after` runs in a later iteration of that loop than `before`.
+  // two threads with no barrier between. `carried` (a loop) is set when `after`
+  // runs in a later iteration of that loop than `before`.
   bool Conflict(const AccessSet& before, const AccessSet& after,
-                const ir::VarNode* carried = nullptr) const {
+                const ir::ForNode* carried = nullptr) const {
     for (const Access& a : before) {
       for (const Access& b : after) {
         if (a.storage != b.storage || (!a.is_store && !b.is_store)) continue;
+        if (carried != nullptr && !a.indices.empty() && SameIndices(a.indices, b.indices) &&
+            IterationsDisjoint(carried, a.indices)) {
+          continue;
+        }
         bool same_element =
             !a.indices.empty() && a.indices.size() == b.indices.size() && UsesThreadIdx(a.indices);
         for (size_t d = 0; same_element && d < a.indices.size(); ++d) {
-          same_element = ir::StructuralEqual(a.indices[d], b.indices[d]) &&
-                         (carried == nullptr || !ir::arith::UsesVar(a.indices[d], carried));
+          same_element =
+              ir::StructuralEqual(a.indices[d], b.indices[d]) &&
+              (carried == nullptr || !ir::arith::UsesVar(a.indices[d], carried->loop_var.get()));
         }
         if (!same_element) return true;
       }
@@ -259,7 +315,11 @@ class Planner : public ir::IRMutator {
     }
     Summary b = Summarize(op->body);
     ir::Stmt body = b.stmt;
-    if (!axis && Conflict(b.exit, b.entry, op->loop_var.get())) {
+    // A vectorized loop's iterations are one access of the thread (no barrier
+    // fits between them), and a loop of one iteration has no next one.
+    const bool carries =
+        !axis && op->for_kind != ir::ForKind::kVectorized && !ir::arith::IsConstInt(op->extent, 1);
+    if (carries && Conflict(b.exit, b.entry, op)) {
       // The next iteration's first accesses race with this one's last.
       std::vector<ir::Stmt> seq = {body};
       if (const auto* s = ir::dyn_cast<ir::SeqStmtNode>(body.get())) seq = s->seq;

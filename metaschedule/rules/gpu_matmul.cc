@@ -1,0 +1,370 @@
+// gpu-matmul: a reduction whose operands are reused across its output tile
+// (matmul, batch_matmul, dense) computed a tile per block of threads, its
+// operands staged through shared memory a slice of the reduction at a time, and
+// each thread's part of the tile accumulated in registers.
+//
+//   for i, j, k: block C (vi, vj spatial; vk reduce) ->
+//     for i_0 in thread_binding(.., "blockIdx.y"), j_0 in thread_binding(.., "blockIdx.x"):
+//       for ty, tx, i_1 unrolled, j_1 unrolled: block C_init          (C_local = 0)
+//       for k_0:
+//         for ax.. thread_binding(ty, tx), vectorized: block A_shared (the slice of A)
+//         for ax.. thread_binding(ty, tx), vectorized: block B_shared (the slice of B)
+//         for ty in thread_binding(.., "threadIdx.y"), tx in (.., "threadIdx.x"):
+//           for k_1 unrolled, i_1 unrolled, j_1 unrolled: block C     (into C_local)
+//       for ty, tx, i_1 unrolled, j_1 unrolled: block C_local          (+ fused epilogue)
+//
+// Rows and columns are split [blocks, micro-tile, threads]: thread (ty, tx) owns
+// rows i_0 * BM + i_1 * TY + ty, so consecutive threads read consecutive elements
+// of B_shared and write consecutive elements of C (no bank conflicts, coalesced
+// stores). The accumulator is laid out (block, thread, micro-tile), so lowering
+// shrinks it to the thread's own TM x TN (compact-buffer-allocation: a local
+// buffer is the thread's) and the unrolled micro-tile keeps it in registers.
+// Lowering puts two barriers in each k_0 iteration: after the copies, and before
+// the next iteration's copies overwrite what the threads still read
+// (passes/lowering/thread_sync.h). The copies are spread over all threads with
+// the innermost elements in vectors of up to four.
+//
+// Applies to a block with one reduce iter var and an init, alone in a perfect
+// trivially bound nest, writing one buffer whose last dimension (columns) and
+// another (rows, RowsIter) are indexed by spatial iter vars of at least 16
+// elements, with some read that does not use the rows and some that does not use
+// the columns (both operands are reused). Other spatial iter vars (a batch) are
+// fused and bound to blockIdx.z. Each of rows, columns and reduction is a
+// sample_perfect_tile decision; the heuristic takes 16 threads along rows and
+// columns (a block of 256), micro-tiles of up to 8 x 8 as the size allows (a
+// 128 x 128 tile per block from 1024 rows) and reduction slices of 8. Not
+// applicable: several reduce iter vars (conv2d), a GEMV (gpu-reduction's).
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/arith/expr_util.h"
+#include "ir/schedule/block_dataflow.h"
+#include "metaschedule/rules/block_analysis.h"
+#include "metaschedule/schedule_rule.h"
+
+namespace tessel::metaschedule {
+
+namespace {
+
+// Threads along rows and along columns at most; their product is the block.
+constexpr int64_t kMaxThreadsPerDim = 16;
+// Rows and columns below this go to gpu-reduction or gpu-fallback.
+constexpr int64_t kMinExtent = 16;
+
+int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {
+  for (int64_t d = std::min(n, std::max<int64_t>(bound, 1)); d > 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 1;
+}
+
+// The heuristic split of rows or columns of extent `e`: [blocks, micro,
+// threads], up to `max_threads` threads. The micro-tile grows with the extent (8
+// from 1024 up), so that a small matmul still spreads over several blocks.
+std::vector<int64_t> HeuristicTile(int64_t e, int64_t max_threads) {
+  const int64_t threads = LargestDivisorAtMost(e, max_threads);
+  const int64_t micro = LargestDivisorAtMost(e / threads, std::clamp<int64_t>(e / 128, 1, 8));
+  return {e / (threads * micro), micro, threads};
+}
+
+// A reduction slice that lets every thread copy whole vectors of both slices (a
+// BM x slice and a slice x BN tile over TY x TX threads): 8 elements, else the
+// next size from the divisors of the reduction `k` up to 32; 0 when none does.
+int64_t ReductionSlice(int64_t k, const std::vector<int64_t>& rf, const std::vector<int64_t>& cf) {
+  const int64_t threads = rf[2] * cf[2], bm = rf[1] * rf[2], bn = cf[1] * cf[2];
+  for (int64_t d : {8, 16, 32, 4, 2, 1}) {
+    if (k % d == 0 && bm * d % threads == 0 && bn * d % threads == 0) return d;
+  }
+  return 0;
+}
+
+// The heuristic's decisions for rows (m), columns (n) and the reduction (k):
+// 16 x 16 threads, fewer where the slices would leave threads without an
+// element to copy (a short reduction under small tiles).
+struct Heuristic {
+  std::vector<int64_t> rows, cols, reduce;
+};
+Heuristic HeuristicTiles(int64_t m, int64_t n, int64_t k) {
+  int64_t ty = kMaxThreadsPerDim, tx = kMaxThreadsPerDim;
+  while (true) {
+    Heuristic h{HeuristicTile(m, ty), HeuristicTile(n, tx), {}};
+    const int64_t slice = ReductionSlice(k, h.rows, h.cols);
+    if (slice > 0 || (ty == 1 && tx == 1)) {
+      const int64_t s = slice > 0 ? slice : LargestDivisorAtMost(k, 8);
+      h.reduce = {k / s, s};
+      return h;
+    }
+    (ty >= tx ? ty : tx) /= 2;
+  }
+}
+
+// Whether the loop `l` is among the loops around `block`.
+absl::StatusOr<bool> IsUnder(sch::Schedule& s, sch::BlockRV block, sch::LoopRV l) {
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> loops, s.GetLoops(block));
+  TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> target, s.Get(l));
+  for (sch::LoopRV x : loops) {
+    TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(x));
+    if (f.get() == target.get()) return true;
+  }
+  return false;
+}
+
+absl::Status UnrollAll(sch::Schedule& s, const std::vector<sch::LoopRV>& loops) {
+  for (sch::LoopRV l : loops) {
+    TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(l));
+    if (!ir::arith::IsConstInt(f->extent, 1)) TESSEL_RETURN_IF_ERROR(s.Unroll(l));
+  }
+  return absl::OkStatus();
+}
+
+class GpuMatmul : public ScheduleRule {
+ public:
+  std::string name() const override { return "gpu-matmul"; }
+
+  absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
+                                    const std::string& block) const override {
+    std::variant<TrivialNest, std::string> analyzed = AnalyzeGpuNest(ctx.machine.gpu, s, block);
+    if (const std::string* why = std::get_if<std::string>(&analyzed)) {
+      return RuleOutcome::NotApplicable(*why);
+    }
+    const TrivialNest nest = std::get<TrivialNest>(analyzed);
+    const ir::Block b = ir::GetRef(nest.block);
+    if (!HasReduce(b.get()) || b->init == nullptr) {
+      return RuleOutcome::NotApplicable("it does not reduce");
+    }
+    if (b->writes.size() != 1) return RuleOutcome::NotApplicable("it writes more than one buffer");
+    int reduce = -1;
+    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+      if (b->iter_vars[k].kind == ir::IterKind::kOpaque) {
+        return RuleOutcome::NotApplicable("opaque iter var");
+      }
+      if (b->iter_vars[k].kind != ir::IterKind::kReduce) continue;
+      if (reduce >= 0) {
+        return RuleOutcome::NotApplicable("it has several reduce iter vars (not tiled yet)");
+      }
+      reduce = static_cast<int>(k);
+    }
+    const ir::BufferRegion& out = b->writes[0];
+    const int cols = IterIndexingDim(b.get(), out, out.region.size() - 1);
+    const int rows = cols >= 0 ? RowsIter(b.get(), cols) : -1;
+    if (cols < 0 || rows < 0 || b->iter_vars[cols].kind != ir::IterKind::kSpatial) {
+      return RuleOutcome::NotApplicable(
+          "its output's last dimension and another are not indexed by spatial iter vars");
+    }
+    const int64_t m = nest.extents[nest.loop_of_iter[rows]];
+    const int64_t n = nest.extents[nest.loop_of_iter[cols]];
+    const int64_t kext = nest.extents[nest.loop_of_iter[reduce]];
+    if (m < kMinExtent || n < kMinExtent) {
+      return RuleOutcome::NotApplicable(
+          absl::StrCat("its ", m, " x ", n, " tile is below ", kMinExtent, " x ", kMinExtent));
+    }
+    // The operands staged in shared memory: reads that miss the rows or the
+    // columns (the reused ones); there must be one of each.
+    std::vector<int64_t> staged;
+    bool row_reuse = false, col_reuse = false;
+    for (size_t r = 0; r < b->reads.size(); ++r) {
+      if (sch::Touches(b->writes, b->reads[r].buffer.get())) continue;
+      const bool uses_rows = RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(rows));
+      const bool uses_cols = RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(cols));
+      row_reuse |= !uses_rows;
+      col_reuse |= !uses_cols;
+      if (uses_rows != uses_cols) staged.push_back(static_cast<int64_t>(r));
+    }
+    if (!row_reuse || !col_reuse) {
+      return RuleOutcome::NotApplicable("no operand is reused across both rows and columns");
+    }
+
+    TESSEL_ASSIGN_OR_RETURN(sch::BlockRV c, s.GetBlock(block));
+    // Stages first, on the untiled nest: cache_read places a copy at the root
+    // there and cache_write its write-back after the nest.
+    std::vector<sch::BlockRV> copies;
+    std::vector<bool> transposed;
+    std::vector<std::string> did;
+    for (int64_t r : staged) {
+      TESSEL_ASSIGN_OR_RETURN(sch::BlockRV copy, s.CacheRead(c, r, "shared"));
+      copies.push_back(copy);
+      // An operand read along the columns with the reduction last (a dense
+      // layer's W[j, k]) is staged as [k, j]: consecutive threads then read
+      // consecutive words of it, not words a row apart in one bank.
+      std::optional<std::string> map;
+      if (RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(cols))) {
+        map = ColumnsLast(b.get(), b->reads[r], cols);
+      }
+      transposed.push_back(map.has_value());
+      if (!map) continue;
+      TESSEL_ASSIGN_OR_RETURN(ir::Block cb, s.Get(copy));
+      TESSEL_RETURN_IF_ERROR(s.TransformLayout(copy, cb->writes[0].buffer->name, *map));
+      did.push_back(absl::StrCat(b->reads[r].buffer->name, " staged transposed"));
+    }
+    TESSEL_ASSIGN_OR_RETURN(sch::BlockRV wb, s.CacheWrite(c, 0, "local"));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<std::string> epilogues,
+                            InlineEpilogues(s, wb));  // As on the CPU.
+    for (const std::string& e : epilogues) did.push_back(absl::StrCat("epilogue ", e));
+
+    // The tiles: rows and columns [blocks, micro, threads], the reduction [slices, slice].
+    auto tile = [&](int iter, std::vector<int64_t> decision, int64_t max_inner)
+        -> absl::StatusOr<std::pair<std::vector<sch::LoopRV>, std::vector<int64_t>>> {
+      TESSEL_ASSIGN_OR_RETURN(std::vector<sch::ExprRV> v,
+                              s.SamplePerfectTile(nest.loops[nest.loop_of_iter[iter]],
+                                                  static_cast<int64_t>(decision.size()), max_inner,
+                                                  ctx.Decide(decision)));
+      std::vector<int64_t> got;
+      for (sch::ExprRV x : v) {
+        TESSEL_ASSIGN_OR_RETURN(int64_t f, s.Get(x));
+        got.push_back(f);
+      }
+      std::vector<sch::Factor> factors(v.begin(), v.end());
+      TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts,
+                              s.Split(nest.loops[nest.loop_of_iter[iter]], factors));
+      return std::make_pair(parts, got);
+    };
+    const Heuristic h = HeuristicTiles(m, n, kext);
+    TESSEL_ASSIGN_OR_RETURN(auto rt, tile(rows, h.rows, kMaxThreadsPerDim));
+    TESSEL_ASSIGN_OR_RETURN(auto ct, tile(cols, h.cols, kMaxThreadsPerDim));
+    const std::vector<sch::LoopRV> ri = rt.first, ci = ct.first;
+    const std::vector<int64_t> rf = rt.second, cf = ct.second;
+    TESSEL_ASSIGN_OR_RETURN(auto kt, tile(reduce, h.reduce, 32));
+    const std::vector<sch::LoopRV> ki = kt.first;
+    const std::vector<int64_t> kf = kt.second;
+    const int64_t ty = rf[2], tx = cf[2], threads = ty * tx;
+    if (threads > ctx.machine.max_threads_per_block) {
+      return RuleOutcome::NotApplicable(absl::StrCat(ty, " x ", tx, " threads exceed the target's ",
+                                                     ctx.machine.max_threads_per_block));
+    }
+
+    // Order: unit loops, the batch (fused, blockIdx.z), then the tile loops.
+    const NestLoops loops = SplitNestLoops(nest);
+    std::vector<sch::LoopRV> batch;
+    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+      const int64_t e = nest.extents[nest.loop_of_iter[k]];
+      if (static_cast<int>(k) == rows || static_cast<int>(k) == cols ||
+          static_cast<int>(k) == reduce || e == 1) {
+        continue;
+      }
+      batch.push_back(nest.loops[nest.loop_of_iter[k]]);
+    }
+    std::vector<sch::LoopRV> order = loops.unit;
+    order.insert(order.end(), batch.begin(), batch.end());
+    for (sch::LoopRV l : {ri[0], ci[0], ki[0], ri[2], ci[2], ki[1], ri[1], ci[1]}) {
+      order.push_back(l);
+    }
+    TESSEL_RETURN_IF_ERROR(s.Reorder(order));
+    if (!batch.empty()) {
+      sch::LoopRV z = batch[0];
+      if (batch.size() > 1) {
+        TESSEL_ASSIGN_OR_RETURN(z, s.Fuse(batch));
+      }
+      TESSEL_RETURN_IF_ERROR(s.Bind(z, "blockIdx.z"));
+    }
+    TESSEL_RETURN_IF_ERROR(s.Bind(ri[0], "blockIdx.y"));
+    TESSEL_RETURN_IF_ERROR(s.Bind(ci[0], "blockIdx.x"));
+    TESSEL_RETURN_IF_ERROR(s.Bind(ri[2], "threadIdx.y"));
+    TESSEL_RETURN_IF_ERROR(s.Bind(ci[2], "threadIdx.x"));
+    TESSEL_RETURN_IF_ERROR(UnrollAll(s, {ki[1], ri[1], ci[1]}));
+
+    // The accumulator: written back per block of threads, zeroed before k_0.
+    TESSEL_ASSIGN_OR_RETURN(bool placed, IsUnder(s, wb, ci[0]));
+    if (!placed) TESSEL_RETURN_IF_ERROR(s.ReverseComputeAt(wb, ci[0]));
+    // The zeroing nest inherits the compute's bound and unrolled loops.
+    TESSEL_RETURN_IF_ERROR(s.DecomposeReduction(c, ki[0]).status());
+    TESSEL_RETURN_IF_ERROR(LayOutAccumulator(s, wb, out, rows, cols, b.get(), rf, cf));
+    TESSEL_RETURN_IF_ERROR(ThreadTile(s, wb, ci[0], rf, cf));
+
+    // The operands' slices, copied by all threads under k_0.
+    // All are placed before any is spread: a spread copy's region (through the
+    // fused index's // and %) is no longer exact, and the next move would no
+    // longer see that each block of threads writes all of it that it reads.
+    for (sch::BlockRV copy : copies) {
+      TESSEL_ASSIGN_OR_RETURN(bool under, IsUnder(s, copy, ki[0]));
+      if (!under) TESSEL_RETURN_IF_ERROR(s.ComputeAt(copy, ki[0]));
+    }
+    for (size_t i = 0; i < copies.size(); ++i) {
+      TESSEL_RETURN_IF_ERROR(CooperativeCopy(s, copies[i], ki[0], ty, tx, !transposed[i]));
+    }
+    did.insert(did.begin(),
+               absl::StrCat("tile ", rf[1] * ty, "x", cf[1] * tx, " per block of ", ty, "x", tx,
+                            " threads, ", rf[1], "x", cf[1], " per thread, k slices of ", kf[1]));
+    return RuleOutcome::Applied(absl::StrJoin(did, ", "));
+  }
+
+ private:
+  // Lays the accumulator out (block, thread, micro-tile) along rows and
+  // columns, so that each thread's elements form one box.
+  static absl::Status LayOutAccumulator(sch::Schedule& s, sch::BlockRV wb,
+                                        const ir::BufferRegion& out, int rows, int cols,
+                                        const ir::BlockNode* b, const std::vector<int64_t>& rf,
+                                        const std::vector<int64_t>& cf) {
+    const size_t rank = out.region.size();
+    std::vector<std::string> in, kept, moved[3];
+    for (size_t d = 0; d < rank; ++d) {
+      const std::string v = absl::StrCat("v", d);
+      in.push_back(v);
+      const int k = IterIndexingDim(b, out, d);
+      const std::vector<int64_t>* f = k == rows ? &rf : k == cols ? &cf : nullptr;
+      if (f == nullptr) {
+        kept.push_back(v);
+        continue;
+      }
+      const int64_t threads = (*f)[2], tile = (*f)[1] * (*f)[2];
+      moved[0].push_back(absl::StrCat(v, " // ", tile));
+      moved[1].push_back(absl::StrCat(v, " % ", threads));
+      moved[2].push_back(absl::StrCat(v, " % ", tile, " // ", threads));
+    }
+    for (const auto& part : moved) kept.insert(kept.end(), part.begin(), part.end());
+    TESSEL_ASSIGN_OR_RETURN(ir::Block wblock, s.Get(wb));
+    return s.TransformLayout(
+        wb, wblock->reads[0].buffer->name,
+        absl::StrCat("lambda ", absl::StrJoin(in, ", "), ": (", absl::StrJoin(kept, ", "), ")"));
+  }
+
+  // The accumulator's write-back nest under `anchor` as the threads own it:
+  // (ty, tx) bound, the micro-tile unrolled inside.
+  static absl::Status ThreadTile(sch::Schedule& s, sch::BlockRV blk, sch::LoopRV anchor,
+                                 const std::vector<int64_t>& rf, const std::vector<int64_t>& cf) {
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> l, LoopsBelow(s, blk, anchor));
+    if (l.size() != 2) return absl::InternalError("unexpected write-back nest");
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> r, s.Split(l[0], {rf[1], rf[2]}));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> c, s.Split(l[1], {cf[1], cf[2]}));
+    TESSEL_RETURN_IF_ERROR(s.Reorder({r[1], c[1], r[0], c[0]}));
+    TESSEL_RETURN_IF_ERROR(s.Bind(r[1], "threadIdx.y"));
+    TESSEL_RETURN_IF_ERROR(s.Bind(c[1], "threadIdx.x"));
+    return UnrollAll(s, {r[0], c[0]});
+  }
+
+  // Spreads a copy's nest under `anchor` over the ty x tx threads, the innermost
+  // elements in vectors of up to four where the slice's rows hold them and
+  // `vectors` (the copy keeps the operand's layout).
+  static absl::Status CooperativeCopy(sch::Schedule& s, sch::BlockRV copy, sch::LoopRV anchor,
+                                      int64_t ty, int64_t tx, bool vectors) {
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> l, LoopsBelow(s, copy, anchor));
+    if (l.empty()) return absl::InternalError("the copy has no loop below k_0");
+    int64_t elements = 1, inner = 1;
+    for (sch::LoopRV x : l) {
+      TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(x));
+      std::optional<int64_t> e = ir::arith::AsConstInt(f->extent);
+      if (!e) return absl::InternalError("the copy's extent is not constant");
+      elements *= *e;
+      inner = *e;
+    }
+    int64_t vec = vectors ? 4 : 1;
+    while (vec > 1 && (inner % vec != 0 || elements % (ty * tx * vec) != 0)) vec /= 2;
+    sch::LoopRV fused = l[0];
+    if (l.size() > 1) {
+      TESSEL_ASSIGN_OR_RETURN(fused, s.Fuse(l));
+    }
+    std::vector<sch::Factor> factors = {std::nullopt, ty, tx};
+    if (vec > 1) factors.push_back(vec);
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> p, s.Split(fused, factors));
+    TESSEL_RETURN_IF_ERROR(s.Bind(p[1], "threadIdx.y"));
+    TESSEL_RETURN_IF_ERROR(s.Bind(p[2], "threadIdx.x"));
+    if (vec > 1) TESSEL_RETURN_IF_ERROR(s.Vectorize(p[3]));
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+TESSEL_REGISTER_SCHEDULE_RULE("cuda", 20, GpuMatmul);
+
+}  // namespace tessel::metaschedule
