@@ -88,6 +88,22 @@ std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::
   return nest;
 }
 
+absl::StatusOr<int64_t> SampleThreadCount(const RuleContext& ctx, sch::Schedule& s,
+                                          int64_t extent) {
+  const std::vector<int64_t> candidates = GpuThreadCounts(ctx.machine.max_threads_per_block);
+  int64_t heuristic = 0;
+  for (size_t c = 0; c < candidates.size() && candidates[c] <= kGpuHeuristicThreads; ++c) {
+    if (candidates[c] <= extent &&
+        (extent % candidates[c] == 0 || extent % candidates[heuristic] != 0)) {
+      heuristic = static_cast<int64_t>(c);
+    }
+  }
+  std::vector<double> probs(candidates.size(), 1.0 / static_cast<double>(candidates.size()));
+  TESSEL_ASSIGN_OR_RETURN(sch::ExprRV choice,
+                          s.SampleCategorical(candidates, probs, ctx.Decide(heuristic)));
+  return s.Get(choice);
+}
+
 std::variant<TrivialNest, std::string> AnalyzeGpuNest(bool gpu, sch::Schedule& s,
                                                       const std::string& block) {
   if (!gpu) return std::string("the target is not a GPU");

@@ -17,6 +17,7 @@
 
 #include "ir/function.h"
 #include "ir/schedule/schedule.h"
+#include "metaschedule/schedule_rule.h"
 
 namespace tessel::metaschedule {
 
@@ -49,6 +50,11 @@ NestLoops SplitNestLoops(const TrivialNest& nest);
 // the target's threads per block; the rules' heuristic picks none above
 // kGpuHeuristicThreads (a block of 256 keeps several resident per SM).
 std::vector<int64_t> GpuThreadCounts(int max_threads_per_block);
+// Threads along a reduction or row of `extent` elements: a sample_categorical
+// over GpuThreadCounts; the heuristic takes the largest up to
+// kGpuHeuristicThreads that the extent fills, preferring one that divides it
+// (else the split's predicate guards the tail).
+absl::StatusOr<int64_t> SampleThreadCount(const RuleContext& ctx, sch::Schedule& s, int64_t extent);
 // What every GPU rule checks first: the target is a GPU and the block sits in
 // a trivial nest (AnalyzeNest); else why not.
 std::variant<TrivialNest, std::string> AnalyzeGpuNest(bool gpu, sch::Schedule& s,

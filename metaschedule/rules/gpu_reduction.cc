@@ -84,18 +84,7 @@ class GpuReduction : public ScheduleRule {
       TESSEL_ASSIGN_OR_RETURN(k, s.Fuse(reduce));
     }
 
-    const std::vector<int64_t> candidates = GpuThreadCounts(ctx.machine.max_threads_per_block);
-    int64_t heuristic = 0;
-    for (size_t c = 0; c < candidates.size() && candidates[c] <= kGpuHeuristicThreads; ++c) {
-      if (candidates[c] <= reduction &&
-          (reduction % candidates[c] == 0 || reduction % candidates[heuristic] != 0)) {
-        heuristic = static_cast<int64_t>(c);
-      }
-    }
-    std::vector<double> probs(candidates.size(), 1.0 / candidates.size());
-    TESSEL_ASSIGN_OR_RETURN(sch::ExprRV choice,
-                            s.SampleCategorical(candidates, probs, ctx.Decide(heuristic)));
-    TESSEL_ASSIGN_OR_RETURN(int64_t threads, s.Get(choice));
+    TESSEL_ASSIGN_OR_RETURN(int64_t threads, SampleThreadCount(ctx, s, reduction));
     TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts, s.Split(k, {std::nullopt, threads}));
     TESSEL_RETURN_IF_ERROR(s.Reorder({parts[1], parts[0]}));
     TESSEL_RETURN_IF_ERROR(s.Bind(parts[1], "threadIdx.x"));
