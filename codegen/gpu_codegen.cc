@@ -102,22 +102,26 @@ absl::Status TranslateKernel(mlir::gpu::GPUModuleOp gpu_module, const Target& ta
                                                         static_cast<int32_t>(launch.block[1]),
                                                         static_cast<int32_t>(launch.block[2])}));
   auto workgroup = mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup);
-  for (const ir::BufferNode* b : shared.buffers) {
-    mlir::MemRefType flat = t.MemRefTypeOf(ir::GetRef<ir::BufferNode>(b));
+  // Shared buffers are 16-byte aligned: LLVM merges neighbouring loads of one
+  // into ld.shared.v4, which faults on an address aligned to the element only.
+  auto add_shared = [&kernel, &t, workgroup](mlir::MemRefType flat) {
     auto type = mlir::MemRefType::get(flat.getShape(), flat.getElementType(),
                                       mlir::MemRefLayoutAttrInterface(), workgroup);
-    t.shared_storage_[b] = kernel.addWorkgroupAttribution(type, t.loc_);
+    mlir::Value v = kernel.addWorkgroupAttribution(type, t.loc_);
+    kernel.setWorkgroupAttributionAttr(kernel.getNumWorkgroupAttributions() - 1,
+                                       mlir::LLVM::LLVMDialect::getAlignAttrName(),
+                                       t.b_.getI64IntegerAttr(16));
+    return v;
+  };
+  for (const ir::BufferNode* b : shared.buffers) {
+    t.shared_storage_[b] = add_shared(t.MemRefTypeOf(ir::GetRef<ir::BufferNode>(b)));
   }
 
   mlir::Block* entry = &kernel.getBody().front();
   t.entry_ = entry;
   t.in_gpu_kernel_ = true;
   t.block_dims_ = {launch.block[0], launch.block[1], launch.block[2]};
-  t.add_workgroup_buffer_ = [&kernel, &t, workgroup](mlir::MemRefType flat) {
-    auto type = mlir::MemRefType::get(flat.getShape(), flat.getElementType(),
-                                      mlir::MemRefLayoutAttrInterface(), workgroup);
-    return mlir::Value(kernel.addWorkgroupAttribution(type, t.loc_));
-  };
+  t.add_workgroup_buffer_ = add_shared;
   t.b_.setInsertionPointToStart(entry);
   t.InitStatus();
   const mlir::gpu::Dimension dims[3] = {mlir::gpu::Dimension::x, mlir::gpu::Dimension::y,
