@@ -5,35 +5,39 @@
 //
 //   for i, j, k: block C (vi, vj spatial; vk reduce) ->
 //     for i_0 in thread_binding(.., "blockIdx.y"), j_0 in thread_binding(.., "blockIdx.x"):
-//       for ty, tx, i_1 unrolled, j_1 unrolled: block C_init          (C_local = 0)
+//       for ty, tx, micro-tile unrolled: block C_init                 (C_local = 0)
 //       for k_0:
-//         for ax.. thread_binding(ty, tx), vectorized: block A_shared (the slice of A)
-//         for ax.. thread_binding(ty, tx), vectorized: block B_shared (the slice of B)
+//         for ax.. thread_binding(ty, tx): block A_shared    (A's slice, staged as [k, i])
+//         for ax.. thread_binding(ty, tx), vectorized: block B_shared (B's slice, [k, j])
 //         for ty in thread_binding(.., "threadIdx.y"), tx in (.., "threadIdx.x"):
-//           for k_1 unrolled, i_1 unrolled, j_1 unrolled: block C     (into C_local)
-//       for ty, tx, i_1 unrolled, j_1 unrolled: block C_local          (+ fused epilogue)
+//           for k_1, i_1, j_1, i_3, j_3 unrolled: block C            (into C_local)
+//       for ty, tx, micro-tile unrolled: block C_local                 (+ fused epilogue)
 //
-// Rows and columns are split [blocks, micro-tile, threads]: thread (ty, tx) owns
-// rows i_0 * BM + i_1 * TY + ty, so consecutive threads read consecutive elements
-// of B_shared and write consecutive elements of C (no bank conflicts, coalesced
-// stores). The accumulator is laid out (block, thread, micro-tile), so lowering
-// shrinks it to the thread's own TM x TN (compact-buffer-allocation: a local
-// buffer is the thread's) and the unrolled micro-tile keeps it in registers.
-// Lowering puts two barriers in each k_0 iteration: after the copies, and before
-// the next iteration's copies overwrite what the threads still read
-// (passes/lowering/thread_sync.h). The copies are spread over all threads with
-// the innermost elements in vectors of up to four.
+// Rows and columns are split [blocks, outer micro, threads, inner micro]: thread
+// (ty, tx) owns rows i_0 * BM + i_1 * (TY * 4) + ty * 4 + i_3 (with an inner
+// micro-tile of 4), so the four rows it reads per reduction step are one
+// ld.shared.v4 of A staged as [k, i], consecutive threads read consecutive
+// vectors (no bank conflicts), and the outer part spreads a thread's rows a
+// block-width apart. The accumulator is laid out (block, thread, micro-tile), so
+// lowering shrinks it to the thread's own TM x TN (compact-buffer-allocation: a
+// local buffer is the thread's) and the unrolled micro-tile keeps it in
+// registers. Lowering puts two barriers in each k_0 iteration: after the copies,
+// and before the next iteration's copies overwrite what the threads still read
+// (passes/lowering/thread_sync.h). The copies are spread over all threads, in
+// vectors of up to four where the operand keeps its layout.
 //
 // Applies to a block with one reduce iter var and an init, alone in a perfect
 // trivially bound nest, writing one buffer whose last dimension (columns) and
 // another (rows, RowsIter) are indexed by spatial iter vars of at least 16
 // elements, with some read that does not use the rows and some that does not use
 // the columns (both operands are reused). Other spatial iter vars (a batch) are
-// fused and bound to blockIdx.z. Each of rows, columns and reduction is a
-// sample_perfect_tile decision; the heuristic takes 16 threads along rows and
-// columns (a block of 256), micro-tiles of up to 8 x 8 as the size allows (a
-// 128 x 128 tile per block from 1024 rows) and reduction slices of 8. Not
-// applicable: several reduce iter vars (conv2d), a GEMV (gpu-reduction's).
+// fused and bound to blockIdx.z. Rows and columns are each a 4-level
+// sample_perfect_tile decision and the reduction a 2-level one; the heuristic
+// takes 16 threads along rows and columns (a block of 256), micro-tiles of up to
+// 8 x 8 as the size allows (a 128 x 128 tile per block from 1024 rows), inner
+// micro-tiles of up to 4 and reduction slices of 8 (fewer threads where a slice
+// would leave some without an element to copy). Not applicable: several reduce
+// iter vars (conv2d), a GEMV (gpu-reduction's).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -51,6 +55,8 @@ namespace {
 constexpr int64_t kMaxThreadsPerDim = 16;
 // Rows and columns below this go to gpu-reduction or gpu-fallback.
 constexpr int64_t kMinExtent = 16;
+// A thread's contiguous rows or columns at most: one 16-byte load of f32.
+constexpr int64_t kVector = 4;
 
 int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {
   for (int64_t d = std::min(n, std::max<int64_t>(bound, 1)); d > 1; --d) {
@@ -59,20 +65,26 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {
   return 1;
 }
 
-// The heuristic split of rows or columns of extent `e`: [blocks, micro,
-// threads], up to `max_threads` threads. The micro-tile grows with the extent (8
-// from 1024 up), so that a small matmul still spreads over several blocks.
+// The heuristic split of rows or columns of extent `e`: [blocks, outer micro,
+// threads, inner micro], up to `max_threads` threads. The micro-tile grows with
+// the extent (8 from 1024 up), so that a small matmul still spreads over several
+// blocks; its inner part is up to kVector elements, one vector load of shared
+// memory.
 std::vector<int64_t> HeuristicTile(int64_t e, int64_t max_threads) {
   const int64_t threads = LargestDivisorAtMost(e, max_threads);
   const int64_t micro = LargestDivisorAtMost(e / threads, std::clamp<int64_t>(e / 128, 1, 8));
-  return {e / (threads * micro), micro, threads};
+  const int64_t inner = LargestDivisorAtMost(micro, kVector);
+  return {e / (threads * micro), micro / inner, threads, inner};
 }
+
+// Elements of a row or column tile: outer micro x threads x inner micro.
+int64_t TileExtent(const std::vector<int64_t>& f) { return f[1] * f[2] * f[3]; }
 
 // A reduction slice that lets every thread copy whole vectors of both slices (a
 // BM x slice and a slice x BN tile over TY x TX threads): 8 elements, else the
 // next size from the divisors of the reduction `k` up to 32; 0 when none does.
 int64_t ReductionSlice(int64_t k, const std::vector<int64_t>& rf, const std::vector<int64_t>& cf) {
-  const int64_t threads = rf[2] * cf[2], bm = rf[1] * rf[2], bn = cf[1] * cf[2];
+  const int64_t threads = rf[2] * cf[2], bm = TileExtent(rf), bn = TileExtent(cf);
   for (int64_t d : {8, 16, 32, 4, 2, 1}) {
     if (k % d == 0 && bm * d % threads == 0 && bn * d % threads == 0) return d;
   }
@@ -184,13 +196,12 @@ class GpuMatmul : public ScheduleRule {
     for (int64_t r : staged) {
       TESSEL_ASSIGN_OR_RETURN(sch::BlockRV copy, s.CacheRead(c, r, "shared"));
       copies.push_back(copy);
-      // An operand read along the columns with the reduction last (a dense
-      // layer's W[j, k]) is staged as [k, j]: consecutive threads then read
-      // consecutive words of it, not words a row apart in one bank.
-      std::optional<std::string> map;
-      if (RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(cols))) {
-        map = ColumnsLast(b.get(), b->reads[r], cols);
-      }
+      // Each operand is staged with its rows (A) or columns (B) last -- A[i, k]
+      // and a dense layer's W[j, k] as [k, i] and [k, j] -- so that a thread's
+      // inner micro-tile is one vector load and consecutive threads read
+      // consecutive words, not words a row apart in one bank.
+      const bool along_cols = RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(cols));
+      std::optional<std::string> map = ColumnsLast(b.get(), b->reads[r], along_cols ? cols : rows);
       transposed.push_back(map.has_value());
       if (!map) continue;
       TESSEL_ASSIGN_OR_RETURN(ir::Block cb, s.Get(copy));
@@ -220,8 +231,8 @@ class GpuMatmul : public ScheduleRule {
       return std::make_pair(parts, got);
     };
     const Heuristic h = HeuristicTiles(m, n, kext);
-    TESSEL_ASSIGN_OR_RETURN(auto rt, tile(rows, h.rows, kMaxThreadsPerDim));
-    TESSEL_ASSIGN_OR_RETURN(auto ct, tile(cols, h.cols, kMaxThreadsPerDim));
+    TESSEL_ASSIGN_OR_RETURN(auto rt, tile(rows, h.rows, kVector));
+    TESSEL_ASSIGN_OR_RETURN(auto ct, tile(cols, h.cols, kVector));
     const std::vector<sch::LoopRV> ri = rt.first, ci = ct.first;
     const std::vector<int64_t> rf = rt.second, cf = ct.second;
     TESSEL_ASSIGN_OR_RETURN(auto kt, tile(reduce, h.reduce, 32));
@@ -246,7 +257,7 @@ class GpuMatmul : public ScheduleRule {
     }
     std::vector<sch::LoopRV> order = loops.unit;
     order.insert(order.end(), batch.begin(), batch.end());
-    for (sch::LoopRV l : {ri[0], ci[0], ki[0], ri[2], ci[2], ki[1], ri[1], ci[1]}) {
+    for (sch::LoopRV l : {ri[0], ci[0], ki[0], ri[2], ci[2], ki[1], ri[1], ci[1], ri[3], ci[3]}) {
       order.push_back(l);
     }
     TESSEL_RETURN_IF_ERROR(s.Reorder(order));
@@ -261,7 +272,7 @@ class GpuMatmul : public ScheduleRule {
     TESSEL_RETURN_IF_ERROR(s.Bind(ci[0], "blockIdx.x"));
     TESSEL_RETURN_IF_ERROR(s.Bind(ri[2], "threadIdx.y"));
     TESSEL_RETURN_IF_ERROR(s.Bind(ci[2], "threadIdx.x"));
-    TESSEL_RETURN_IF_ERROR(UnrollAll(s, {ki[1], ri[1], ci[1]}));
+    TESSEL_RETURN_IF_ERROR(UnrollAll(s, {ki[1], ri[1], ci[1], ri[3], ci[3]}));
 
     // The accumulator: written back per block of threads, zeroed before k_0.
     TESSEL_ASSIGN_OR_RETURN(bool placed, IsUnder(s, wb, ci[0]));
@@ -282,9 +293,9 @@ class GpuMatmul : public ScheduleRule {
     for (size_t i = 0; i < copies.size(); ++i) {
       TESSEL_RETURN_IF_ERROR(CooperativeCopy(s, copies[i], ki[0], ty, tx, !transposed[i]));
     }
-    did.insert(did.begin(),
-               absl::StrCat("tile ", rf[1] * ty, "x", cf[1] * tx, " per block of ", ty, "x", tx,
-                            " threads, ", rf[1], "x", cf[1], " per thread, k slices of ", kf[1]));
+    did.insert(did.begin(), absl::StrCat("tile ", TileExtent(rf), "x", TileExtent(cf),
+                                         " per block of ", ty, "x", tx, " threads, ", rf[1] * rf[3],
+                                         "x", cf[1] * cf[3], " per thread, k slices of ", kf[1]));
     return RuleOutcome::Applied(absl::StrJoin(did, ", "));
   }
 
@@ -296,7 +307,7 @@ class GpuMatmul : public ScheduleRule {
                                         const ir::BlockNode* b, const std::vector<int64_t>& rf,
                                         const std::vector<int64_t>& cf) {
     const size_t rank = out.region.size();
-    std::vector<std::string> in, kept, moved[3];
+    std::vector<std::string> in, kept, moved[4];
     for (size_t d = 0; d < rank; ++d) {
       const std::string v = absl::StrCat("v", d);
       in.push_back(v);
@@ -306,10 +317,12 @@ class GpuMatmul : public ScheduleRule {
         kept.push_back(v);
         continue;
       }
-      const int64_t threads = (*f)[2], tile = (*f)[1] * (*f)[2];
+      // v = block * tile + outer * (threads * inner) + thread * inner + inner.
+      const int64_t threads = (*f)[2], inner = (*f)[3], tile = TileExtent(*f);
       moved[0].push_back(absl::StrCat(v, " // ", tile));
-      moved[1].push_back(absl::StrCat(v, " % ", threads));
-      moved[2].push_back(absl::StrCat(v, " % ", tile, " // ", threads));
+      moved[1].push_back(absl::StrCat(v, " // ", inner, " % ", threads));
+      moved[2].push_back(absl::StrCat(v, " % ", tile, " // ", threads * inner));
+      moved[3].push_back(absl::StrCat(v, " % ", inner));
     }
     for (const auto& part : moved) kept.insert(kept.end(), part.begin(), part.end());
     TESSEL_ASSIGN_OR_RETURN(ir::Block wblock, s.Get(wb));
@@ -324,12 +337,12 @@ class GpuMatmul : public ScheduleRule {
                                  const std::vector<int64_t>& rf, const std::vector<int64_t>& cf) {
     TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> l, LoopsBelow(s, blk, anchor));
     if (l.size() != 2) return absl::InternalError("unexpected write-back nest");
-    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> r, s.Split(l[0], {rf[1], rf[2]}));
-    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> c, s.Split(l[1], {cf[1], cf[2]}));
-    TESSEL_RETURN_IF_ERROR(s.Reorder({r[1], c[1], r[0], c[0]}));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> r, s.Split(l[0], {rf[1], rf[2], rf[3]}));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> c, s.Split(l[1], {cf[1], cf[2], cf[3]}));
+    TESSEL_RETURN_IF_ERROR(s.Reorder({r[1], c[1], r[0], c[0], r[2], c[2]}));
     TESSEL_RETURN_IF_ERROR(s.Bind(r[1], "threadIdx.y"));
     TESSEL_RETURN_IF_ERROR(s.Bind(c[1], "threadIdx.x"));
-    return UnrollAll(s, {r[0], c[0]});
+    return UnrollAll(s, {r[0], c[0], r[2], c[2]});
   }
 
   // Spreads a copy's nest under `anchor` over the ty x tx threads, the innermost
