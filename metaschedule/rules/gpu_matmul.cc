@@ -57,6 +57,12 @@ constexpr int64_t kMaxThreadsPerDim = 16;
 constexpr int64_t kMinExtent = 16;
 // A thread's contiguous rows or columns at most: one 16-byte load of f32.
 constexpr int64_t kVector = 4;
+// The grid the heuristic aims for: two blocks per multiprocessor of a 132-SM
+// H100, so that no multiprocessor idles; and the fewest accumulators per thread
+// it shrinks a micro-tile to for that (fewer leave the threads waiting on
+// shared memory).
+constexpr int64_t kMinBlocks = 256;
+constexpr int64_t kMinMicro = 4;
 
 int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {
   for (int64_t d = std::min(n, std::max<int64_t>(bound, 1)); d > 1; --d) {
@@ -70,9 +76,10 @@ int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {
 // the extent (8 from 1024 up), so that a small matmul still spreads over several
 // blocks; its inner part is up to kVector elements, one vector load of shared
 // memory.
-std::vector<int64_t> HeuristicTile(int64_t e, int64_t max_threads) {
+std::vector<int64_t> HeuristicTile(int64_t e, int64_t max_threads, int64_t max_micro) {
   const int64_t threads = LargestDivisorAtMost(e, max_threads);
-  const int64_t micro = LargestDivisorAtMost(e / threads, std::clamp<int64_t>(e / 128, 1, 8));
+  const int64_t micro =
+      LargestDivisorAtMost(e / threads, std::min(std::clamp<int64_t>(e / 128, 1, 8), max_micro));
   const int64_t inner = LargestDivisorAtMost(micro, kVector);
   return {e / (threads * micro), micro / inner, threads, inner};
 }
@@ -91,16 +98,23 @@ int64_t ReductionSlice(int64_t k, const std::vector<int64_t>& rf, const std::vec
   return 0;
 }
 
-// The heuristic's decisions for rows (m), columns (n) and the reduction (k):
-// 16 x 16 threads, fewer where the slices would leave threads without an
-// element to copy (a short reduction under small tiles).
+// The heuristic's decisions for rows (m), columns (n) and the reduction (k),
+// with `batch` tiles along the other spatial iter vars: 16 x 16 threads, fewer
+// where the slices would leave threads without an element to copy (a short
+// reduction under small tiles); micro-tiles smaller while the grid has fewer
+// than kMinBlocks blocks and a thread keeps at least kMinMicro accumulators.
 struct Heuristic {
   std::vector<int64_t> rows, cols, reduce;
 };
-Heuristic HeuristicTiles(int64_t m, int64_t n, int64_t k) {
-  int64_t ty = kMaxThreadsPerDim, tx = kMaxThreadsPerDim;
+Heuristic HeuristicTiles(int64_t m, int64_t n, int64_t k, int64_t batch) {
+  int64_t ty = kMaxThreadsPerDim, tx = kMaxThreadsPerDim, row_micro = 8, col_micro = 8;
   while (true) {
-    Heuristic h{HeuristicTile(m, ty), HeuristicTile(n, tx), {}};
+    Heuristic h{HeuristicTile(m, ty, row_micro), HeuristicTile(n, tx, col_micro), {}};
+    const int64_t rm = h.rows[1] * h.rows[3], cm = h.cols[1] * h.cols[3];
+    if (batch * h.rows[0] * h.cols[0] < kMinBlocks && rm * cm / 2 >= kMinMicro) {
+      (rm >= cm ? row_micro : col_micro) = std::max(rm, cm) / 2;
+      continue;
+    }
     const int64_t slice = ReductionSlice(k, h.rows, h.cols);
     if (slice > 0 || (ty == 1 && tx == 1)) {
       const int64_t s = slice > 0 ? slice : LargestDivisorAtMost(k, 8);
@@ -213,7 +227,8 @@ class GpuMatmul : public ScheduleRule {
                             InlineEpilogues(s, wb));  // As on the CPU.
     for (const std::string& e : epilogues) did.push_back(absl::StrCat("epilogue ", e));
 
-    // The tiles: rows and columns [blocks, micro, threads], the reduction [slices, slice].
+    // The tiles: rows and columns [blocks, outer micro, threads, inner micro], the
+    // reduction [slices, slice].
     auto tile = [&](int iter, std::vector<int64_t> decision, int64_t max_inner)
         -> absl::StatusOr<std::pair<std::vector<sch::LoopRV>, std::vector<int64_t>>> {
       TESSEL_ASSIGN_OR_RETURN(std::vector<sch::ExprRV> v,
@@ -230,7 +245,8 @@ class GpuMatmul : public ScheduleRule {
                               s.Split(nest.loops[nest.loop_of_iter[iter]], factors));
       return std::make_pair(parts, got);
     };
-    const Heuristic h = HeuristicTiles(m, n, kext);
+    const NestLoops loops = SplitNestLoops(nest);
+    const Heuristic h = HeuristicTiles(m, n, kext, loops.spatial_extent / (m * n));
     TESSEL_ASSIGN_OR_RETURN(auto rt, tile(rows, h.rows, kVector));
     TESSEL_ASSIGN_OR_RETURN(auto ct, tile(cols, h.cols, kVector));
     const std::vector<sch::LoopRV> ri = rt.first, ci = ct.first;
@@ -245,7 +261,6 @@ class GpuMatmul : public ScheduleRule {
     }
 
     // Order: unit loops, the batch (fused, blockIdx.z), then the tile loops.
-    const NestLoops loops = SplitNestLoops(nest);
     std::vector<sch::LoopRV> batch;
     for (size_t k = 0; k < b->iter_vars.size(); ++k) {
       const int64_t e = nest.extents[nest.loop_of_iter[k]];
