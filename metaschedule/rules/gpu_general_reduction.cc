@@ -1,5 +1,5 @@
 // gpu-general-reduction: a row-wise function -- reductions along each row and
-// elementwise work that reads them (softmax, rms_norm) -- computed a row per
+// elementwise work that reads them (softmax, rms_norm, layer_norm) -- computed a row per
 // block of threads in one kernel: the elementwise producers inlined, each
 // reduction moved under the row and combined across the threads into shared
 // memory, the output written by the same threads.
@@ -21,13 +21,13 @@
 // Applies to the last block of a function when it is elementwise over [rows...,
 // cols] in a trivial nest, every other block of the function is either
 // elementwise (inlined) or a reduction of the rows along cols that lowering can
-// combine across threads (one output, +, *, max, min), and there is at least one
-// reduction. Rows are fused and bound to blockIdx.x; every cols loop is split by
+// combine across threads (each output by +, *, max or min), and there is at
+// least one reduction. Rows are fused and bound to blockIdx.x; every cols loop is split by
 // the thread count and bound to threadIdx.x, a sample_categorical decision over
 // the powers of two from 32 to the target's limit (heuristic: the largest up to
-// 256 that divides the row, else up to 256 with the tail guarded). Not applicable
-// to layer_norm's two-output reduction (gpu-fallback keeps it in one thread) or
-// to a reduction that is itself an output of the function.
+// 256 that divides the row, else up to 256 with the tail guarded). layer_norm's
+// tuple reduction (sum and sum of squares) combines each output on its own. Not
+// applicable to a reduction that is itself an output of the function.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/arith/expr_util.h"
@@ -131,7 +131,10 @@ class GpuGeneralReduction : public ScheduleRule {
         TESSEL_ASSIGN_OR_RETURN(fused, s.Fuse(k));
       }
       TESSEL_RETURN_IF_ERROR(SpreadOverThreads(s, fused, threads));
-      TESSEL_RETURN_IF_ERROR(s.SetScope(red, 0, "shared"));
+      TESSEL_ASSIGN_OR_RETURN(ir::Block rb, s.Get(red));
+      for (size_t w = 0; w < rb->writes.size(); ++w) {  // layer_norm's sum and sum of squares
+        TESSEL_RETURN_IF_ERROR(s.SetScope(red, static_cast<int64_t>(w), "shared"));
+      }
     }
     std::vector<std::string> did = {absl::StrCat("a block of ", threads, " threads per row of ",
                                                  cols, ", reductions ",

@@ -11,6 +11,7 @@
 #include "ir/arith/expr_util.h"
 #include "ir/fallible_mutator.h"
 #include "ir/printer.h"
+#include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/ir_util.h"
 #include "ir/status_macros.h"
 #include "ir/structural_equal.h"
@@ -83,47 +84,84 @@ bool SameIndices(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b)
   return true;
 }
 
-// The block's reduction: its init (still an init, or lower-init-block's guarded
-// store) and its update. The string is the rule broken.
-absl::StatusOr<Reduction> Match(const ir::BlockNode* b) {
-  const ir::BufferStoreNode* init = nullptr;
-  const ir::BufferStoreNode* update = ir::dyn_cast<ir::BufferStoreNode>(b->body.get());
+ir::Stmt OneOrSeq(const std::vector<ir::Stmt>& stmts) {
+  return stmts.size() == 1 ? stmts[0] : ir::Seq(stmts);
+}
+
+// The stores of `s`: one store, or a sequence of them; empty otherwise.
+std::vector<const ir::BufferStoreNode*> Stores(const ir::StmtNode* s) {
+  if (const auto* st = ir::dyn_cast<ir::BufferStoreNode>(s)) return {st};
+  std::vector<const ir::BufferStoreNode*> out;
+  const auto* seq = ir::dyn_cast<ir::SeqStmtNode>(s);
+  if (seq == nullptr) return {};
+  for (const ir::Stmt& e : seq->seq) {
+    const auto* st = ir::dyn_cast<ir::BufferStoreNode>(e.get());
+    if (st == nullptr) return {};
+    out.push_back(st);
+  }
+  return out;
+}
+
+// The block's reductions, one per output: its init (still an init, or
+// lower-init-block's guarded stores) and its update, one store per output,
+// possibly through lets (a tuple reduction: layer_norm's sum and sum of squares).
+// The string is the rule broken.
+absl::StatusOr<std::vector<Reduction>> Match(const ir::BlockNode* b) {
+  std::vector<const ir::BufferStoreNode*> inits;
+  const ir::StmtNode* body = b->body.get();
   if (b->init) {
-    init = ir::dyn_cast<ir::BufferStoreNode>(b->init.get());
-  } else if (const auto* seq = ir::dyn_cast<ir::SeqStmtNode>(b->body.get());
+    inits = Stores(b->init.get());
+  } else if (const auto* seq = ir::dyn_cast<ir::SeqStmtNode>(body);
              seq != nullptr && seq->seq.size() == 2) {
     const auto* guard = ir::dyn_cast<ir::IfThenElseNode>(seq->seq[0].get());
-    if (guard != nullptr && !guard->else_case) {
-      init = ir::dyn_cast<ir::BufferStoreNode>(guard->then_case.get());
+    if (guard != nullptr && !guard->else_case) inits = Stores(guard->then_case.get());
+    body = seq->seq[1].get();
+  }
+  ir::VarMap lets;  // The update's lets, by value.
+  while (const auto* let = ir::dyn_cast<ir::LetStmtNode>(body)) {
+    lets[let->var.get()] = ir::Substitute(let->value, lets);
+    body = let->body.get();
+  }
+  std::vector<const ir::BufferStoreNode*> updates = Stores(body);
+  const std::string shape = "its body is not an init store and an update per output element";
+  if (inits.empty() || inits.size() != updates.size()) {
+    return absl::FailedPreconditionError(shape);
+  }
+  std::vector<Reduction> out;
+  for (size_t i = 0; i < updates.size(); ++i) {
+    const ir::BufferStoreNode* update = updates[i];
+    const ir::BufferStoreNode* init = inits[i];
+    if (init->buffer.get() != update->buffer.get() ||
+        !SameIndices(init->indices, update->indices)) {
+      return absl::FailedPreconditionError(shape);
     }
-    update = ir::dyn_cast<ir::BufferStoreNode>(seq->seq[1].get());
+    const ir::Expr value = ir::Substitute(update->value, lets);
+    const auto* bin = ir::dyn_cast<ir::BinaryNode>(value.get());
+    ir::NodeKind op = bin != nullptr ? bin->kind() : ir::NodeKind::kVar;
+    if (bin == nullptr || (op != ir::NodeKind::kAdd && op != ir::NodeKind::kMul &&
+                           op != ir::NodeKind::kMax && op != ir::NodeKind::kMin)) {
+      return absl::FailedPreconditionError("its update does not combine with +, *, max or min");
+    }
+    auto is_acc = [&](const ir::Expr& e) {
+      const auto* l = ir::dyn_cast<ir::BufferLoadNode>(e.get());
+      return l != nullptr && l->buffer.get() == update->buffer.get() &&
+             SameIndices(l->indices, update->indices);
+    };
+    ir::Expr x = is_acc(bin->a) ? bin->b : is_acc(bin->b) ? bin->a : ir::Expr();
+    // x may read no output: each output's partials combine on their own.
+    bool reads_output = !x;
+    for (const ir::BufferStoreNode* u : updates) reads_output |= x && Loads(x, u->buffer.get());
+    if (reads_output) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("its update is not '", update->buffer->name,
+                       "[...] op x' with x reading none of the block's outputs"));
+    }
+    if (Loads(init->value, nullptr)) {
+      return absl::FailedPreconditionError("its init value reads a buffer");
+    }
+    out.push_back(Reduction{update->buffer, update->indices, op, x, init->value});
   }
-  if (init == nullptr || update == nullptr || init->buffer.get() != update->buffer.get() ||
-      !SameIndices(init->indices, update->indices)) {
-    return absl::FailedPreconditionError(
-        "its body is not one init store and one update of the same element");
-  }
-  const auto* bin = ir::dyn_cast<ir::BinaryNode>(update->value.get());
-  ir::NodeKind op = bin != nullptr ? bin->kind() : ir::NodeKind::kVar;
-  if (bin == nullptr || (op != ir::NodeKind::kAdd && op != ir::NodeKind::kMul &&
-                         op != ir::NodeKind::kMax && op != ir::NodeKind::kMin)) {
-    return absl::FailedPreconditionError("its update does not combine with +, *, max or min");
-  }
-  auto is_acc = [&](const ir::Expr& e) {
-    const auto* l = ir::dyn_cast<ir::BufferLoadNode>(e.get());
-    return l != nullptr && l->buffer.get() == update->buffer.get() &&
-           SameIndices(l->indices, update->indices);
-  };
-  ir::Expr x = is_acc(bin->a) ? bin->b : is_acc(bin->b) ? bin->a : ir::Expr();
-  if (!x || Loads(x, update->buffer.get())) {
-    return absl::FailedPreconditionError(absl::StrCat("its update is not '", update->buffer->name,
-                                                      "[...] op x' with x not reading '",
-                                                      update->buffer->name, "'"));
-  }
-  if (Loads(init->value, nullptr)) {
-    return absl::FailedPreconditionError("its init value reads a buffer");
-  }
-  return Reduction{update->buffer, update->indices, op, x, init->value};
+  return out;
 }
 
 class Lowerer : public ir::FallibleMutator<> {
@@ -198,34 +236,53 @@ class Lowerer : public ir::FallibleMutator<> {
       }
       if (!reduce) spatial[b->iter_vars[i].var.get()] = realize->iter_values[i];
     }
-    absl::StatusOr<Reduction> r = Match(b);
-    if (!r.ok()) return Refuse(b, std::string(r.status().message()));
-    for (const ir::Expr& e : r->indices) {
-      for (const ir::IterVar& iv : b->iter_vars) {
-        if (iv.kind == ir::IterKind::kReduce && ir::arith::UsesVar(e, iv.var.get())) {
-          return Refuse(b, "the element it reduces into depends on a reduce iter var");
+    absl::StatusOr<std::vector<Reduction>> rs = Match(b);
+    if (!rs.ok()) return Refuse(b, std::string(rs.status().message()));
+    std::vector<ir::Stmt> init_partials, update_partials, combine_partials, write_backs;
+    std::vector<ir::Buffer> reds;
+    std::vector<ir::Expr> zero = {ir::IntImm32(0)};
+    for (const Reduction& r : *rs) {
+      for (const ir::Expr& e : r.indices) {
+        for (const ir::IterVar& iv : b->iter_vars) {
+          if (iv.kind == ir::IterKind::kReduce && ir::arith::UsesVar(e, iv.var.get())) {
+            return Refuse(b, "the element it reduces into depends on a reduce iter var");
+          }
         }
       }
+      absl::StatusOr<ir::Expr> identity = Identity(r.op, r.out->dtype);
+      if (!identity.ok()) return Refuse(b, std::string(identity.status().message()));
+      ir::Buffer red =
+          ir::MakeBuffer(r.out->name + "_red", r.out->dtype, {ir::IntImm32(1)}, "local");
+      auto combine = [&](ir::Expr a, ir::Expr c) {
+        return ir::ValueOrDie(ir::MakeBinary(r.op, std::move(a), std::move(c)));
+      };
+      reds.push_back(red);
+      init_partials.push_back(ir::Store(red, *identity, zero));
+      update_partials.push_back(ir::Store(red, combine(ir::Load(red, zero), r.x), zero));
+      ir::Expr collective =
+          ir::ValueOrDie(ir::MakeCall(r.out->dtype, ir::CallNode::Callee::kThreadReduce,
+                                      CollectiveName(r.op), {ir::Load(red, zero)}));
+      combine_partials.push_back(ir::Store(red, collective, zero));
+      ir::Expr init = ir::Substitute(r.init, spatial);
+      ir::Expr total = ir::Load(red, zero);
+      if (!ir::StructuralEqual(init, *identity)) total = combine(init, total);
+      std::vector<ir::Expr> out_index;
+      for (const ir::Expr& e : r.indices) out_index.push_back(ir::Substitute(e, spatial));
+      write_backs.push_back(ir::Store(r.out, total, std::move(out_index)));
     }
-    absl::StatusOr<ir::Expr> identity = Identity(r->op, r->out->dtype);
-    if (!identity.ok()) return Refuse(b, std::string(identity.status().message()));
-
-    ir::Buffer red =
-        ir::MakeBuffer(r->out->name + "_red", r->out->dtype, {ir::IntImm32(1)}, "local");
-    std::vector<ir::Expr> zero = {ir::IntImm32(0)};
-    auto combine = [&](ir::Expr a, ir::Expr c) {
-      return ir::ValueOrDie(ir::MakeBinary(r->op, std::move(a), std::move(c)));
-    };
-    // The block, now reducing into this thread's partial.
+    // The block, now reducing into this thread's partials.
     auto nb = ir::MakeNode<ir::BlockNode>(*b);
     nb->init = nullptr;
-    nb->body = ir::Store(red, combine(ir::Load(red, zero), r->x), zero);
+    nb->body = OneOrSeq(update_partials);
     nb->reads.clear();
     for (const ir::BufferRegion& region : b->reads) {
-      if (region.buffer.get() != r->out.get()) nb->reads.push_back(region);
+      if (!ir::schedule::Touches(b->writes, region.buffer.get())) nb->reads.push_back(region);
     }
-    nb->reads.push_back(ir::FullRegion(red));
-    nb->writes = {ir::FullRegion(red)};
+    nb->writes.clear();
+    for (const ir::Buffer& red : reds) {
+      nb->reads.push_back(ir::FullRegion(red));
+      nb->writes.push_back(ir::FullRegion(red));
+    }
     ir::Stmt inner = ir::ValueOrDie(
         ir::MakeBlockRealize(realize->iter_values, realize->predicate, ir::Block(std::move(nb))));
     for (auto it = nest.rbegin(); it != nest.rend(); ++it) {
@@ -233,19 +290,16 @@ class Lowerer : public ir::FallibleMutator<> {
       inner = ir::ValueOrDie(ir::MakeFor(f->loop_var, f->min, f->extent, f->for_kind, inner,
                                          f->thread_tag, f->annotations));
     }
-    ir::Expr collective =
-        ir::ValueOrDie(ir::MakeCall(r->out->dtype, ir::CallNode::Callee::kThreadReduce,
-                                    CollectiveName(r->op), {ir::Load(red, zero)}));
-    ir::Expr init = ir::Substitute(r->init, spatial);
-    ir::Expr total = ir::Load(red, zero);
-    if (!ir::StructuralEqual(init, *identity)) total = combine(init, total);
-    std::vector<ir::Expr> out_index;
-    for (const ir::Expr& e : r->indices) out_index.push_back(ir::Substitute(e, spatial));
-    ir::Stmt write_back = ir::ValueOrDie(ir::MakeIfThenElse(
-        ir::EQ(op->loop_var, op->min), ir::Store(r->out, total, std::move(out_index))));
-    ir::Stmt body = ir::ValueOrDie(
-        ir::MakeAllocate(red, ir::Seq({ir::Store(red, *identity, zero), inner,
-                                       ir::Store(red, collective, zero), write_back})));
+    ir::Stmt write_back =
+        ir::ValueOrDie(ir::MakeIfThenElse(ir::EQ(op->loop_var, op->min), OneOrSeq(write_backs)));
+    std::vector<ir::Stmt> seq = init_partials;
+    seq.push_back(inner);
+    seq.insert(seq.end(), combine_partials.begin(), combine_partials.end());
+    seq.push_back(write_back);
+    ir::Stmt body = ir::Seq(seq);
+    for (auto it = reds.rbegin(); it != reds.rend(); ++it) {
+      body = ir::ValueOrDie(ir::MakeAllocate(*it, body));
+    }
     ++lowered;
     return ir::ValueOrDie(ir::MakeFor(op->loop_var, op->min, op->extent, op->for_kind,
                                       std::move(body), op->thread_tag, op->annotations));

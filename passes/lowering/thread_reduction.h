@@ -21,10 +21,12 @@
 //       if tx == 0 { B[i] = B_red[0] }                      (init value combined in)
 //   } }
 //
-// Rules: the block writes one buffer, `C[idx] = C[idx] op x` (or `x op C[idx]`)
-// with op +, *, max or min and x not reading C, and its init stores a value that
-// reads nothing; the thread loop's body is a nest of loops (no other statements)
-// ending at the block; every loop of that nest and the thread loop is used only by
+// Rules: each output of the block is updated as `C[idx] = C[idx] op x` (or
+// `x op C[idx]`, possibly through a let: a tuple reduction like layer_norm's sum
+// and sum of squares) with op +, *, max or min and x reading none of the
+// outputs, and its init stores a value that reads nothing; each output gets its
+// own partial, collective and write-back; the thread loop's body is a nest of loops (no other
+// statements) ending at the block; every loop of that nest and the thread loop is used only by
 // reduce iter vars, and every reduce iter var only by them (the whole reduction
 // happens below the thread loop). A reduction over threadIdx that breaks a rule is
 // refused with the rule it breaks: lowered as it is, its threads would race.
@@ -36,7 +38,7 @@
 
 namespace tessel::passes::lowering {
 
-// OK when `block`'s body is a reduction this lowers (one output updated as
+// OK when `block`'s body is a reduction this lowers (each output updated as
 // `C[idx] = C[idx] op x`, an init that reads nothing), else the rule it breaks:
 // what a schedule rule asks before binding a reduce loop to threadIdx.x.
 absl::Status CheckReductionBody(const ir::BlockNode* block);
