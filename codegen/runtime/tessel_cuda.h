@@ -44,7 +44,9 @@ int32_t tessel_cuda_memset(void* device_dst, uint8_t value, size_t bytes);
 int32_t tessel_cuda_module_load(const char* ptx, void** module);
 int32_t tessel_cuda_module_unload(void* module);
 
-/* Launches kernel `name` of `module` on `stream` (NULL: the default stream). */
+/* Launches kernel `name` of `module` on `stream` (NULL: the default stream) with
+ * `shared_bytes` of dynamic shared memory (on top of the static shared memory its
+ * PTX declares; tessel's kernels need none). */
 int32_t tessel_cuda_launch(void* module, const char* name, const int64_t grid[3],
                            const int64_t block[3], int64_t shared_bytes, void** args,
                            int32_t num_args, void* stream);

@@ -148,8 +148,10 @@ int Run(const Options& o) {
         block[a] = k["block"][a].get<int64_t>();
       }
       const std::string kname = k["name"].get<std::string>();
+      // The manifest's shared_bytes is the kernel's static shared memory, declared
+      // in its PTX: the launch asks for no dynamic shared memory on top.
       if (int32_t rc = tessel_cuda_launch(module, kname.c_str(), grid, block,
-                                          k["shared_bytes"].get<int64_t>(), args.data(),
+                                          /*shared_bytes=*/0, args.data(),
                                           static_cast<int32_t>(args.size()), nullptr)) {
         return rc;
       }
