@@ -62,6 +62,8 @@ constexpr int64_t kVector = 4;
 // it shrinks a micro-tile to for that (fewer leave the threads waiting on
 // shared memory).
 constexpr int64_t kMinBlocks = 256;
+// CUDA's bound on a kernel's static shared memory.
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 constexpr int64_t kMinMicro = 4;
 
 int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {
@@ -258,6 +260,17 @@ class GpuMatmul : public ScheduleRule {
     if (threads > ctx.machine.max_threads_per_block) {
       return RuleOutcome::NotApplicable(absl::StrCat(ty, " x ", tx, " threads exceed the target's ",
                                                      ctx.machine.max_threads_per_block));
+    }
+    // A drawn tile whose slices overflow static shared memory would only fail to build.
+    int64_t staged_bytes = 0;
+    for (int64_t r : staged) {
+      const bool along_cols = RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(cols));
+      staged_bytes += TileExtent(along_cols ? cf : rf) * kf[1] * b->reads[r].buffer->dtype.bytes();
+    }
+    if (staged_bytes > kMaxStaticSharedBytes) {
+      return RuleOutcome::NotApplicable(absl::StrCat("its slices take ", staged_bytes,
+                                                     " bytes of shared memory, over ",
+                                                     kMaxStaticSharedBytes));
     }
 
     // Order: unit loops, the batch (fused, blockIdx.z), then the tile loops.
