@@ -87,6 +87,9 @@ class AutoInline : public ScheduleRule {
 };
 
 TESSEL_REGISTER_SCHEDULE_RULE("llvm", 400, AutoInline);
+// On a GPU too, before the GPU rules: bias + GELU is then one kernel, and a
+// matmul's epilogue chain one block for gpu-matmul to fold into its write-back.
+TESSEL_REGISTER_SCHEDULE_RULE("cuda", 40, AutoInline);
 
 }  // namespace
 
