@@ -174,3 +174,33 @@ def test_a_module_made_from_python_takes_its_constants():
         tessel.IRModule({"mlp": bound["mlp"]}, None, [1, 2])
     with pytest.raises(tessel.IRError, match="'mlp' is defined twice"):
         tessel.IRModule({"mlp": bound["mlp"]}, None, {"mlp": np.zeros(2, "float32")})
+
+
+def numpy_conv2d(x, k):
+    """NCHW x OIHW, stride 1, no padding."""
+    n, c, h, w = x.shape
+    o, _, r, t = k.shape
+    win = np.lib.stride_tricks.sliding_window_view(x, (r, t), axis=(2, 3))
+    return np.einsum("nchwrt,ocrt->nohw", win, k)
+
+
+def test_a_packed_weight_is_packed_once_at_compile_time():
+    # The CPU rule packs a conv2d kernel whole, channels last, at the start of
+    # every call; with the kernel constant, hoist-constant-packing makes the packed
+    # kernel a constant (computed once by fold-constants) that the call reads.
+    k, x = rand(16, 8, 3, 3), rand(1, 8, 14, 14)
+    with graph.Builder("conv") as b:
+        c = b.emit(ops.conv2d(b.input("x", (1, 8, 14, 14)), b.input("k", (16, 8, 3, 3))), "c")
+        mod = b.finish(c)
+    pipeline = "legalize,fuse-ops,fuse-tir,default-schedule,hoist-constant-packing,plan-memory"
+    planned = tessel.transform.parse_pipeline(pipeline)(graph.bind_params(mod, {"k": k}, "conv"))
+    assert sorted(planned.constants) == ["k_global"]  # the weight itself left
+    np.testing.assert_array_equal(planned.constants["k_global"], k.transpose(1, 2, 3, 0))
+    calls = [b[2] for b in planned["conv"].bindings if b[1] == "call_tir"]
+    assert calls == ["conv2d_prepacked"]
+    want = numpy_conv2d(x, k)
+    np.testing.assert_allclose(graph.run(planned, "conv", [x])[0], want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(tessel.build(planned)["conv"](x), want, rtol=1e-5, atol=1e-5)
+    # A weight that is an input is packed in every call, as before.
+    unbound = tessel.transform.parse_pipeline(pipeline)(mod)
+    assert not unbound.constants and "conv2d_prepacked" not in unbound.keys()

@@ -15,7 +15,8 @@ One JSON line per model and thread count, e.g.
   the time includes the call and the allocation of the results;
 - unfused: `legalize,default-schedule` (one kernel per operator, no plan);
 - constants: the weights bound as constants of the module before the pipeline
-  (`tessel.graph.bind_params`, then `fold-constants` after `legalize`), called on x;
+  (`tessel.graph.bind_params`, then `fold-constants` after `legalize` and
+  `hoist-constant-packing` after `default-schedule`), called on x;
 - torch: PyTorch CPU eager on the same arrays, `torch.set_num_threads(threads)`;
   null when python3-torch is not installed;
 - ratio_vs_torch = torch_ms / tessel_ms (> 1: tessel is faster).
@@ -42,7 +43,8 @@ from tessel import graph, ops
 
 FUSED = ("sink-reshapes,legalize,eliminate-common-calls,fuse-ops,fuse-tir,default-schedule{{target=\"{t}\"}},"
          "plan-memory")
-CONSTANTS = FUSED.replace("legalize,", "legalize,fold-constants,")
+CONSTANTS = FUSED.replace("legalize,", "legalize,fold-constants,").replace(
+    ",plan-memory", ",hoist-constant-packing,plan-memory")
 UNFUSED = "legalize,default-schedule{{target=\"{t}\"}}"
 
 
