@@ -15,8 +15,9 @@
 // decision over the powers of two from 32 to the target's limit (heuristic: the
 // largest up to 256 that divides the domain, else 256); a domain smaller than a block
 // is one block of exactly that many threads, and a domain that is not a multiple is
-// guarded by the split's predicate. A block without a spatial loop (a reduction to a
-// scalar) is not applicable.
+// guarded by the split's predicate. A large elementwise domain (4096 blocks or more
+// with 4 elements a thread) gives each thread 4 elements a block's width apart. A
+// block without a spatial loop (a reduction to a scalar) is not applicable.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -26,6 +27,11 @@
 namespace tessel::metaschedule {
 
 namespace {
+
+// Elements per thread of a large elementwise domain, and the grid from which on
+// it applies.
+constexpr int64_t kPerThread = 4;
+constexpr int64_t kManyBlocks = 4096;
 
 class GpuFallback : public ScheduleRule {
  public:
@@ -88,7 +94,8 @@ class GpuFallback : public ScheduleRule {
     absl::Status last;
     for (int64_t t : tries) {
       s = before;
-      absl::StatusOr<std::string> did = SplitAndBind(ctx, s, fused, domain, candidates, probs, t);
+      absl::StatusOr<std::string> did =
+          SplitAndBind(ctx, s, fused, domain, candidates, probs, t, reduce.empty());
       if (did.ok()) {
         return RuleOutcome::Applied(
             reduce.empty() ? *did : absl::StrCat(*did, ", reduction in the thread"));
@@ -103,13 +110,27 @@ class GpuFallback : public ScheduleRule {
   static absl::StatusOr<std::string> SplitAndBind(const RuleContext& ctx, sch::Schedule& s,
                                                   sch::LoopRV fused, int64_t domain,
                                                   const std::vector<int64_t>& candidates,
-                                                  const std::vector<double>& probs, int64_t pick) {
+                                                  const std::vector<double>& probs, int64_t pick,
+                                                  bool elementwise) {
     TESSEL_ASSIGN_OR_RETURN(sch::ExprRV choice,
                             s.SampleCategorical(candidates, probs, ctx.Decide(pick)));
     TESSEL_ASSIGN_OR_RETURN(int64_t threads, s.Get(choice));
     if (domain <= threads) {
       TESSEL_RETURN_IF_ERROR(s.Bind(fused, "threadIdx.x"));
       return absl::StrCat("one block of ", domain, " threads");
+    }
+    // A large elementwise domain gives each thread kPerThread elements a block's
+    // width apart (still coalesced): more loads in flight per thread, a quarter of
+    // the blocks.
+    if (elementwise && domain % (threads * kPerThread) == 0 &&
+        domain / (threads * kPerThread) >= kManyBlocks) {
+      TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts,
+                              s.Split(fused, {std::nullopt, kPerThread, threads}));
+      TESSEL_RETURN_IF_ERROR(s.Bind(parts[0], "blockIdx.x"));
+      TESSEL_RETURN_IF_ERROR(s.Bind(parts[2], "threadIdx.x"));
+      TESSEL_RETURN_IF_ERROR(s.Unroll(parts[1]));
+      return absl::StrCat(domain / (threads * kPerThread), " blocks of ", threads, " threads, ",
+                          kPerThread, " elements each");
     }
     TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts,
                             s.Split(fused, {std::nullopt, threads}));
