@@ -6,6 +6,7 @@
 #include "dispatch/stages.h"
 #include "ir/arith/expr_util.h"
 #include "ir/printer.h"
+#include "ir/structural_equal.h"
 
 namespace tessel::dispatch {
 namespace {
@@ -31,14 +32,6 @@ int IterIndex(const ir::BlockNode* block, const ir::Expr& e) {
     if (v != nullptr && block->iter_vars[i].var.get() == v) return static_cast<int>(i);
   }
   return -1;
-}
-
-bool SameIndices(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].same_as(b[i])) return false;
-  }
-  return true;
 }
 
 std::string Contraction::ToString() const {
@@ -82,7 +75,7 @@ std::variant<SumOfProducts, std::string> MatchSumOfProducts(const ir::BlockNode*
   if (!dt.is_float()) return absl::StrCat("it accumulates ", dt.ToString(), " (float dtypes only)");
   const auto* init = ir::dyn_cast<ir::BufferStoreNode>(block->init);
   if (init == nullptr || init->buffer.get() != store->buffer.get() ||
-      !SameIndices(init->indices, store->indices) || !IsZero(init->value)) {
+      !ir::StructuralEqual(init->indices, store->indices) || !IsZero(init->value)) {
     return std::string("it is not a sum from zero (no init C = 0)");
   }
   const auto* add = ir::dyn_cast<ir::BinaryNode>(store->value);
@@ -92,7 +85,7 @@ std::variant<SumOfProducts, std::string> MatchSumOfProducts(const ir::BlockNode*
   auto is_acc = [&](const ir::Expr& e) {
     const auto* ld = ir::dyn_cast<ir::BufferLoadNode>(e);
     return ld != nullptr && ld->buffer.get() == store->buffer.get() &&
-           SameIndices(ld->indices, store->indices);
+           ir::StructuralEqual(ld->indices, store->indices);
   };
   ir::Expr product = is_acc(add->a) ? add->b : is_acc(add->b) ? add->a : ir::Expr();
   const auto* mul = product ? ir::dyn_cast<ir::BinaryNode>(product) : nullptr;

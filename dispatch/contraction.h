@@ -70,9 +70,6 @@ std::variant<std::vector<int64_t>, std::string> RoleStrides(const ir::BlockNode*
 // The position of iter var `e` among `block`'s iter vars, or -1 when `e` is not one.
 int IterIndex(const ir::BlockNode* block, const ir::Expr& e);
 
-// The same index expressions (the same objects): C[vi, vj] read where it is written.
-bool SameIndices(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b);
-
 }  // namespace tessel::dispatch
 
 #endif  // TESSEL_DISPATCH_CONTRACTION_H_

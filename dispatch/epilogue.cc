@@ -144,7 +144,7 @@ std::variant<EpilogueOp, std::string> MatchEpilogue(const ir::BlockNode* block,
   LoadScan scan(input.get());
   scan.VisitExpr(store->value);
   for (const ir::BufferLoadNode* ld : scan.inputs) {
-    if (!SameIndices(ld->indices, store->indices)) {
+    if (!ir::StructuralEqual(ld->indices, store->indices)) {
       return absl::StrCat("it reads '", input->name, "' elsewhere than where it writes");
     }
   }

@@ -377,6 +377,14 @@ bool StructuralEqual(const Stmt& a, const Stmt& b, StructuralEqualOptions opts) 
 bool StructuralEqual(const Expr& a, const Expr& b, StructuralEqualOptions opts) {
   return Equal(a, b, opts);
 }
+bool StructuralEqual(const std::vector<Expr>& a, const std::vector<Expr>& b,
+                     StructuralEqualOptions opts) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!Equal(a[i], b[i], opts)) return false;
+  }
+  return true;
+}
 
 absl::Status AssertStructuralEqual(const IRModule& a, const IRModule& b,
                                    StructuralEqualOptions opts) {

@@ -12,6 +12,7 @@
 #define TESSEL_IR_STRUCTURAL_EQUAL_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "ir/function.h"
@@ -26,6 +27,9 @@ bool StructuralEqual(const IRModule& a, const IRModule& b, StructuralEqualOption
 bool StructuralEqual(const PrimFunc& a, const PrimFunc& b, StructuralEqualOptions opts = {});
 bool StructuralEqual(const Stmt& a, const Stmt& b, StructuralEqualOptions opts = {});
 bool StructuralEqual(const Expr& a, const Expr& b, StructuralEqualOptions opts = {});
+// Element by element, e.g. a store's and a load's indices: C[vi, vj] read where it is written.
+bool StructuralEqual(const std::vector<Expr>& a, const std::vector<Expr>& b,
+                     StructuralEqualOptions opts = {});
 
 // OK when equal; otherwise an error naming the first mismatch as a path from the
 // root plus both sides as text, e.g.

@@ -110,6 +110,19 @@ std::variant<TrivialNest, std::string> AnalyzeGpuNest(bool gpu, sch::Schedule& s
   return AnalyzeNest(s, block);
 }
 
+absl::Status SpreadOverThreads(sch::Schedule& s, sch::LoopRV loop, int64_t threads) {
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts, s.Split(loop, {std::nullopt, threads}));
+  TESSEL_RETURN_IF_ERROR(s.Reorder({parts[1], parts[0]}));
+  return s.Bind(parts[1], "threadIdx.x");
+}
+
+int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {
+  for (int64_t d = std::min(n, std::max<int64_t>(bound, 1)); d > 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 1;
+}
+
 bool AllSpatial(const ir::BlockNode* b) {
   for (const ir::IterVar& iv : b->iter_vars) {
     if (iv.kind != ir::IterKind::kSpatial) return false;

@@ -60,6 +60,12 @@ absl::StatusOr<int64_t> SampleThreadCount(const RuleContext& ctx, sch::Schedule&
 std::variant<TrivialNest, std::string> AnalyzeGpuNest(bool gpu, sch::Schedule& s,
                                                       const std::string& block);
 inline constexpr int64_t kGpuHeuristicThreads = 256;
+// Splits `loop` by `threads`, the threads outside (a strided walk, so that
+// neighbouring threads touch neighbouring elements), and binds them to
+// threadIdx.x.
+absl::Status SpreadOverThreads(sch::Schedule& s, sch::LoopRV loop, int64_t threads);
+// The largest divisor of `n` no larger than `bound` (1 when none above 1 is).
+int64_t LargestDivisorAtMost(int64_t n, int64_t bound);
 
 bool AllSpatial(const ir::BlockNode* b);
 bool HasReduce(const ir::BlockNode* b);

@@ -40,13 +40,6 @@ namespace tessel::metaschedule {
 
 namespace {
 
-// Splits `loop` by `threads`, the threads outside, and binds them.
-absl::Status SpreadOverThreads(sch::Schedule& s, sch::LoopRV loop, int64_t threads) {
-  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts, s.Split(loop, {std::nullopt, threads}));
-  TESSEL_RETURN_IF_ERROR(s.Reorder({parts[1], parts[0]}));
-  return s.Bind(parts[1], "threadIdx.x");
-}
-
 class GpuGeneralReduction : public ScheduleRule {
  public:
   std::string name() const override { return "gpu-general-reduction"; }

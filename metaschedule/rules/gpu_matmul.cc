@@ -62,16 +62,9 @@ constexpr int64_t kVector = 4;
 // it shrinks a micro-tile to for that (fewer leave the threads waiting on
 // shared memory).
 constexpr int64_t kMinBlocks = 256;
+constexpr int64_t kMinMicro = 4;
 // CUDA's bound on a kernel's static shared memory.
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
-constexpr int64_t kMinMicro = 4;
-
-int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {
-  for (int64_t d = std::min(n, std::max<int64_t>(bound, 1)); d > 1; --d) {
-    if (n % d == 0) return d;
-  }
-  return 1;
-}
 
 // The heuristic split of rows or columns of extent `e`: [blocks, outer micro,
 // threads, inner micro], up to `max_threads` threads. The micro-tile grows with
@@ -207,7 +200,7 @@ class GpuMatmul : public ScheduleRule {
     // Stages first, on the untiled nest: cache_read places a copy at the root
     // there and cache_write its write-back after the nest.
     std::vector<sch::BlockRV> copies;
-    std::vector<bool> transposed;
+    std::vector<bool> transposed, along_cols;
     std::vector<std::string> did;
     for (int64_t r : staged) {
       TESSEL_ASSIGN_OR_RETURN(sch::BlockRV copy, s.CacheRead(c, r, "shared"));
@@ -216,8 +209,9 @@ class GpuMatmul : public ScheduleRule {
       // and a dense layer's W[j, k] as [k, i] and [k, j] -- so that a thread's
       // inner micro-tile is one vector load and consecutive threads read
       // consecutive words, not words a row apart in one bank.
-      const bool along_cols = RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(cols));
-      std::optional<std::string> map = ColumnsLast(b.get(), b->reads[r], along_cols ? cols : rows);
+      along_cols.push_back(RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(cols)));
+      std::optional<std::string> map =
+          ColumnsLast(b.get(), b->reads[r], along_cols.back() ? cols : rows);
       transposed.push_back(map.has_value());
       if (!map) continue;
       TESSEL_ASSIGN_OR_RETURN(ir::Block cb, s.Get(copy));
@@ -263,9 +257,9 @@ class GpuMatmul : public ScheduleRule {
     }
     // A drawn tile whose slices overflow static shared memory would only fail to build.
     int64_t staged_bytes = 0;
-    for (int64_t r : staged) {
-      const bool along_cols = RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(cols));
-      staged_bytes += TileExtent(along_cols ? cf : rf) * kf[1] * b->reads[r].buffer->dtype.bytes();
+    for (size_t o = 0; o < staged.size(); ++o) {
+      staged_bytes +=
+          TileExtent(along_cols[o] ? cf : rf) * kf[1] * b->reads[staged[o]].buffer->dtype.bytes();
     }
     if (staged_bytes > kMaxStaticSharedBytes) {
       return RuleOutcome::NotApplicable(absl::StrCat("its slices take ", staged_bytes,
@@ -388,7 +382,7 @@ class GpuMatmul : public ScheduleRule {
       elements *= *e;
       inner = *e;
     }
-    int64_t vec = vectors ? 4 : 1;
+    int64_t vec = vectors ? kVector : 1;
     while (vec > 1 && (inner % vec != 0 || elements % (ty * tx * vec) != 0)) vec /= 2;
     sch::LoopRV fused = l[0];
     if (l.size() > 1) {

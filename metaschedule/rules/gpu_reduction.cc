@@ -85,9 +85,7 @@ class GpuReduction : public ScheduleRule {
     }
 
     TESSEL_ASSIGN_OR_RETURN(int64_t threads, SampleThreadCount(ctx, s, reduction));
-    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts, s.Split(k, {std::nullopt, threads}));
-    TESSEL_RETURN_IF_ERROR(s.Reorder({parts[1], parts[0]}));
-    TESSEL_RETURN_IF_ERROR(s.Bind(parts[1], "threadIdx.x"));
+    TESSEL_RETURN_IF_ERROR(SpreadOverThreads(s, k, threads));
     return RuleOutcome::Applied(absl::StrCat(spatial.empty() ? "one block" : "a block per output",
                                              ", ", threads, " threads across the reduction of ",
                                              reduction));

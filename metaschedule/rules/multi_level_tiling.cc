@@ -45,13 +45,6 @@ namespace tessel::metaschedule {
 
 namespace {
 
-int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {
-  for (int64_t d = std::min(n, std::max<int64_t>(bound, 1)); d > 1; --d) {
-    if (n % d == 0) return d;
-  }
-  return 1;
-}
-
 // The register tile's columns: a divisor of `n` up to two vectors, preferring
 // whole vectors, then a power of two from 4 lanes (a narrower register), then
 // the largest. A width like 28 would split every row into 16 + 8 + 4 lanes and

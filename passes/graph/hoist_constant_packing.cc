@@ -110,15 +110,12 @@ absl::StatusOr<ir::PrimFunc> PrepackedKernel(const ir::PrimFunc& kernel,
 }
 
 // A value name no value of `g` has.
-std::string FreshValueName(const std::vector<ir::GraphBinding>& bindings,
-                           const std::vector<ir::Buffer>& params, const std::string& want) {
-  absl::flat_hash_set<std::string> taken;
-  for (const ir::Buffer& p : params) taken.insert(p->name);
-  for (const ir::GraphBinding& b : bindings) {
-    for (const ir::Buffer& o : b.outputs) taken.insert(o->name);
-  }
+// `want`, or `want_1`, `want_2` ... : the first no value of the graph has; it
+// joins `taken`.
+std::string FreshValueName(absl::flat_hash_set<std::string>& taken, const std::string& want) {
   std::string name = want;
   for (int i = 1; taken.contains(name); ++i) name = absl::StrCat(want, "_", i);
+  taken.insert(name);
   return name;
 }
 
@@ -175,6 +172,12 @@ absl::StatusOr<ir::IRModule> HoistConstantPacking(const ir::IRModule& mod, const
   // (kernel, argument) -> (packing kernel, prepacked kernel, weight dropped): a
   // kernel called for several weights is rewritten once.
   std::map<std::pair<std::string, size_t>, std::tuple<std::string, std::string, bool>> done;
+  // The graph's value names, built once: each hoisted value adds its own.
+  absl::flat_hash_set<std::string> taken;
+  for (const ir::Buffer& p : g->params) taken.insert(p->name);
+  for (const ir::GraphBinding& b : g->bindings) {
+    for (const ir::Buffer& o : b.outputs) taken.insert(o->name);
+  }
   std::vector<ir::GraphBinding> bindings;
   for (ir::GraphBinding b : g->bindings) {
     if (b.call.kind == ir::GraphCall::Kind::kConstant) constant.insert(b.outputs[0].get());
@@ -208,8 +211,8 @@ absl::StatusOr<ir::IRModule> HoistConstantPacking(const ir::IRModule& mod, const
       }
       const auto& [packer, kname, dropped] = done[key];
       const ir::Buffer packed = n->Lookup(packer)->params[1].buffer;
-      ir::Buffer value = ir::MakeBuffer(FreshValueName(bindings, g->params, packed->name),
-                                        packed->dtype, packed->shape, "global");
+      ir::Buffer value = ir::MakeBuffer(FreshValueName(taken, packed->name), packed->dtype,
+                                        packed->shape, "global");
       bindings.push_back(
           ir::GraphBinding{{value}, {ir::GraphCall::Kind::kCallTir, packer, {b.call.args[a]}, {}}});
       hoisted->push_back(absl::StrCat(b.call.callee, ": ", packed->name));

@@ -76,14 +76,6 @@ bool Loads(const ir::Expr& e, const ir::BufferNode* only) {
   return f.found;
 }
 
-bool SameIndices(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t d = 0; d < a.size(); ++d) {
-    if (!ir::StructuralEqual(a[d], b[d])) return false;
-  }
-  return true;
-}
-
 ir::Stmt OneOrSeq(const std::vector<ir::Stmt>& stmts) {
   return stmts.size() == 1 ? stmts[0] : ir::Seq(stmts);
 }
@@ -132,7 +124,7 @@ absl::StatusOr<std::vector<Reduction>> Match(const ir::BlockNode* b) {
     const ir::BufferStoreNode* update = updates[i];
     const ir::BufferStoreNode* init = inits[i];
     if (init->buffer.get() != update->buffer.get() ||
-        !SameIndices(init->indices, update->indices)) {
+        !ir::StructuralEqual(init->indices, update->indices)) {
       return absl::FailedPreconditionError(shape);
     }
     const ir::Expr value = ir::Substitute(update->value, lets);
@@ -145,7 +137,7 @@ absl::StatusOr<std::vector<Reduction>> Match(const ir::BlockNode* b) {
     auto is_acc = [&](const ir::Expr& e) {
       const auto* l = ir::dyn_cast<ir::BufferLoadNode>(e.get());
       return l != nullptr && l->buffer.get() == update->buffer.get() &&
-             SameIndices(l->indices, update->indices);
+             ir::StructuralEqual(l->indices, update->indices);
     };
     ir::Expr x = is_acc(bin->a) ? bin->b : is_acc(bin->b) ? bin->a : ir::Expr();
     // x may read no output: each output's partials combine on their own.

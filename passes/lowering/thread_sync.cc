@@ -111,14 +111,6 @@ bool IterationsDisjoint(const ir::ForNode* loop, const std::vector<ir::Expr>& in
   return false;
 }
 
-bool SameIndices(const std::vector<ir::Expr>& a, const std::vector<ir::Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t d = 0; d < a.size(); ++d) {
-    if (!ir::StructuralEqual(a[d], b[d])) return false;
-  }
-  return true;
-}
-
 class Planner : public ir::IRMutator {
  public:
   int inserted = 0;
@@ -158,7 +150,7 @@ class Planner : public ir::IRMutator {
     for (const Access& a : before) {
       for (const Access& b : after) {
         if (a.storage != b.storage || (!a.is_store && !b.is_store)) continue;
-        if (carried != nullptr && !a.indices.empty() && SameIndices(a.indices, b.indices) &&
+        if (carried != nullptr && !a.indices.empty() && ir::StructuralEqual(a.indices, b.indices) &&
             IterationsDisjoint(carried, a.indices)) {
           continue;
         }

@@ -43,14 +43,6 @@ bool ReadsBuffer(const Expr& e, const BufferNode* buffer) {
   return f.found;
 }
 
-bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t d = 0; d < a.size(); ++d) {
-    if (!StructuralEqual(a[d], b[d])) return false;
-  }
-  return true;
-}
-
 bool IsConstValue(const Expr& e, double v) {
   if (const auto* f = dyn_cast<FloatImmNode>(e.get())) return f->value == v;
   if (const auto* i = dyn_cast<IntImmNode>(e.get())) return static_cast<double>(i->value) == v;
@@ -125,7 +117,7 @@ std::string MatchReductions(const BlockNode* block, std::vector<Reduction>* out)
     auto is_acc = [&](const Expr& e) {
       const auto* load = dyn_cast<BufferLoadNode>(e.get());
       return load != nullptr && load->buffer.get() == c &&
-             SameIndices(load->indices, store->indices);
+             StructuralEqual(load->indices, store->indices);
     };
     Expr rhs = is_acc(bin->a) ? bin->b : is_acc(bin->b) ? bin->a : Expr();
     if (!rhs || reads_any(rhs)) return absl::StrCat("the update of ", what, " ", shape);
@@ -134,7 +126,8 @@ std::string MatchReductions(const BlockNode* block, std::vector<Reduction>* out)
       const auto* st = static_cast<const BufferStoreNode*>(i.get());
       if (st->buffer.get() == c) init = st;
     }
-    if (init == nullptr || !SameIndices(init->indices, store->indices) || reads_any(init->value)) {
+    if (init == nullptr || !StructuralEqual(init->indices, store->indices) ||
+        reads_any(init->value)) {
       return absl::StrCat("the init of ", what,
                           " does not store to the element the update "
                           "accumulates into");
