@@ -22,7 +22,10 @@
 // that does not use every spatial iter var (reuse: a tile pays). Columns that
 // are not the output's last dimension (conv2d NCHW's output channels) get an
 // accumulator laid out with them last; a transposed panel that fits in half the
-// L2 is packed whole, once per call. The register tile runs a registered
+// L2 is packed whole, once per call; a two-dimensional panel packed per column
+// tile is laid out panel-major ([N / T * K, T], PanelMajor), which compaction
+// shrinks to the same [K, T] and hoist-constant-packing can hoist for a constant
+// weight with every tile's panel still contiguous. The register tile runs a registered
 // micro-kernel (tensorize) where one matches it (ComputeTile).
 // Each loop is split by sample_perfect_tile (4 levels spatial, 2 reduce). The
 // heuristic (default-schedule): cols' innermost factor is a divisor up to two
@@ -60,6 +63,14 @@ int64_t ColumnTile(int64_t n, int64_t lanes) {
     if (score(d) > score(best) || (score(d) == score(best) && d > best)) best = d;
   }
   return best;
+}
+
+// A [K, N] panel laid out panel-major as [N / tile * K, tile]: tile t of `tile`
+// columns is the contiguous rows [t * K, (t + 1) * K),
+//   lambda v0, v1: (v1 // 32 * 768 + v0, v1 % 32)      (K 768, tile 32)
+// Two dimensions still, so the micro-kernels' operands match it.
+std::string PanelMajor(int64_t rows, int64_t tile) {
+  return absl::StrCat("lambda v0, v1: (v1 // ", tile, " * ", rows, " + v0, v1 % ", tile, ")");
 }
 
 // Moves the panel copy `pack` under `loop` and vectorizes its innermost loop
@@ -250,6 +261,7 @@ class MultiLevelTiling : public ScheduleRule {
     // parts[k][level]: the loops of iter var k, outermost level first.
     std::vector<std::vector<sch::LoopRV>> parts(b->iter_vars.size());
     std::vector<std::string> tiles;
+    int64_t col_tiles = 1;  // The columns' outermost factor: how many column tiles.
     for (size_t k = 0; k < b->iter_vars.size(); ++k) {
       const bool spatial = b->iter_vars[k].kind == ir::IterKind::kSpatial;
       const int64_t e = nest.extents[nest.loop_of_iter[k]];
@@ -269,6 +281,7 @@ class MultiLevelTiling : public ScheduleRule {
       for (sch::ExprRV x : v) {
         TESSEL_ASSIGN_OR_RETURN(int64_t f, s.Get(x));
         got.push_back(absl::StrCat(f));
+        if (static_cast<int>(k) == cols && got.size() == 1) col_tiles = f;
       }
       tiles.push_back(absl::StrCat(b->iter_vars[k].var->name, "=[", absl::StrJoin(got, ","), "]"));
     }
@@ -329,6 +342,15 @@ class MultiLevelTiling : public ScheduleRule {
         did.push_back(absl::StrCat("packed ", b->reads[*panel].buffer->name, " whole"));
       } else {
         TESSEL_RETURN_IF_ERROR(PackUnder(s, pack, s0_last));
+        TESSEL_ASSIGN_OR_RETURN(ir::Block pb, s.Get(pack));
+        const ir::BufferNode* packed = pb->writes[0].buffer.get();
+        const int64_t col_tile_extent = n / col_tiles;
+        const std::optional<int64_t> panel_rows =
+            packed->shape.size() == 2 ? ir::arith::AsConstInt(packed->shape[0]) : std::nullopt;
+        if (col_tile_extent < n && panel_rows) {
+          TESSEL_RETURN_IF_ERROR(
+              s.TransformLayout(pack, packed->name, PanelMajor(*panel_rows, col_tile_extent)));
+        }
         did.push_back(absl::StrCat("packed ", b->reads[*panel].buffer->name));
       }
     }

@@ -9,7 +9,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
+#include "ir/arith/region.h"
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/stmt_index.h"
 #include "ir/status_macros.h"
@@ -27,6 +29,40 @@ namespace sch = ir::schedule;
 const ir::BlockNode* RootBlock(const ir::PrimFunc& f) {
   const auto* r = ir::dyn_cast<ir::BlockRealizeNode>(f->body.get());
   return r != nullptr ? r->block.get() : nullptr;
+}
+
+// True when what the copy nest `nest` writes of `packed`, for any values of the
+// loops around it, is one dense run of `packed`: the whole buffer (a copy at the
+// top level), or whole rows of it (a tile's panel of multi-level-tiling's
+// panel-major [N / T * K, T] layout). Hoisted, such a packing hands the kernel
+// the same contiguous panels its own copy made; a copy whose tiles are strided
+// ([K, N] per column tile) would make each step of k jump a row. Dense: the
+// region's volume is the nest's iteration count (a panel-major index, a floordiv
+// and floormod, leaves the region inferred as covering, not exact).
+bool WritesContiguousRuns(const ir::StmtNode* nest, const ir::BufferNode* packed) {
+  int64_t iterations = 1;
+  for (const ir::StmtNode* s = nest; const auto* f = ir::dyn_cast<ir::ForNode>(s);
+       s = f->body.get()) {
+    const std::optional<int64_t> e = ir::arith::AsConstInt(f->extent);
+    if (!e) return false;
+    iterations *= *e;
+  }
+  ir::arith::Analyzer ana;
+  absl::StatusOr<ir::arith::AccessRegions> access =
+      ir::arith::InferSubtreeAccess(ir::GetRef(nest), &ana);
+  if (!access.ok()) return false;
+  for (const ir::arith::AccessRegion& w : access->writes) {
+    if (w.region.buffer.get() != packed) continue;
+    int64_t volume = 1;
+    for (size_t d = 0; d < w.region.region.size(); ++d) {
+      const std::optional<int64_t> got = ir::arith::AsConstInt(w.region.region[d].extent);
+      const std::optional<int64_t> full = ir::arith::AsConstInt(packed->shape[d]);
+      if (!got || !full || (d > 0 && *got != *full)) return false;
+      volume *= *got;
+    }
+    return volume == iterations;
+  }
+  return false;
 }
 
 // A block of `kernel` that copies its parameter `param` into a buffer of its own
@@ -56,17 +92,8 @@ std::optional<int> FindPacking(const ir::PrimFunc& kernel, const sch::StmtIndex&
     const ir::BufferNode* packed = store->buffer.get();
     bool owned = false;
     for (const ir::Buffer& a : root->alloc_buffers) owned |= a.get() == packed;
-    // Packed whole, before the kernel's loops: the kernel then reads the packed
-    // buffer as it will read the parameter. A copy under a tile loop fills a
-    // panel that compact-buffer-allocation makes contiguous; read from a whole
-    // packed weight instead, each step of k would jump a row of it.
-    const ir::StmtNode* nest = sch::BlockNestRoot(index, i);
-    const auto* root_body = ir::dyn_cast<ir::SeqStmtNode>(root->body.get());
-    bool at_root = false;
-    for (size_t e = 0; root_body != nullptr && e < root_body->seq.size(); ++e) {
-      at_root |= root_body->seq[e].get() == nest;
-    }
-    if (plain && owned && at_root && packed->scope == "global" &&
+    if (plain && owned && packed->scope == "global" &&
+        WritesContiguousRuns(sch::BlockNestRoot(index, i), packed) &&
         sch::WritersOf(index, packed) == std::vector<std::string>{b->name}) {
       return i;
     }

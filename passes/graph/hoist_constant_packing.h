@@ -14,14 +14,16 @@
 //       k_global[v1, v2, v3, v0] = k[v0, v1, v2, v3]
 //     ... reads k_global ...
 //
-// A packing block is a copy at the kernel's top level (its nest directly in the
-// root block's body): all-spatial, no init, no predicate, constant domains, one
-// store whose value is one load of a parameter the call passes a constant for,
-// into a global buffer the root block allocates and nothing else writes. The
-// packing kernel runs the block over its whole domain. A copy under a tile loop
-// (a matmul's panel of B per column tile) stays: compact-buffer-allocation makes
-// each panel contiguous there, and read from a whole packed weight each step of
-// k would jump a row. A graph function whose packings fold-constants cannot fold
+// A packing block is a copy: all-spatial, no init, no predicate, constant
+// domains, one store whose value is one load of a parameter the call passes a
+// constant for, into a global buffer the root block allocates and nothing else
+// writes. It sits at the kernel's top level (packed whole) or under tile loops
+// when each tile's part is one dense run of the packed buffer: a matmul's panel
+// of B, which multi-level-tiling lays out panel-major ([N / T * K, T]), so the
+// kernel reads the same contiguous panels from the hoisted constant. A copy whose
+// tiles are strided ([K, N] per column tile) stays: read from a whole packed
+// weight, each step of k would jump a row. The packing kernel runs the block over
+// its whole domain. A graph function whose packings fold-constants cannot fold
 // (over max-bytes) is left as it was. Each call site gets the prepacked kernel
 // (one per kernel and argument); a kernel no graph calls any more leaves the
 // module (the graph passes made it).

@@ -204,3 +204,23 @@ def test_a_packed_weight_is_packed_once_at_compile_time():
     # A weight that is an input is packed in every call, as before.
     unbound = tessel.transform.parse_pipeline(pipeline)(mod)
     assert not unbound.constants and "conv2d_prepacked" not in unbound.keys()
+
+
+def test_a_matmul_panel_of_a_constant_weight_is_packed_once_panel_major():
+    # multi-level-tiling copies B's panel per column tile, laid out panel-major
+    # ([N / T * K, T]); hoisted, the constant holds every tile's panel, one
+    # contiguous run each, and the kernel reads them in place.
+    target = "llvm -mattr=+avx,+avx2,+fma,+avx512f -num-cores=2 -l2-cache=4096"
+    w, x = rand(16, 64), rand(32, 16)
+    with graph.Builder("mm") as b:
+        y = b.emit(ops.matmul(b.input("x", (32, 16)), b.input("w", (16, 64))), "y")
+        mod = b.finish(y)
+    pipeline = f'legalize,fuse-ops,fuse-tir,default-schedule{{target="{target}"}},hoist-constant-packing'
+    planned = tessel.transform.parse_pipeline(pipeline)(graph.bind_params(mod, {"w": w}, "mm"))
+    assert sorted(planned.constants) == ["w_global"]
+    # Tile t (32 columns) is rows [16t, 16t + 16).
+    want_packed = w.reshape(16, 2, 32).transpose(1, 0, 2).reshape(32, 32)
+    np.testing.assert_array_equal(planned.constants["w_global"], want_packed)
+    np.testing.assert_allclose(graph.run(planned, "mm", [x])[0], x @ w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(tessel.build(planned, target="llvm")["mm"](x), x @ w,
+                               rtol=1e-5, atol=1e-5)

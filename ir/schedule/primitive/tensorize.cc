@@ -28,10 +28,20 @@ struct Rebase {
 using RebaseMap = absl::flat_hash_map<const BufferNode*, Rebase>;
 
 // Matching form: accesses relative to their region, renamed to the region's
-// parameter, indices simplified.
+// parameter, indices simplified knowing the block's iter var domains and the
+// nest's loop ranges. A panel-major operand needs them: with j in [0, 16),
+//   B[(vj_o * 16 + j) // 32 * K + k, ...] relative to B[vj_o // 2 * K + k, ...]
+// is row 0 only because 16 * vj_o % 32 + j stays below 32.
 class RelativeAccesses : public IRMutator {
  public:
-  explicit RelativeAccesses(const RebaseMap& map) : map_(map) {}
+  RelativeAccesses(const RebaseMap& map, const std::vector<IterVar>& iter_vars) : map_(map) {
+    for (const IterVar& iv : iter_vars) ana_.Bind(iv.var, iv.dom);
+  }
+  Stmt VisitFor(const ForNode* op) override {
+    arith::Analyzer::Scope loop(&ana_);
+    ana_.Bind(op->loop_var, Range{op->min, op->extent});
+    return IRMutator::VisitFor(op);
+  }
   Expr VisitBufferLoad(const BufferLoadNode* op) override {
     Expr e = IRMutator::VisitBufferLoad(op);
     const auto* l = static_cast<const BufferLoadNode*>(e.get());
@@ -271,7 +281,7 @@ absl::Status Tensorize(ScheduleState* state, const std::string& block_name,
   }
   std::vector<Param> cand_params;
   for (const Buffer& x : matched) cand_params.push_back(Param::OfBuffer(to_param.at(x.get()).to));
-  RelativeAccesses cand_rel(to_param), desc_rel(desc_self);
+  RelativeAccesses cand_rel(to_param, block->iter_vars), desc_rel(desc_self, {});
   PrimFunc cand_func = MakePrimFunc(cand_params, cand_rel.VisitStmt(cand));
   PrimFunc desc_func = MakePrimFunc(intrin->desc->params, desc_rel.VisitStmt(desc));
   if (absl::Status eq = AssertStructuralEqual(cand_func, desc_func); !eq.ok()) {
