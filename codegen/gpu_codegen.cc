@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/mlir_translator.h"
@@ -11,6 +12,7 @@
 #include "ir/status_macros.h"
 #include "ir/verifier.h"
 #include "ir/visitor.h"
+#include "ir/written_buffers.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -282,10 +284,12 @@ std::string LaunchManifest(const GpuProgram& program) {
   nlohmann::json functions = nlohmann::json::array();
   for (const GpuFunction& f : program.functions) {
     nlohmann::json params = nlohmann::json::array();
+    const std::set<const ir::BufferNode*> written = ir::WrittenBuffers(f.func);
     for (const ir::Param& p : f.func->params) {
       nlohmann::json j = {{"name", p.name()}};
       if (p.is_buffer()) {
         j["dtype"] = p.buffer->dtype.ToString();
+        j["written"] = written.count(p.buffer.get()) > 0;
         nlohmann::json shape = nlohmann::json::array();
         for (const ir::Expr& e : p.buffer->shape) shape.push_back(ir::PrintExpr(e));
         j["shape"] = shape;

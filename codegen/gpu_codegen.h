@@ -56,9 +56,9 @@ absl::StatusOr<std::string> EmitGpuMLIR(const ir::IRModule& mod, const Target& t
 absl::StatusOr<GpuProgram> BuildGpuProgram(const ir::IRModule& mod, const Target& target);
 
 // The launch manifest of `program` as JSON: for each function its parameters (name,
-// dtype, shape), workspaces (name, dtype, elements) and kernels (name, grid, block,
-// shared bytes, arguments: storage ids -- parameter i is i, workspace j is
-// num_params + j -- then scalars).
+// dtype, shape, whether a kernel writes it), workspaces (name, dtype, elements) and kernels (name,
+// grid, block, shared bytes, arguments: storage ids -- parameter i is i, workspace j is num_params
+// + j -- then scalars).
 std::string LaunchManifest(const GpuProgram& program);
 
 // The CUDA toolkit directory: $CUDA_HOME if set, else /usr/local/cuda.

@@ -378,6 +378,7 @@ PYBIND11_MODULE(_core, m) {
   tp::BindRuntime(m);
   tp::BindRuntimeModule(m);
   tp::BindBuild(m);
+  tp::BindCudaModule(m);
   tp::BindGraphExecutor(m);
   tp::NameArgumentErrors(m);  // Last: it guards every function bound above.
 }

@@ -27,6 +27,7 @@ py::object WrapModule(runtime::Module module);
 void BindRuntime(py::module_& m);        // tessel.nd, threads
 void BindRuntimeModule(py::module_& m);  // modules, calls, timing, load/export
 void BindBuild(py::module_& m);          // tessel.build (codegen)
+void BindCudaModule(py::module_& m);     // tessel.build(target="cuda ...")
 void BindGraphExecutor(py::module_& m);  // graph functions of built modules
 
 }  // namespace tessel::python

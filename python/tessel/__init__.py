@@ -68,7 +68,7 @@ __all__ = [
     # Compiled code
     "build", "load_library", "set_num_threads", "get_num_threads",
     # Submodules
-    "te", "ops", "workloads", "transform", "schedule", "metaschedule", "errors", "nd", "runtime",
+    "te", "ops", "workloads", "transform", "schedule", "metaschedule", "errors", "nd", "runtime", "cuda",
     "graph", "frontend",
     "ir", "dispatch",
     # Errors
@@ -163,6 +163,6 @@ def check_same_results(a: PrimFunc, b: PrimFunc, seed: int = 1, rtol: float = 1e
 
 from . import te, ops, workloads, transform, schedule  # noqa: E402  (they use the names above)
 from .schedule import BlockRV, ExprRV, LoopRV, Schedule, Trace  # noqa: E402
-from . import metaschedule, nd, runtime  # noqa: E402
+from . import cuda, metaschedule, nd, runtime  # noqa: E402
 from . import dispatch, frontend, graph, ir  # noqa: E402
 from .runtime import build, get_num_threads, load_library, set_num_threads  # noqa: E402

@@ -348,7 +348,9 @@ def build(mod: Any, target: str = "llvm", pipeline: Any = "lower",
     ``target`` says for which CPU: ``"llvm"`` (this machine, all its
     features), ``"llvm -mcpu=skylake-avx512"``, ``"llvm -mcpu=x86-64
     -mattr=+avx2,+fma"``, ``"llvm -num-threads=4"`` (threads for the parallel
-    loops of this module's calls; 0 means the runtime's setting).
+    loops of this module's calls; 0 means the runtime's setting). A ``cuda``
+    target (``"cuda -arch=sm_90"``) compiles the thread-bound kernels to PTX and
+    returns a :class:`tessel.cuda.CudaModule` instead (see :mod:`tessel.cuda`).
 
     ``pipeline`` first brings the module to the lowered form codegen takes:
     a pipeline string (default ``"lower"``; e.g. ``"simplify,lower"``), a pass,
@@ -399,6 +401,12 @@ def build(mod: Any, target: str = "llvm", pipeline: Any = "lower",
         if not isinstance(mod, IRModule):
             raise ArgumentError(
                 f"build: the pipeline returned {type(mod).__name__} {mod!r}, expected an IRModule")
+    if canonical.startswith("cuda"):
+        if mod.graph_functions or params is not None:
+            raise BuildError("build: graph functions (and params) on a cuda target are not "
+                             "supported yet; build their kernels, or target 'llvm'")
+        from . import cuda
+        return cuda.build(mod, canonical)
     mod = _bind_params(mod, params)
     return Module(core.build(mod, canonical), mod, canonical)
 

@@ -4,6 +4,7 @@
 # compiled code: linked in for in-process modules, exported for the load tests.
 add_executable(tessel_runtime_tests
   runtime_arg_check_test.cc
+  runtime_cuda_program_test.cc
   runtime_cuda_test.cc
   runtime_export_test.cc
   runtime_graph_program_test.cc

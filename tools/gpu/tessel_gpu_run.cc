@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/runtime/cuda_program.h"
 #include "codegen/runtime/tessel_cuda.h"
 #include "codegen/runtime/tessel_runtime.h"
 #include "nlohmann/json.hpp"
@@ -36,14 +37,6 @@ bool ReadFile(const std::string& path, std::string* out) {
   s << in.rdbuf();
   *out = s.str();
   return true;
-}
-
-int DtypeBytes(const std::string& dtype) {
-  if (dtype == "f64" || dtype == "i64" || dtype == "u64") return 8;
-  if (dtype == "f32" || dtype == "i32" || dtype == "u32") return 4;
-  if (dtype == "f16" || dtype == "bf16" || dtype == "i16" || dtype == "u16") return 2;
-  if (dtype == "i8" || dtype == "u8" || dtype == "bool") return 1;
-  return 0;
 }
 
 // The largest |got - expected| beyond the tolerance's scale (f32: relative 1e-3 and
@@ -80,12 +73,12 @@ int Run(const Options& o) {
   std::string ptx, manifest_text;
   if (!ReadFile(o.ptx, &ptx)) return Fail("cannot read " + o.ptx);
   if (!ReadFile(o.launches, &manifest_text)) return Fail("cannot read " + o.launches);
-  nlohmann::json manifest = nlohmann::json::parse(manifest_text, nullptr, false);
-  if (manifest.is_discarded()) return Fail(o.launches + " is not JSON");
-  const nlohmann::json* func = nullptr;
-  for (const nlohmann::json& f : manifest["functions"]) {
-    if (f["name"] == o.function) func = &f;
+  tessel::runtime::CudaProgram program;
+  if (std::string e = tessel::runtime::CudaProgram::Parse(ptx, manifest_text, &program);
+      !e.empty()) {
+    return Fail(o.launches + ": " + e);
   }
+  const tessel::runtime::CudaFunction* func = program.Find(o.function);
   if (func == nullptr) return Fail("no function '" + o.function + "' in " + o.launches);
 
   if (tessel_cuda_init(0) != 0) return Fail(tessel_last_error());
@@ -94,35 +87,27 @@ int Run(const Options& o) {
   if (tessel_cuda_device_info(name, sizeof(name), &major, &minor, &sms) != 0) {
     return Fail(tessel_last_error());
   }
-  void* module = nullptr;
-  if (tessel_cuda_module_load(ptx.c_str(), &module) != 0) return Fail(tessel_last_error());
-
   // One device buffer per parameter, filled from PARAM.in (zeros without one).
-  const nlohmann::json& params = (*func)["params"];
+  const std::vector<tessel::runtime::ParamSignature>& params = func->signature.params;
   std::vector<void*> device(params.size(), nullptr);
   std::vector<size_t> bytes(params.size(), 0);
   for (size_t i = 0; i < params.size(); ++i) {
-    const nlohmann::json& p = params[i];
-    if (p.contains("scalar"))
-      return Fail("scalar parameter '" + p["name"].get<std::string>() +
-                  "': not supported by tessel-gpu-run yet");
+    const tessel::runtime::ParamSignature& p = params[i];
+    if (!p.is_buffer)
+      return Fail("scalar parameter '" + p.name + "': not supported by tessel-gpu-run yet");
     size_t count = 1;
-    for (const nlohmann::json& d : p["shape"]) {
-      const std::string text = d.get<std::string>();
-      char* end = nullptr;
-      long long v = std::strtoll(text.c_str(), &end, 10);
-      if (end == text.c_str() || *end != '\0' || v < 0) {
-        return Fail("parameter '" + p["name"].get<std::string>() + "' has extent " + text +
+    for (const tessel::runtime::Dim& d : p.shape) {
+      if (d.is_var()) {
+        return Fail("parameter '" + p.name + "' has extent " + d.var +
                     "; tessel-gpu-run takes constant shapes");
       }
-      count *= static_cast<size_t>(v);
+      count *= static_cast<size_t>(d.value);
     }
-    bytes[i] = count * DtypeBytes(p["dtype"].get<std::string>());
+    bytes[i] = count * static_cast<size_t>(tessel::runtime::DTypeBytes(p.dtype));
     if (tessel_cuda_alloc(bytes[i], &device[i]) != 0) return Fail(tessel_last_error());
     std::string input;
-    if (ReadFile(o.data + "/" + p["name"].get<std::string>() + ".in", &input)) {
-      if (input.size() != bytes[i])
-        return Fail(p["name"].get<std::string>() + ".in has the wrong size");
+    if (ReadFile(o.data + "/" + p.name + ".in", &input)) {
+      if (input.size() != bytes[i]) return Fail(p.name + ".in has the wrong size");
       if (tessel_cuda_copy_to_device(device[i], input.data(), bytes[i]) != 0)
         return Fail(tessel_last_error());
     } else if (tessel_cuda_memset(device[i], 0, bytes[i]) != 0) {
@@ -130,34 +115,13 @@ int Run(const Options& o) {
     }
   }
   // Workspaces: device buffers for the intermediates between kernels.
-  for (const nlohmann::json& w : (*func)["workspaces"]) {
-    size_t n = w["elements"].get<size_t>() * DtypeBytes(w["dtype"].get<std::string>());
+  for (const tessel::runtime::CudaFunction::Workspace& w : func->workspaces) {
+    size_t n = static_cast<size_t>(w.elements * tessel::runtime::DTypeBytes(w.dtype));
     device.push_back(nullptr);
     bytes.push_back(n);
     if (tessel_cuda_alloc(n, &device.back()) != 0) return Fail(tessel_last_error());
   }
-  auto launch_all = [&]() -> int32_t {
-    for (const nlohmann::json& k : (*func)["kernels"]) {
-      std::vector<void*> args;
-      for (const nlohmann::json& b : k["buffer_args"]) args.push_back(&device[b.get<int>()]);
-      if (!k["scalars"].empty())
-        return tessel_set_last_error("kernel scalars are not supported yet");
-      int64_t grid[3], block[3];
-      for (int a = 0; a < 3; ++a) {
-        grid[a] = k["grid"][a].get<int64_t>();
-        block[a] = k["block"][a].get<int64_t>();
-      }
-      const std::string kname = k["name"].get<std::string>();
-      // The manifest's shared_bytes is the kernel's static shared memory, declared
-      // in its PTX: the launch asks for no dynamic shared memory on top.
-      if (int32_t rc = tessel_cuda_launch(module, kname.c_str(), grid, block,
-                                          /*shared_bytes=*/0, args.data(),
-                                          static_cast<int32_t>(args.size()), nullptr)) {
-        return rc;
-      }
-    }
-    return 0;
-  };
+  auto launch_all = [&]() -> int32_t { return program.Launch(*func, device, {}, {}, nullptr); };
   if (launch_all() != 0 || tessel_cuda_synchronize() != 0) return Fail(tessel_last_error());
 
   nlohmann::json report = {{"function", o.function},
@@ -167,7 +131,7 @@ int Run(const Options& o) {
   bool all_ok = true;
   nlohmann::json checks = nlohmann::json::object();
   for (size_t i = 0; i < params.size(); ++i) {
-    const std::string pname = params[i]["name"].get<std::string>();
+    const std::string pname = params[i].name;
     std::string want;  // Workspaces are never checked: they follow the parameters.
     if (!ReadFile(o.data + "/" + pname + ".expected", &want)) continue;
     std::string got(bytes[i], '\0');
@@ -175,7 +139,7 @@ int Run(const Options& o) {
       return Fail(tessel_last_error());
     if (want.size() != got.size()) return Fail(pname + ".expected has the wrong size");
     bool ok = false;
-    double err = MaxError(params[i]["dtype"].get<std::string>(), got, want, &ok);
+    double err = MaxError(tessel::runtime::DTypeToString(params[i].dtype), got, want, &ok);
     checks[pname] = {{"max_abs_error", err}, {"ok", ok}};
     all_ok = all_ok && ok;
   }
@@ -204,7 +168,6 @@ int Run(const Options& o) {
   }
   std::printf("%s\n", report.dump().c_str());
   for (void* p : device) tessel_cuda_free(p);
-  tessel_cuda_module_unload(module);
   return all_ok ? 0 : 2;
 }
 

@@ -1,0 +1,416 @@
+// CudaProgram (see cuda_program.h).
+#include "codegen/runtime/cuda_program.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <utility>
+
+#include "codegen/runtime/tessel_cuda.h"
+#include "codegen/runtime/tessel_runtime.h"
+#include "nlohmann/json.hpp"
+
+namespace tessel::runtime {
+
+struct CudaProgram::Loaded {
+  std::mutex mutex;
+  void* module = nullptr;  // Never unloaded: kernels may run while the program lives.
+};
+
+namespace {
+
+using Json = nlohmann::json;
+
+// The manifest's fields, read without exceptions: null when absent or of another type.
+const Json* Field(const Json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+bool String(const Json& obj, const char* key, std::string* out) {
+  const Json* f = Field(obj, key);
+  if (f == nullptr || !f->is_string()) return false;
+  *out = f->get<std::string>();
+  return true;
+}
+bool Int(const Json& j, int64_t* out) {
+  if (!j.is_number_integer()) return false;
+  *out = j.get<int64_t>();
+  return true;
+}
+const Json* Array(const Json& obj, const char* key) {
+  const Json* f = Field(obj, key);
+  return f != nullptr && f->is_array() ? f : nullptr;
+}
+
+bool IsIdentifier(const std::string& s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s) {
+    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+      return false;
+  }
+  return true;
+}
+
+std::string ParseParam(const Json& j, ParamSignature* out) {
+  std::string name, dtype;
+  if (!String(j, "name", &name) || !String(j, "dtype", &dtype)) {
+    return "a parameter without a name and dtype";
+  }
+  DLDataType t;
+  if (!ParseDType(dtype, &t)) return "parameter '" + name + "' has the unknown dtype " + dtype;
+  if (Field(j, "scalar") != nullptr) {
+    *out = ParamSignature::Scalar(name, t);
+    return "";
+  }
+  const Json* shape = Array(j, "shape");
+  if (shape == nullptr) return "parameter '" + name + "' has no shape";
+  std::vector<Dim> dims;
+  for (const Json& d : *shape) {
+    std::string text = d.is_string() ? d.get<std::string>() : "";
+    int64_t v = 0;
+    if (ParseInt(text, &v)) {
+      dims.push_back(Dim::Const(v));
+    } else if (IsIdentifier(text)) {
+      dims.push_back(Dim::Var(text));
+    } else {
+      return "parameter '" + name + "' has the extent '" + text +
+             "': a GPU function's extents are constants or shape variables";
+    }
+  }
+  // Absent: treated as written (copied back after a call), as a CPU signature does.
+  const Json* written = Field(j, "written");
+  *out =
+      ParamSignature::Buffer(name, t, std::move(dims),
+                             written == nullptr || !written->is_boolean() || written->get<bool>());
+  return "";
+}
+
+// True when `name` is a scalar parameter or a buffer dimension of `sig`.
+bool Names(const FunctionSignature& sig, const std::string& name) {
+  for (const ParamSignature& p : sig.params) {
+    if (!p.is_buffer && p.name == name) return true;
+    for (const Dim& d : p.shape) {
+      if (d.var == name) return true;
+    }
+  }
+  return false;
+}
+
+std::string ParseKernel(const Json& j, size_t storage, const FunctionSignature& sig,
+                        CudaKernel* k) {
+  if (!String(j, "name", &k->name)) return "a kernel without a name";
+  const std::string where = "kernel " + k->name + ": ";
+  const Json* grid = Array(j, "grid");
+  const Json* block = Array(j, "block");
+  if (grid == nullptr || block == nullptr || grid->size() != 3 || block->size() != 3) {
+    return where + "grid and block are three extents each";
+  }
+  for (size_t a = 0; a < 3; ++a) {
+    if (!Int((*grid)[a], &k->grid[a]) || !Int((*block)[a], &k->block[a]) || k->grid[a] < 1 ||
+        k->block[a] < 1) {
+      return where + "grid and block extents are positive integers";
+    }
+  }
+  const Json* shared = Field(j, "shared_bytes");
+  if (shared == nullptr || !Int(*shared, &k->shared_bytes) || k->shared_bytes < 0) {
+    return where + "shared_bytes is a non-negative integer";
+  }
+  const Json* args = Array(j, "buffer_args");
+  if (args == nullptr) return where + "no buffer_args";
+  for (const Json& a : *args) {
+    int64_t id = -1;
+    if (!Int(a, &id) || id < 0 || static_cast<size_t>(id) >= storage) {
+      return where + "a buffer argument out of range";
+    }
+    k->buffer_args.push_back(static_cast<int>(id));
+  }
+  const Json* scalars = Array(j, "scalars");
+  if (scalars == nullptr) return where + "no scalars";
+  for (const Json& s : *scalars) {
+    std::string name, dtype;
+    DLDataType t;
+    if (!String(s, "name", &name) || !String(s, "dtype", &dtype) || !ParseDType(dtype, &t)) {
+      return where + "a scalar without a name and dtype";
+    }
+    if (!Names(sig, name)) {
+      return where + "the scalar '" + name + "' is no parameter or shape variable of " +
+             DescribeSignature(sig);
+    }
+    k->scalar_names.push_back(name);
+    k->scalar_dtypes.push_back(t);
+  }
+  return "";
+}
+
+std::string ParseFunction(const Json& j, CudaFunction* f) {
+  if (!String(j, "name", &f->signature.name)) return "a function without a name";
+  const std::string where = "function " + f->signature.name + ": ";
+  const Json* params = Array(j, "params");
+  const Json* workspaces = Array(j, "workspaces");
+  const Json* kernels = Array(j, "kernels");
+  if (params == nullptr || workspaces == nullptr || kernels == nullptr) {
+    return where + "params, workspaces and kernels are arrays";
+  }
+  for (const Json& p : *params) {
+    ParamSignature ps;
+    if (std::string e = ParseParam(p, &ps); !e.empty()) return where + e;
+    f->signature.params.push_back(std::move(ps));
+  }
+  if (std::string e = ValidateSignature(f->signature); !e.empty()) return where + e;
+  for (const Json& w : *workspaces) {
+    CudaFunction::Workspace ws;
+    std::string dtype;
+    if (!String(w, "name", &ws.name) || !String(w, "dtype", &dtype) ||
+        !ParseDType(dtype, &ws.dtype) || Field(w, "elements") == nullptr ||
+        !Int(*Field(w, "elements"), &ws.elements) || ws.elements < 0) {
+      return where + "a workspace is a name, a dtype and a count of elements";
+    }
+    f->workspaces.push_back(std::move(ws));
+  }
+  const size_t storage = f->signature.params.size() + f->workspaces.size();
+  for (const Json& k : *kernels) {
+    CudaKernel kernel;
+    if (std::string e = ParseKernel(k, storage, f->signature, &kernel); !e.empty()) {
+      return where + e;
+    }
+    f->kernels.push_back(std::move(kernel));
+  }
+  return "";
+}
+
+int32_t Fail(const std::string& message) { return tessel_set_last_error(message.c_str()); }
+
+int64_t Elements(const DLTensor* t) {
+  int64_t n = 1;
+  for (int d = 0; d < t->ndim; ++d) n *= t->shape[d];
+  return n;
+}
+
+// The value a kernel's scalar `name` takes in this call, converted to `dtype`, in
+// `slot`: a scalar parameter's (PackArguments widened integers to int64_t), or the
+// extent of the first buffer dimension that the shape variable names.
+bool ScalarValue(const FunctionSignature& sig, const std::vector<DLTensor*>& args,
+                 const PackedArgs& packed, const std::string& name, DLDataType dtype,
+                 uint64_t* slot) {
+  double real = 0;
+  int64_t integer = 0;
+  bool is_real = false, found = false;
+  const size_t given = std::min(args.size(), packed.values.size());
+  for (size_t i = 0; i < sig.params.size() && i < given && !found; ++i) {
+    const ParamSignature& p = sig.params[i];
+    if (!p.is_buffer && p.name == name) {
+      found = true;
+      if (p.dtype.code == kDLFloat) {
+        if (p.dtype.bits != 32 && p.dtype.bits != 64) return false;  // f16: not yet.
+        is_real = true;
+        real = p.dtype.bits == 64 ? *static_cast<const double*>(packed.values[i])
+                                  : *static_cast<const float*>(packed.values[i]);
+      } else if (p.dtype.code == kDLBoolCode) {
+        integer = *static_cast<const bool*>(packed.values[i]) ? 1 : 0;
+      } else {
+        integer = *static_cast<const int64_t*>(packed.values[i]);
+      }
+    }
+    for (size_t d = 0; p.is_buffer && d < p.shape.size() && !found; ++d) {
+      if (p.shape[d].var == name) {
+        found = true;
+        integer = args[i]->shape[d];
+      }
+    }
+  }
+  if (!found) return false;
+  *slot = 0;
+  if (dtype.code == kDLFloat && dtype.bits == 32) {
+    float v = is_real ? static_cast<float>(real) : static_cast<float>(integer);
+    std::memcpy(slot, &v, sizeof(v));
+  } else if (dtype.code == kDLFloat) {
+    double v = is_real ? real : static_cast<double>(integer);
+    std::memcpy(slot, &v, sizeof(v));
+  } else if (dtype.bits == 64) {
+    std::memcpy(slot, &integer, sizeof(integer));
+  } else if (dtype.bits == 32) {
+    int32_t v = static_cast<int32_t>(integer);
+    std::memcpy(slot, &v, sizeof(v));
+  } else {
+    uint8_t v = static_cast<uint8_t>(integer);
+    std::memcpy(slot, &v, sizeof(v));
+  }
+  return true;
+}
+
+// Device copies of a call's host buffers and the function's workspaces, freed
+// when it goes.
+class DeviceStorage {
+ public:
+  ~DeviceStorage() {
+    for (void* p : pointers) {
+      if (p != nullptr) tessel_cuda_free(p);
+    }
+  }
+  // Allocates and fills; 0 or non-zero with the last error set.
+  int32_t Fill(const CudaFunction& f, const std::vector<DLTensor*>& args) {
+    for (size_t i = 0; i < f.signature.params.size(); ++i) {
+      pointers.push_back(nullptr);
+      bytes.push_back(0);
+      if (!f.signature.params[i].is_buffer) continue;
+      const DLTensor* t = args[i];
+      bytes.back() = static_cast<size_t>(Elements(t) * DTypeBytes(t->dtype));
+      if (bytes.back() == 0) continue;
+      if (tessel_cuda_alloc(bytes.back(), &pointers.back()) != 0 ||
+          tessel_cuda_copy_to_device(pointers.back(),
+                                     static_cast<const char*>(t->data) + t->byte_offset,
+                                     bytes.back()) != 0) {
+        return 1;
+      }
+    }
+    for (const CudaFunction::Workspace& w : f.workspaces) {
+      pointers.push_back(nullptr);
+      bytes.push_back(static_cast<size_t>(w.elements * DTypeBytes(w.dtype)));
+      if (bytes.back() != 0 && tessel_cuda_alloc(bytes.back(), &pointers.back()) != 0) return 1;
+    }
+    return 0;
+  }
+  std::vector<void*> pointers;
+  std::vector<size_t> bytes;
+};
+
+}  // namespace
+
+std::string CudaProgram::Parse(std::string ptx, std::string_view manifest, CudaProgram* out) {
+  Json m = Json::parse(manifest, nullptr, /*allow_exceptions=*/false);
+  if (m.is_discarded()) return "the launch manifest is not JSON";
+  const Json* version = Field(m, "version");
+  int64_t v = 0;
+  if (version == nullptr || !Int(*version, &v) || v != 1) {
+    return "the launch manifest is not version 1 (an older or newer tessel wrote it)";
+  }
+  const Json* functions = Array(m, "functions");
+  if (functions == nullptr) return "the launch manifest lists no functions";
+  CudaProgram p;
+  for (const Json& j : *functions) {
+    CudaFunction f;
+    if (std::string e = ParseFunction(j, &f); !e.empty()) return "launch manifest: " + e;
+    if (p.Find(f.signature.name) != nullptr) {
+      return "launch manifest: the function " + f.signature.name + " appears twice";
+    }
+    p.functions_.push_back(std::move(f));
+  }
+  if (ptx.find(".entry") == std::string::npos && !p.functions_.empty()) {
+    return "the PTX has no kernel entry";
+  }
+  p.ptx_ = std::move(ptx);
+  p.loaded_ = std::make_shared<Loaded>();
+  *out = std::move(p);
+  return "";
+}
+
+const CudaFunction* CudaProgram::Find(std::string_view name) const {
+  for (const CudaFunction& f : functions_) {
+    if (f.signature.name == name) return &f;
+  }
+  return nullptr;
+}
+
+int32_t CudaProgram::Load(void** module) const {
+  std::lock_guard<std::mutex> lock(loaded_->mutex);
+  if (loaded_->module == nullptr) {
+    if (tessel_cuda_init(0) != 0 || tessel_cuda_module_load(ptx_.c_str(), &loaded_->module) != 0)
+      return 1;
+  }
+  *module = loaded_->module;
+  return 0;
+}
+
+int32_t CudaProgram::Launch(const CudaFunction& f, const std::vector<void*>& storage,
+                            const std::vector<DLTensor*>& args, const PackedArgs& packed,
+                            void* stream) const {
+  void* module = nullptr;
+  if (Load(&module) != 0) return 1;
+  for (const CudaKernel& k : f.kernels) {
+    std::vector<void*> kargs;
+    for (int id : k.buffer_args) kargs.push_back(const_cast<void**>(&storage[id]));
+    std::vector<uint64_t> slots(k.scalar_names.size());
+    for (size_t s = 0; s < k.scalar_names.size(); ++s) {
+      if (!ScalarValue(f.signature, args, packed, k.scalar_names[s], k.scalar_dtypes[s],
+                       &slots[s])) {
+        return Fail("kernel " + k.name + ": no value for the scalar " + k.scalar_names[s]);
+      }
+    }
+    for (uint64_t& s : slots) kargs.push_back(&s);
+    if (int32_t rc = tessel_cuda_launch(module, k.name.c_str(), k.grid.data(), k.block.data(),
+                                        /*shared_bytes=*/0, kargs.data(),
+                                        static_cast<int32_t>(kargs.size()), stream)) {
+      return rc;
+    }
+  }
+  return 0;
+}
+
+std::string CudaProgram::Check(std::string_view name, DLTensor* const* args, int32_t num_args,
+                               const CudaFunction** f, PackedArgs* packed) const {
+  *f = Find(name);
+  if (*f == nullptr) return "no GPU function named '" + std::string(name) + "'";
+  return PackArguments((*f)->signature, args, num_args, packed);
+}
+
+std::string CudaProgram::CallHost(std::string_view name, DLTensor* const* args,
+                                  int32_t num_args) const {
+  const CudaFunction* f = nullptr;
+  PackedArgs packed;
+  if (std::string e = Check(name, args, num_args, &f, &packed); !e.empty()) return e;
+  const std::vector<DLTensor*> tensors(args, args + num_args);
+  DeviceStorage storage;
+  void* module = nullptr;
+  if (Load(&module) != 0 || storage.Fill(*f, tensors) != 0 ||
+      Launch(*f, storage.pointers, tensors, packed, nullptr) != 0 ||
+      tessel_cuda_synchronize() != 0) {
+    return f->signature.name + ": " + tessel_last_error();
+  }
+  for (size_t i = 0; i < f->signature.params.size(); ++i) {
+    const ParamSignature& p = f->signature.params[i];
+    if (!p.is_buffer || !p.written || storage.bytes[i] == 0) continue;
+    if (tessel_cuda_copy_to_host(static_cast<char*>(args[i]->data) + args[i]->byte_offset,
+                                 storage.pointers[i], storage.bytes[i]) != 0) {
+      return f->signature.name + ": " + tessel_last_error();
+    }
+  }
+  return "";
+}
+
+std::string CudaProgram::TimeHost(std::string_view name, DLTensor* const* args, int32_t num_args,
+                                  int warmup, int repeat, std::vector<double>* ms) const {
+  const CudaFunction* f = nullptr;
+  PackedArgs packed;
+  if (std::string e = Check(name, args, num_args, &f, &packed); !e.empty()) return e;
+  const std::vector<DLTensor*> tensors(args, args + num_args);
+  DeviceStorage storage;
+  void *start = nullptr, *end = nullptr;
+  auto fail = [&]() {
+    if (start != nullptr) tessel_cuda_event_destroy(start);
+    if (end != nullptr) tessel_cuda_event_destroy(end);
+    return f->signature.name + ": " + tessel_last_error();
+  };
+  void* module = nullptr;
+  if (Load(&module) != 0 || storage.Fill(*f, tensors) != 0) return fail();
+  for (int w = 0; w < warmup; ++w) {
+    if (Launch(*f, storage.pointers, tensors, packed, nullptr) != 0) return fail();
+  }
+  if (tessel_cuda_event_create(&start) != 0 || tessel_cuda_event_create(&end) != 0) return fail();
+  ms->clear();
+  for (int r = 0; r < repeat; ++r) {
+    float t = 0;
+    if (tessel_cuda_event_record(start, nullptr) != 0 ||
+        Launch(*f, storage.pointers, tensors, packed, nullptr) != 0 ||
+        tessel_cuda_event_record(end, nullptr) != 0 ||
+        tessel_cuda_event_elapsed_ms(start, end, &t) != 0) {
+      return fail();
+    }
+    ms->push_back(t);
+  }
+  tessel_cuda_event_destroy(start);
+  tessel_cuda_event_destroy(end);
+  return "";
+}
+
+}  // namespace tessel::runtime

@@ -1,0 +1,95 @@
+// CudaProgram: a GPU program ready to run -- the PTX and the launch manifest that
+// codegen's BuildGpuProgram and LaunchManifest make -- over the CUDA driver of
+// tessel_cuda.h. Plain C++ (no Abseil), in libtessel_runtime: tessel-gpu-run and
+// tessel.build(target="cuda") share it.
+//
+//   CudaProgram p;
+//   std::string error = CudaProgram::Parse(ptx, manifest_json, &p);   // needs no driver
+//   error = p.CallHost("matmul", args, 3);   // host tensors: to the device and back
+//
+// Parsing checks the manifest (every function's parameters as a signature, its
+// workspaces and kernels, each kernel argument in range). The first launch
+// initialises the driver and loads the PTX, once per program; without a driver,
+// calls fail with the runtime's one message ("no CUDA driver: ..."). A call checks
+// its arguments as a CPU call does (arg_check.h) before anything reaches the device.
+#ifndef TESSEL_CODEGEN_RUNTIME_CUDA_PROGRAM_H_
+#define TESSEL_CODEGEN_RUNTIME_CUDA_PROGRAM_H_
+
+#include <dlpack/dlpack.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codegen/runtime/arg_check.h"
+#include "codegen/runtime/signature.h"
+
+namespace tessel::runtime {
+
+struct CudaKernel {
+  std::string name;
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  std::array<int64_t, 3> block = {1, 1, 1};
+  int64_t shared_bytes = 0;  // Static, declared in the PTX: the launch adds none.
+  // Storage ids: parameter i is i, workspace j is num_params + j.
+  std::vector<int> buffer_args;
+  // Then these values, by name: a scalar parameter or a shape variable.
+  std::vector<std::string> scalar_names;
+  std::vector<DLDataType> scalar_dtypes;
+};
+
+struct CudaFunction {
+  FunctionSignature signature;
+  struct Workspace {
+    std::string name;
+    DLDataType dtype;
+    int64_t elements = 0;
+  };
+  std::vector<Workspace> workspaces;  // Device buffers between kernels.
+  std::vector<CudaKernel> kernels;    // In launch order.
+};
+
+class CudaProgram {
+ public:
+  // "" and `out` filled, or why `manifest` is not a program's manifest.
+  static std::string Parse(std::string ptx, std::string_view manifest, CudaProgram* out);
+
+  const std::string& ptx() const { return ptx_; }
+  const std::vector<CudaFunction>& functions() const { return functions_; }
+  const CudaFunction* Find(std::string_view name) const;
+
+  // Launches every kernel of `f`, in order, on `stream` (NULL: the default one):
+  // `storage` holds the device pointers of the parameters then the workspaces;
+  // `args` and `packed` the checked arguments (PackArguments), which give the
+  // scalar parameters and the shape variables (none: a kernel that takes one fails).
+  // 0, else non-zero with tessel_last_error set.
+  int32_t Launch(const CudaFunction& f, const std::vector<void*>& storage,
+                 const std::vector<DLTensor*>& args, const PackedArgs& packed, void* stream) const;
+
+  // A whole call on host (CPU) tensors: checks them, copies each buffer to the
+  // device, allocates the workspaces, launches, waits, copies back every buffer the
+  // function may write and frees what it allocated. "" or the message.
+  std::string CallHost(std::string_view name, DLTensor* const* args, int32_t num_args) const;
+  // Times `name` on device copies of host `args`: `warmup` untimed runs, then the
+  // milliseconds of each of `repeat` runs of all its kernels (CUDA events).
+  std::string TimeHost(std::string_view name, DLTensor* const* args, int32_t num_args, int warmup,
+                       int repeat, std::vector<double>* ms) const;
+
+ private:
+  // The function `name` and its checked arguments; "" or why not.
+  std::string Check(std::string_view name, DLTensor* const* args, int32_t num_args,
+                    const CudaFunction** f, PackedArgs* packed) const;
+  // Initialises the driver and loads the PTX, the first time; 0 or the last error.
+  int32_t Load(void** module) const;
+  struct Loaded;  // The driver module, loaded on first use.
+  std::string ptx_;
+  std::vector<CudaFunction> functions_;
+  std::shared_ptr<Loaded> loaded_;
+};
+
+}  // namespace tessel::runtime
+
+#endif  // TESSEL_CODEGEN_RUNTIME_CUDA_PROGRAM_H_

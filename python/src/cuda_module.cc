@@ -1,0 +1,148 @@
+// tessel.build(target="cuda ...") for Python: the lowered module's kernels compiled
+// to PTX (codegen's BuildGpuProgram) and held as a runtime CudaProgram, whose
+// functions Python calls with host arrays: each buffer is copied to the device,
+// the kernels run, and what the function may write is copied back.
+//
+//   >>> ex = tessel.build(mod, target="cuda -arch=sm_90")
+//   >>> ex["matmul"](a, b, c)        # numpy arrays; c is written in place
+//   tessel.RuntimeError: matmul: no CUDA driver: cannot load libcuda.so.1 (...)
+//
+// Arguments are converted and checked as for a CPU call (call_args.h) before any
+// driver call; compiling and running happen without the GIL.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/gpu_codegen.h"
+#include "codegen/runtime/cuda_program.h"
+#include "codegen/runtime/signature.h"
+#include "codegen/target.h"
+#include "python/src/call_args.h"
+#include "python/src/common.h"
+#include "python/src/runtime_common.h"
+
+namespace tessel::python {
+
+namespace {
+
+using runtime::CudaFunction;
+using runtime::CudaProgram;
+
+// A program and the manifest it was parsed from (what an export would carry).
+struct CudaModule {
+  CudaProgram program;
+  std::string manifest;
+};
+
+const CudaFunction& FindFunction(const CudaModule& m, const std::string& name) {
+  const CudaFunction* f = m.program.Find(name);
+  if (f == nullptr) {
+    std::string names;
+    for (const CudaFunction& g : m.program.functions()) {
+      names += (names.empty() ? "" : ", ") + g.signature.name;
+    }
+    Throw(ErrorKind::kArgument, "no GPU function named '" + name + "' (the module has " +
+                                    (names.empty() ? std::string("none") : names) + ")");
+  }
+  return *f;
+}
+
+// What PackArguments refuses (a dtype, a shape) is the caller's mistake: an
+// ArgumentError before anything reaches the device.
+void CheckArguments(const CudaFunction& f, const CallArgs& call) {
+  runtime::PackedArgs packed;
+  std::string e = runtime::PackArguments(f.signature, call.tensors().data(),
+                                         static_cast<int32_t>(call.tensors().size()), &packed);
+  if (!e.empty()) Throw(ErrorKind::kArgument, e);
+}
+
+CudaModule BuildCuda(ir::IRModule mod, const std::string& target_text) {
+  const codegen::Target target = Unwrap(codegen::Target::Parse(target_text), ErrorKind::kBuild);
+  if (!target.is_cuda()) {
+    Throw(ErrorKind::kBuild, "build_cuda: '" + target_text + "' is not a cuda target");
+  }
+  absl::StatusOr<codegen::GpuProgram> program;
+  {
+    py::gil_scoped_release release;
+    program = codegen::BuildGpuProgram(mod, target);
+  }
+  codegen::GpuProgram built = Unwrap(std::move(program), ErrorKind::kBuild);
+  CudaModule out;
+  out.manifest = codegen::LaunchManifest(built);
+  if (std::string e = CudaProgram::Parse(std::move(built.ptx), out.manifest, &out.program);
+      !e.empty()) {
+    Throw(ErrorKind::kBuild, "build: " + e);
+  }
+  return out;
+}
+
+void Call(const CudaModule& m, const std::string& name, py::sequence args) {
+  const CudaFunction& f = FindFunction(m, name);
+  CallArgs call(f.signature, args);
+  CheckArguments(f, call);
+  std::string error;
+  {
+    py::gil_scoped_release release;
+    error = m.program.CallHost(name, call.tensors().data(),
+                               static_cast<int32_t>(call.tensors().size()));
+  }
+  if (!error.empty()) Throw(ErrorKind::kRuntime, error);
+  call.CopyBack();
+}
+
+std::vector<double> TimeMs(const CudaModule& m, const std::string& name, py::sequence args,
+                           int warmup, int repeat) {
+  if (warmup < 0 || repeat < 1) {
+    Throw(ErrorKind::kArgument, "time_evaluator: warmup >= 0 and repeat >= 1");
+  }
+  const CudaFunction& f = FindFunction(m, name);
+  CallArgs call(f.signature, args);
+  CheckArguments(f, call);
+  std::string error;
+  std::vector<double> ms;
+  {
+    py::gil_scoped_release release;
+    error = m.program.TimeHost(name, call.tensors().data(),
+                               static_cast<int32_t>(call.tensors().size()), warmup, repeat, &ms);
+  }
+  if (!error.empty()) Throw(ErrorKind::kRuntime, error);
+  return ms;
+}
+
+}  // namespace
+
+void BindCudaModule(py::module_& m) {
+  py::class_<CudaModule>(m, "CudaModule")
+      .def("function_names",
+           [](const CudaModule& self) {
+             std::vector<std::string> names;
+             for (const CudaFunction& f : self.program.functions()) {
+               names.push_back(f.signature.name);
+             }
+             return names;
+           })
+      .def("signature",
+           [](const CudaModule& self, const std::string& name) {
+             return runtime::DescribeSignature(FindFunction(self, name).signature);
+           })
+      .def("kernel_names",
+           [](const CudaModule& self, const std::string& name) {
+             std::vector<std::string> names;
+             for (const runtime::CudaKernel& k : FindFunction(self, name).kernels) {
+               names.push_back(k.name);
+             }
+             return names;
+           })
+      .def_property_readonly("ptx", [](const CudaModule& self) { return self.program.ptx(); })
+      .def_property_readonly("manifest", [](const CudaModule& self) { return self.manifest; })
+      .def("call", &Call, py::arg("name"), py::arg("args"))
+      .def("time_ms", &TimeMs, py::arg("name"), py::arg("args"), py::arg("warmup"),
+           py::arg("repeat"));
+  m.def("build_cuda", &BuildCuda, py::arg("mod"), py::arg("target"),
+        "PTX and launches for the kernels of a lowered module, as a CudaModule.");
+}
+
+}  // namespace tessel::python

@@ -1,0 +1,100 @@
+"""GPU modules: what :func:`tessel.build` returns for a ``cuda`` target.
+
+The kernels of the lowered module are compiled to PTX (through MLIR's gpu and
+nvvm dialects); a call runs them through the CUDA driver, which tessel loads at
+run time::
+
+    mod = tessel.transform.parse_pipeline('default-schedule{target="cuda -arch=sm_90"}')(mod)
+    ex = tessel.build(mod, target="cuda -arch=sm_90")
+    ex["matmul"](a, b, c)          # numpy arrays; c is written in place
+    ex.ptx                         # the PTX text, for ptxas or a look
+    ex.kernels("matmul")           # ['matmul_kernel0']
+    t = ex.time_evaluator("matmul", repeat=20)(a, b, c)    # t.median: seconds per run
+
+A call takes the same arguments as a CPU call (numpy arrays, tessel.nd arrays,
+numbers), checked the same way before anything reaches the device. Each buffer
+is copied to the device, the function's kernels run in order (with device
+workspaces for what passes between them), and every buffer the function may
+write is copied back. Building needs no GPU; without a CUDA driver or device a
+call raises :class:`tessel.RuntimeError` with one message saying so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List
+
+from . import _core
+from .errors import ArgumentError
+from .runtime import BenchmarkResult, Function
+
+
+class CudaModule:
+    """GPU functions, looked up by name: ``ex["matmul"](a, b, c)``. Made by
+    :func:`tessel.build` with a ``cuda`` target."""
+
+    def __init__(self, core: Any, ir_module: Any, target: str):
+        self._core = core
+        self._ir_module = ir_module
+        self._target = target
+
+    @property
+    def function_names(self) -> List[str]:
+        return self._core.function_names()
+
+    @property
+    def target(self) -> str:
+        return self._target
+
+    @property
+    def lowered(self) -> Any:
+        """The lowered IRModule whose kernels were compiled."""
+        return self._ir_module
+
+    @property
+    def ptx(self) -> str:
+        """The PTX of every kernel of the module."""
+        return self._core.ptx
+
+    @property
+    def manifest(self) -> str:
+        """The launch manifest (JSON): per function its parameters, workspaces and
+        kernels with their grid, block, shared memory and arguments."""
+        return self._core.manifest
+
+    def kernels(self, name: str) -> List[str]:
+        """The kernels function ``name`` launches, in order."""
+        return self._core.kernel_names(name)
+
+    def __getitem__(self, name: str) -> Function:
+        if not isinstance(name, str):
+            raise ArgumentError(f"functions are looked up by name (a str), got {name!r}")
+        self._core.signature(name)  # Raises ArgumentError listing the names there are.
+        return Function(self, name)  # Calls self._core.call, as a CPU module's do.
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self.function_names
+
+    def time_evaluator(self, name: str, repeat: int = 10,
+                       warmup: int = 1) -> Callable[..., BenchmarkResult]:
+        """A callable that times function ``name`` on the arguments it is given:
+        they are copied to the device once, then after ``warmup`` untimed runs each
+        of ``repeat`` runs of all its kernels is timed with CUDA events. Returns a
+        :class:`tessel.runtime.BenchmarkResult` in seconds per run."""
+        self[name]
+        for key, value in (("repeat", repeat), ("warmup", warmup)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ArgumentError(f"time_evaluator: {key} is an int, got {value!r}")
+
+        def evaluate(*args: Any) -> BenchmarkResult:
+            ms = self._core.time_ms(name, args, warmup, repeat)
+            return BenchmarkResult([m / 1e3 for m in ms], 1, len(ms))
+
+        return evaluate
+
+    def __repr__(self) -> str:
+        return f"<tessel.cuda.CudaModule {self._target!r}: {', '.join(self.function_names)}>"
+
+
+def build(mod: Any, target: str) -> CudaModule:
+    """The kernels of the lowered ``mod`` for the cuda ``target`` (canonical)."""
+    return CudaModule(_core.build_cuda(mod, target), mod, target)

@@ -1,0 +1,134 @@
+"""tessel.build with a cuda target: PTX and launches built on any machine, calls
+checked before the device, a clear error without a driver, and -- on a machine
+with a GPU -- results equal to the CPU's (those tests skip elsewhere)."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import tessel
+from tessel import workloads
+
+T = "cuda -arch=sm_90"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ELEMENTWISE = os.path.join(HERE, "..", "lit", "gpu", "Inputs", "elementwise.tsl")
+
+
+def scheduled(name):
+    mod = workloads.get(name)
+    return mod, tessel.transform.parse_pipeline(f'default-schedule{{target="{T}"}}')(mod)
+
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype("float32")
+
+
+def gpu_error():
+    """None on a machine that runs GPU code, else why not (the runtime's message)."""
+    with open(ELEMENTWISE) as f:
+        ex = tessel.build(tessel.parse(f.read()), target=T)
+    a, b = rand(64, 64), np.zeros((64, 64), "float32")
+    try:
+        ex["two_kernels"](a, b)
+    except tessel.RuntimeError as e:
+        return str(e)
+    return None
+
+
+needs_gpu = pytest.mark.skipif(gpu_error() is not None, reason="no CUDA driver or device")
+
+
+def test_a_cuda_build_gives_ptx_and_launches():
+    _, mod = scheduled("matmul_64x64x64_f32")
+    ex = tessel.build(mod, target=T)
+    assert isinstance(ex, tessel.cuda.CudaModule)
+    assert ex.function_names == ["matmul_64x64x64_f32"]
+    assert ex.kernels("matmul_64x64x64_f32") == ["matmul_64x64x64_f32_kernel0"]
+    assert ".visible .entry matmul_64x64x64_f32_kernel0" in ex.ptx
+    assert ex["matmul_64x64x64_f32"].signature == (
+        "matmul_64x64x64_f32(A: f32[64, 64], B: f32[64, 64], C: f32[64, 64])")
+    kernel = json.loads(ex.manifest)["functions"][0]["kernels"][0]
+    assert kernel["block"] == [16, 16, 1] and kernel["grid"][2] == 1
+    assert "matmul_64x64x64_f32" in ex and "other" not in ex
+
+
+def test_two_kernels_and_a_workspace_are_listed_in_order():
+    with open(ELEMENTWISE) as f:
+        ex = tessel.build(tessel.parse(f.read()), target=T)
+    assert ex.kernels("two_kernels") == ["two_kernels_kernel0", "two_kernels_kernel1"]
+    _, softmax = scheduled("softmax_16x33")
+    assert tessel.build(softmax, target=T).kernels("softmax_16x33")
+
+
+def test_a_call_checks_its_arguments_before_the_device():
+    _, mod = scheduled("matmul_64x64x64_f32")
+    f = tessel.build(mod, target=T)["matmul_64x64x64_f32"]
+    a, c = rand(64, 64), np.zeros((64, 64), "float32")
+    with pytest.raises(tessel.ArgumentError, match=r"argument 1 \(B\): expected dtype f32, given f64"):
+        f(a, a.astype("float64"), c)
+    with pytest.raises(tessel.ArgumentError, match="argument 2 .*expected shape"):
+        f(a, a, np.zeros((64, 32), "float32"))
+    with pytest.raises(tessel.ArgumentError):
+        f(a, a)
+    with pytest.raises(tessel.ArgumentError, match="no GPU function named 'mm'"):
+        tessel.build(mod, target=T)["mm"]
+    np.testing.assert_array_equal(c, 0)  # Nothing ran.
+
+
+@pytest.mark.skipif(gpu_error() is None, reason="a GPU is present")
+def test_without_a_gpu_a_call_fails_with_one_clear_message():
+    _, mod = scheduled("matmul_64x64x64_f32")
+    f = tessel.build(mod, target=T)["matmul_64x64x64_f32"]
+    c = np.zeros((64, 64), "float32")
+    with pytest.raises(tessel.RuntimeError, match="matmul_64x64x64_f32: (no CUDA driver|cuInit|no CUDA device)"):
+        f(rand(64, 64), rand(64, 64), c)
+    np.testing.assert_array_equal(c, 0)
+    with pytest.raises(tessel.RuntimeError, match="no CUDA driver|cuInit|no CUDA device"):
+        tessel.build(mod, target=T).time_evaluator("matmul_64x64x64_f32", repeat=2)(
+            rand(64, 64), rand(64, 64), c)
+
+
+def test_graph_functions_on_cuda_are_refused_clearly():
+    with tessel.graph.Builder("g") as b:
+        y = b.emit(tessel.ops.relu(b.input("x", (4,))), "y")
+        mod = b.finish(y)
+    with pytest.raises(tessel.BuildError, match="graph functions .* on a cuda target"):
+        tessel.build(mod, target=T)
+
+
+def test_a_cpu_target_still_builds_a_cpu_module():
+    mod, _ = scheduled("matmul_64x64x64_f32")
+    assert isinstance(tessel.build(mod, target="llvm"), tessel.runtime.Module)
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", ["matmul_64x64x64_f32", "matmul_17x31x23_f32", "softmax_16x33",
+                                  "layernorm_8x48", "gemv_64x48", "bias_gelu_16x33",
+                                  "attention_1x2x16x8"])
+def test_on_a_gpu_the_default_schedules_equal_the_cpu(name):
+    mod, gpu_mod = scheduled(name)
+    cpu = tessel.build(mod, target="llvm")[name]
+    gpu = tessel.build(gpu_mod, target=T)[name]
+    params = mod[name].params  # Inputs, then the one output.
+    args_cpu = [rand(*(int(d) for d in p.shape), seed=i) for i, p in enumerate(params)]
+    args_cpu[-1][...] = 0
+    args_gpu = [a.copy() for a in args_cpu]
+    cpu(*args_cpu)
+    gpu(*args_gpu)
+    np.testing.assert_allclose(args_gpu[-1], args_cpu[-1], rtol=1e-4, atol=1e-4,
+                               err_msg=gpu.signature)
+    t = tessel.build(gpu_mod, target=T).time_evaluator(name, repeat=3)(*args_gpu)
+    assert len(t.results) == 3 and t.min > 0
+
+
+@needs_gpu
+def test_on_a_gpu_two_kernels_share_the_device_buffers():
+    with open(ELEMENTWISE) as f:
+        text = f.read()
+    a = rand(64, 64)
+    want, got = np.zeros((64, 64), "float32"), np.zeros((64, 64), "float32")
+    tessel.build(tessel.parse(text), target="llvm")["two_kernels"](a, want)
+    tessel.build(tessel.parse(text), target=T)["two_kernels"](a, got)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

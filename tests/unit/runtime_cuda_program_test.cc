@@ -1,0 +1,117 @@
+// CudaProgram: a launch manifest parsed into checked functions (every malformed
+// part refused with a message naming it, nothing crashing), and calls that check
+// their arguments before the driver and, without one (CI), fail with its message.
+// On a machine with a GPU the Python tests (test_cuda_build.py) run kernels.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "codegen/runtime/cuda_program.h"
+#include "codegen/runtime/ndarray.h"
+#include "codegen/runtime/tessel_cuda.h"
+
+namespace tessel::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kPtx[] = ".version 8.0\n.target sm_90\n.visible .entry add_kernel0() { ret; }\n";
+
+// A manifest of one function add(A: f32[n], B: f32[n], n: i32) whose kernel
+// `kernel` (a JSON object) is spliced in.
+std::string Manifest(
+    const std::string& kernel,
+    const std::string& params = R"([{"name": "A", "dtype": "f32", "shape": ["n"], "written": false},
+                         {"name": "B", "dtype": "f32", "shape": ["n"]},
+                         {"name": "n", "dtype": "i32", "scalar": true}])") {
+  return R"({"version": 1, "functions": [{"name": "add", "params": )" + params +
+         R"(, "workspaces": [{"name": "T", "dtype": "f32", "elements": 64}], "kernels": [)" +
+         kernel + "]}]}";
+}
+
+constexpr char kKernel[] = R"({"name": "add_kernel0", "grid": [4, 1, 1], "block": [128, 1, 1],
+    "shared_bytes": 0, "buffer_args": [0, 1, 3], "scalars": [{"name": "n", "dtype": "i32"}]})";
+
+TEST(CudaProgram, ParsesAManifest) {
+  CudaProgram p;
+  ASSERT_EQ(CudaProgram::Parse(kPtx, Manifest(kKernel), &p), "");
+  ASSERT_NE(p.Find("add"), nullptr);
+  EXPECT_EQ(p.Find("sub"), nullptr);
+  const CudaFunction& f = *p.Find("add");
+  EXPECT_EQ(DescribeSignature(f.signature), "add(A: f32[n], B: f32[n], n: i32)");
+  EXPECT_FALSE(f.signature.params[0].written);  // Only read: never copied back.
+  EXPECT_TRUE(f.signature.params[1].written);   // Unsaid: treated as written.
+  ASSERT_EQ(f.workspaces.size(), 1u);
+  EXPECT_EQ(f.workspaces[0].elements, 64);
+  ASSERT_EQ(f.kernels.size(), 1u);
+  EXPECT_EQ(f.kernels[0].grid[0], 4);
+  EXPECT_EQ(f.kernels[0].block[0], 128);
+  EXPECT_EQ(f.kernels[0].buffer_args, (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(f.kernels[0].scalar_names, (std::vector<std::string>{"n"}));
+}
+
+TEST(CudaProgram, RefusesMalformedManifests) {
+  struct Case {
+    std::string manifest, error;
+  };
+  const std::vector<Case> cases = {
+      {"{not json", "the launch manifest is not JSON"},
+      {R"({"version": 2, "functions": []})", "not version 1"},
+      {R"({"version": 1})", "lists no functions"},
+      {Manifest(R"({"name": "k", "grid": [4, 1], "block": [1, 1, 1], "shared_bytes": 0,
+                    "buffer_args": [], "scalars": []})"),
+       "kernel k: grid and block are three extents each"},
+      {Manifest(R"({"name": "k", "grid": [0, 1, 1], "block": [1, 1, 1], "shared_bytes": 0,
+                    "buffer_args": [], "scalars": []})"),
+       "grid and block extents are positive integers"},
+      {Manifest(R"({"name": "k", "grid": [1, 1, 1], "block": [1, 1, 1], "shared_bytes": 0,
+                    "buffer_args": [4], "scalars": []})"),
+       "kernel k: a buffer argument out of range"},
+      {Manifest(R"({"name": "k", "grid": [1, 1, 1], "block": [1, 1, 1], "shared_bytes": -1,
+                    "buffer_args": [], "scalars": []})"),
+       "shared_bytes is a non-negative integer"},
+      {Manifest(R"({"name": "k", "grid": [1, 1, 1], "block": [1, 1, 1], "shared_bytes": 0,
+                    "buffer_args": [], "scalars": [{"name": "m", "dtype": "i32"}]})"),
+       "the scalar 'm' is no parameter or shape variable of add(A: f32[n], B: f32[n], n: i32)"},
+      {Manifest(kKernel, R"([{"name": "A", "dtype": "f32", "shape": ["n + 1"]}])"),
+       "parameter 'A' has the extent 'n + 1'"},
+      {Manifest(kKernel, R"([{"name": "A", "dtype": "q7", "shape": [4]}])"),
+       "parameter 'A' has the unknown dtype q7"},
+  };
+  for (const Case& c : cases) {
+    CudaProgram p;
+    EXPECT_THAT(CudaProgram::Parse(kPtx, c.manifest, &p), HasSubstr(c.error)) << c.manifest;
+    EXPECT_EQ(p.Find("add"), nullptr);  // Nothing half-parsed was kept.
+  }
+  CudaProgram p;
+  EXPECT_EQ(CudaProgram::Parse("// no kernels", Manifest(kKernel), &p),
+            "the PTX has no kernel entry");
+}
+
+TEST(CudaProgram, ACallChecksItsArgumentsThenNeedsADriver) {
+  CudaProgram p;
+  ASSERT_EQ(CudaProgram::Parse(kPtx, Manifest(kKernel), &p), "");
+  NDArray a = *NDArray::Zeros({8}, DLDataType{kDLFloat, 32, 1});
+  NDArray b = *NDArray::Zeros({8}, DLDataType{kDLFloat, 32, 1});
+  NDArray wrong = *NDArray::Zeros({8}, DLDataType{kDLFloat, 64, 1});
+  NDArray n = *NDArray::Zeros({}, DLDataType{kDLInt, 32, 1});
+  *static_cast<int32_t*>(n.data()) = 8;
+  std::vector<DLTensor*> bad = {a.dltensor(), wrong.dltensor(), n.dltensor()};
+  EXPECT_THAT(p.CallHost("add", bad.data(), 3),
+              HasSubstr("argument 1 (B): expected dtype f32, given f64"));
+  EXPECT_THAT(p.CallHost("sub", bad.data(), 3), HasSubstr("no GPU function named 'sub'"));
+  std::vector<double> ms;
+  EXPECT_THAT(p.TimeHost("add", bad.data(), 2, 0, 1, &ms), HasSubstr("expected 3 arguments"));
+  if (tessel_cuda_init(0) == 0) GTEST_SKIP() << "a CUDA device is present";
+  std::vector<DLTensor*> good = {a.dltensor(), b.dltensor(), n.dltensor()};
+  const std::string why = p.CallHost("add", good.data(), 3);
+  EXPECT_THAT(why, HasSubstr("add: "));
+  EXPECT_THAT(why, ::testing::AnyOf(HasSubstr("no CUDA driver"), HasSubstr("cuInit"),
+                                    HasSubstr("no CUDA device 0")));
+  EXPECT_THAT(p.TimeHost("add", good.data(), 3, 1, 2, &ms), HasSubstr("add: "));
+}
+
+}  // namespace
+}  // namespace tessel::runtime
