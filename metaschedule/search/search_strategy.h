@@ -13,7 +13,8 @@
 //              refuses a space larger than `max_grid` points, saying so;
 //   genetic    a population bred from the fastest measured: tournament selection,
 //              crossover of decisions, mutation (mutator.h);
-//   annealing  a walk of mutations from the heuristic's point, a slower step
+//   annealing  a walk of mutations from the heuristic's point (or a random draw:
+//              heuristic_start), a slower step
 //              accepted with probability exp(-relative slowdown / temperature);
 //   evolutionary  guided by a cost model: the fastest measured and random draws
 //              evolve by mutation for a few generations scored by the model; the
@@ -63,6 +64,10 @@ struct SearchContext {
   const DesignSpace* space = nullptr;
   uint64_t seed = 1;
   int64_t max_grid = 4096;  // grid: the largest space it enumerates.
+  // evolutionary and annealing: measure the heuristic's point (default-schedule's)
+  // first and, annealing, walk from it; false: start from a random draw, so that a
+  // run shows what the search and its model find on their own (warm start's effect).
+  bool heuristic_start = true;
   // evolutionary: the cost model it ranks candidates with and trains (shared by
   // the tasks of a run, so what one task teaches serves the next).
   std::shared_ptr<CostModel> model;

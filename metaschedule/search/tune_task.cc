@@ -87,6 +87,7 @@ absl::StatusOr<std::unique_ptr<TaskTuner>> TaskTuner::Create(const TuningTask& t
                     .space = st.space.get(),
                     .seed = options.seed,
                     .max_grid = options.max_grid,
+                    .heuristic_start = options.heuristic_start,
                     .model = model};
   if (absl::Status s = st.strategy->Init(ctx); !s.ok()) return s;
   return t;

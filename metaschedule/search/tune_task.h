@@ -44,6 +44,7 @@ struct TuneOptions {
   int batch = 16;       // Candidates proposed and measured together.
   uint64_t seed = 1;
   int64_t max_grid = 4096;                            // grid's bound on the space.
+  bool heuristic_start = true;                        // SearchContext::heuristic_start.
   // evolutionary: the model ("xgboost", "analytic", "random"), or one given (shared
   // across tasks and runs; e.g. warm-started from another target's records).
   std::string cost_model = "xgboost";

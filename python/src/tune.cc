@@ -109,7 +109,7 @@ void BindTune(py::module_& m) {
          const std::string& scheduler, int64_t max_grid, py::object measure_factory,
          py::object progress, int workers, int64_t repeat, double min_repeat_ms,
          double build_timeout, double run_timeout, const std::string& work_dir,
-         const std::string& warm_start, bool flush_cache) {
+         const std::string& warm_start, bool flush_cache, bool heuristic_start) {
         ms::MeasureOptions measure;
         measure.work_dir = work_dir;
         measure.build_parallelism = workers;
@@ -146,6 +146,7 @@ void BindTune(py::module_& m) {
         options.batch = batch;
         options.seed = seed;
         options.max_grid = max_grid;
+        options.heuristic_start = heuristic_start;
         options.cost_model = cost_model;
         if (!warm_start.empty()) {
           std::shared_ptr<ms::CostModel> model(
@@ -190,7 +191,8 @@ void BindTune(py::module_& m) {
       py::arg("seed"), py::arg("cost_model"), py::arg("scheduler"), py::arg("max_grid"),
       py::arg("measure_factory"), py::arg("progress"), py::arg("workers"), py::arg("repeat"),
       py::arg("min_repeat_ms"), py::arg("build_timeout"), py::arg("run_timeout"),
-      py::arg("work_dir"), py::arg("warm_start") = "", py::arg("flush_cache") = false);
+      py::arg("work_dir"), py::arg("warm_start") = "", py::arg("flush_cache") = false,
+      py::arg("heuristic_start") = true);
 }
 
 }  // namespace tessel::python

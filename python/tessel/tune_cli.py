@@ -29,6 +29,7 @@ def main(argv=None) -> int:
     ap.add_argument("--min-repeat-ms", type=float, default=20.0)
     ap.add_argument("--build-timeout", type=float, default=120.0)
     ap.add_argument("--run-timeout", type=float, default=60.0)
+    ap.add_argument("--no-heuristic-start", action="store_true")
     args = ap.parse_args(argv)
     try:
         runner = DaskRunner(args.dask, repeat=args.repeat, min_repeat_ms=args.min_repeat_ms,
@@ -36,7 +37,8 @@ def main(argv=None) -> int:
         report = tune(load(args.file), target=args.target, max_trials=args.trials, db=args.db,
                       strategy=args.strategy, runner=runner, seed=args.seed, batch=args.batch,
                       cost_model=args.cost_model, scheduler=args.scheduler,
-                      warm_start=args.warm_start)
+                      warm_start=args.warm_start,
+                      heuristic_start=not args.no_heuristic_start)
     except Exception as e:  # noqa: BLE001 -- a command line reports, it does not trace back
         print(f"tessel-tune: {e}", file=sys.stderr)
         return 1

@@ -149,7 +149,8 @@ def tune(mod: _core.IRModule, target: str = "llvm", max_trials: int = 64,
          db: Union[str, "_core.TuningDatabase"] = "tuning.db", strategy: str = "evolutionary",
          runner: Optional[object] = None, seed: int = 1, batch: int = 16,
          cost_model: str = "xgboost", scheduler: str = "gradient", max_grid: int = 4096,
-         warm_start: str = "", progress: bool = True) -> TuneReport:
+         warm_start: str = "", progress: bool = True,
+         heuristic_start: bool = True) -> TuneReport:
     """Tunes the functions of ``mod`` for ``target`` with ``max_trials`` candidates
     in all, spread over its tasks by ``scheduler`` ("gradient" or "round-robin").
 
@@ -158,7 +159,10 @@ def tune(mod: _core.IRModule, target: str = "llvm", max_trials: int = 64,
     :class:`tessel.dask_runner.DaskRunner`. ``db``: a path or an open
     :class:`Database`; tuning again on it resumes (nothing measured twice).
     ``warm_start``: "FILE" or "FILE:TARGET", a database whose records of TARGET
-    (default: ``target``) train the cost model before the first batch. Raises :class:`tessel.ArgumentError` for an unknown strategy, model or
+    (default: ``target``) train the cost model before the first batch.
+    ``heuristic_start``: evolutionary and annealing measure default-schedule's
+    point first (annealing walks from it); False starts them from a random draw,
+    to see what the search finds on its own. Raises :class:`tessel.ArgumentError` for an unknown strategy, model or
     scheduler, and :class:`tessel.RuntimeError` when a task cannot be measured at
     all (its reference fails)."""
     database = db if isinstance(db, _core.TuningDatabase) else _core.TuningDatabase(str(db))
@@ -170,7 +174,7 @@ def tune(mod: _core.IRModule, target: str = "llvm", max_trials: int = 64,
         results = _core.tune_tasks(
             tasks, database, strategy, max_trials, batch, seed, cost_model, scheduler, max_grid,
             factory, bar, local.workers, local.repeat, local.min_repeat_ms, local.build_timeout,
-            local.run_timeout, local.work_dir, warm_start, local.flush_cache)
+            local.run_timeout, local.work_dir, warm_start, local.flush_cache, heuristic_start)
     finally:
         if bar is not None:
             bar.close()

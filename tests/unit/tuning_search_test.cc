@@ -181,6 +181,24 @@ TEST(SearchStrategies, AreSeededAndNeverRepeatACandidate) {
   }
 }
 
+TEST(SearchStrategies, StartAtTheHeuristicPointUnlessToldNotTo) {
+  Fixture f = Make("matmul_64x64x64_f32");  // A space where a draw is rarely the heuristic.
+  const std::string heuristic = SearchHistory::Key(HeuristicTrace(f));
+  for (const std::string name : {"annealing", "evolutionary"}) {
+    for (bool from_heuristic : {true, false}) {
+      absl::StatusOr<std::unique_ptr<SearchStrategy>> s = MakeSearchStrategy(name);
+      ASSERT_TRUE(s.ok()) << s.status();
+      SearchContext ctx = Context(f, 5, 4096);
+      ctx.heuristic_start = from_heuristic;
+      ASSERT_TRUE((*s)->Init(ctx).ok());
+      absl::StatusOr<std::vector<sch::Trace>> first = (*s)->Propose(SearchHistory(), 4);
+      ASSERT_TRUE(first.ok()) << first.status();
+      ASSERT_FALSE(first->empty());
+      EXPECT_EQ(SearchHistory::Key((*first)[0]) == heuristic, from_heuristic) << name;
+    }
+  }
+}
+
 TEST(SearchStrategies, UnknownNameListsTheKnownOnes) {
   absl::StatusOr<std::unique_ptr<SearchStrategy>> s = MakeSearchStrategy("hill-climb");
   ASSERT_FALSE(s.ok());

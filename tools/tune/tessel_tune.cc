@@ -71,7 +71,7 @@ constexpr const char* kUsage =
     "[--batch=N] [--seed=N] [--cost-model=xgboost|analytic|random] [--warm-start=DB[:TARGET]] "
     "[--scheduler=gradient|round-robin] [--workers=N] [--repeat=N] [--min-repeat-ms=MS] "
     "[--build-timeout=S] [--run-timeout=S] [--max-grid=N] [--work-dir=DIR] "
-    "[--flush-cache] [--dask=ADDRESS]\n"
+    "[--flush-cache] [--no-heuristic-start] [--dask=ADDRESS]\n"
     "       tessel-tune FILE.tsl --space-size [--target=T]\n"
     "       tessel-tune FILE.tsl --db=DB --model-quality [--target=T]\n";
 
@@ -155,7 +155,7 @@ struct Flags {
   std::string work_dir, cost_model = "xgboost", warm_start;
   int64_t trials = 64, batch = 16, seed = 1, jobs = 0, repeat = 3, max_grid = 4096;
   double min_repeat_ms = 20, build_timeout = 120, run_timeout = 60;
-  bool space_size = false, model_quality = false, flush_cache = false;
+  bool space_size = false, model_quality = false, flush_cache = false, heuristic_start = true;
 };
 
 // The run's cost model: the one kept in the database for the target, else a new
@@ -241,6 +241,10 @@ std::string Parse(int argc, char** argv, Flags* f) {
                                                  {"--work-dir", &f->work_dir}};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--no-heuristic-start") {
+      f->heuristic_start = false;
+      continue;
+    }
     if (arg == "--space-size" || arg == "--model-quality" || arg == "--flush-cache") {
       (arg == "--space-size"      ? f->space_size
        : arg == "--model-quality" ? f->model_quality
@@ -368,6 +372,7 @@ int Main(int argc, char** argv) {
                       .batch = static_cast<int>(f.batch),
                       .seed = static_cast<uint64_t>(f.seed),
                       .max_grid = f.max_grid,
+                      .heuristic_start = f.heuristic_start,
                       .cost_model = f.cost_model,
                       .model = *model,
                       .progress = [&](const TuneProgress& p) { progress.Report(p, flops); }};

@@ -25,6 +25,14 @@ class AnnealingSearch : public SearchStrategy {
   absl::Status Init(const SearchContext& ctx) override {
     ctx_ = ctx;
     rng_ = sch::RandomEngine(ctx.seed);
+    if (!ctx.heuristic_start) {
+      absl::flat_hash_set<std::string> taken;
+      std::vector<sch::Trace> draw = FreshDraws(*ctx.space, SearchHistory(), 1, &rng_, &taken);
+      if (draw.empty())
+        return absl::FailedPreconditionError("annealing: no draw of the space succeeds");
+      current_ = draw[0];
+      return absl::OkStatus();
+    }
     absl::StatusOr<RuleSchedule> h = ctx.space->Heuristic();
     if (!h.ok()) return h.status();
     current_ = h->schedule.trace();

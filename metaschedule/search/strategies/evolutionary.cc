@@ -2,6 +2,7 @@
 // MetaSchedule's evolutionary search.
 //
 //   first batch: the heuristic's point (default-schedule's) among the candidates
+//                (unless SearchContext::heuristic_start is off)
 //   population:  the 16 fastest measured candidates + random draws, 32 in all
 //   2 generations: each member mutated (probability 0.85), members and children
 //                  scored by the model, the 32 best-scored unmeasured kept
@@ -53,7 +54,7 @@ class EvolutionarySearch : public SearchStrategy {
     // The first batch measures the heuristic's point (what default-schedule
     // applies), so that tuning starts from it and never ends below it.
     std::vector<sch::Trace> first;
-    if (!started_) {
+    if (!started_ && ctx_.heuristic_start) {
       started_ = true;
       absl::StatusOr<RuleSchedule> h = ctx_.space->Heuristic();
       if (h.ok() && !history.Seen(h->schedule.trace()) && n > 0) {
