@@ -1,11 +1,14 @@
 // CudaProgram (see cuda_program.h).
 #include "codegen/runtime/cuda_program.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <utility>
 
+#include "codegen/runtime/library_module.h"
 #include "codegen/runtime/tessel_cuda.h"
 #include "codegen/runtime/tessel_runtime.h"
 #include "nlohmann/json.hpp"
@@ -277,6 +280,32 @@ class DeviceStorage {
 
 }  // namespace
 
+std::string CudaProgram::FromLibrary(const std::string& library_path, CudaProgram* out,
+                                     bool* carries) {
+  if (carries != nullptr) *carries = false;
+  // Local: the library's symbols stay out of the process's namespace; the program
+  // keeps copies of the strings, so the library is closed again.
+  void* lib = dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* why = dlerror();
+    return "cannot load " + library_path + ": " + (why ? why : "dlopen failed");
+  }
+  using Text = const char* (*)();
+  auto ptx = reinterpret_cast<Text>(dlsym(lib, kCudaPtxSymbol));
+  auto manifest = reinterpret_cast<Text>(dlsym(lib, kCudaManifestSymbol));
+  std::string error;
+  if (carries != nullptr) *carries = ptx != nullptr && manifest != nullptr;
+  if (ptx == nullptr || manifest == nullptr) {
+    error = library_path + " carries no GPU program (no " + kCudaManifestSymbol +
+            "): export a module built for a cuda target";
+  } else {
+    error = Parse(ptx(), manifest(), out);
+    if (!error.empty()) error = library_path + ": " + error;
+  }
+  dlclose(lib);
+  return error;
+}
+
 std::string CudaProgram::Parse(std::string ptx, std::string_view manifest, CudaProgram* out) {
   Json m = Json::parse(manifest, nullptr, /*allow_exceptions=*/false);
   if (m.is_discarded()) return "the launch manifest is not JSON";
@@ -300,6 +329,7 @@ std::string CudaProgram::Parse(std::string ptx, std::string_view manifest, CudaP
     return "the PTX has no kernel entry";
   }
   p.ptx_ = std::move(ptx);
+  p.manifest_ = std::string(manifest);
   p.loaded_ = std::make_shared<Loaded>();
   *out = std::move(p);
   return "";
@@ -414,3 +444,41 @@ std::string CudaProgram::TimeHost(std::string_view name, DLTensor* const* args, 
 }
 
 }  // namespace tessel::runtime
+
+struct TesselCudaProgram {
+  tessel::runtime::CudaProgram program;
+};
+
+extern "C" {
+
+TesselCudaProgram* tessel_cuda_program_load(const char* library_path) {
+  if (library_path == nullptr) {
+    tessel_set_last_error("tessel_cuda_program_load: the library path is NULL");
+    return nullptr;
+  }
+  auto* p = new TesselCudaProgram;
+  std::string error = tessel::runtime::CudaProgram::FromLibrary(library_path, &p->program);
+  if (!error.empty()) {
+    delete p;
+    tessel_set_last_error(("tessel_cuda_program_load: " + error).c_str());
+    return nullptr;
+  }
+  return p;
+}
+
+void tessel_cuda_program_free(TesselCudaProgram* program) { delete program; }
+
+int32_t tessel_cuda_program_call(TesselCudaProgram* program, const char* name,
+                                 DLTensor* const* args, int32_t num_args) {
+  if (program == nullptr || name == nullptr) {
+    return tessel_set_last_error("tessel_cuda_program_call: the program or the name is NULL");
+  }
+  if (num_args < 0 || (num_args > 0 && args == nullptr)) {
+    return tessel_set_last_error("tessel_cuda_program_call: no argument array");
+  }
+  std::string error = program->program.CallHost(name, args, num_args);
+  if (!error.empty()) return tessel_set_last_error(error.c_str());
+  return 0;
+}
+
+}  // extern "C"

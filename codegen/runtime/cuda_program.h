@@ -54,10 +54,16 @@ struct CudaFunction {
 
 class CudaProgram {
  public:
+  // The program an exported library carries (ExportOptions::cuda_ptx): "" and
+  // `out` filled, or why not (the library does not load, carries none, or its
+  // manifest is refused). `carries`, when given, says whether it has one at all.
+  static std::string FromLibrary(const std::string& library_path, CudaProgram* out,
+                                 bool* carries = nullptr);
   // "" and `out` filled, or why `manifest` is not a program's manifest.
   static std::string Parse(std::string ptx, std::string_view manifest, CudaProgram* out);
 
   const std::string& ptx() const { return ptx_; }
+  const std::string& manifest() const { return manifest_; }
   const std::vector<CudaFunction>& functions() const { return functions_; }
   const CudaFunction* Find(std::string_view name) const;
 
@@ -85,7 +91,7 @@ class CudaProgram {
   // Initialises the driver and loads the PTX, the first time; 0 or the last error.
   int32_t Load(void** module) const;
   struct Loaded;  // The driver module, loaded on first use.
-  std::string ptx_;
+  std::string ptx_, manifest_;
   std::vector<CudaFunction> functions_;
   std::shared_ptr<Loaded> loaded_;
 };

@@ -50,6 +50,10 @@ struct ExportOptions {
   // Graph functions over the library's functions (graph_program.h), run from C with
   // tessel_graph_run; the header gets a <prefix>_<graph>(module, inputs..., outputs...).
   std::vector<GraphProgram> graphs;
+  // A GPU program the library carries (cuda_program.h): its PTX and launch
+  // manifest, whose functions tessel_cuda_program_load / LoadCudaProgram read back
+  // and the header wraps (with tessel_cuda_program_call).
+  std::string cuda_ptx, cuda_manifest;
 };
 
 // Writes the library and its header. Fails on an invalid or repeated signature, a
@@ -77,7 +81,8 @@ std::string MetadataSource(const std::vector<FunctionSignature>& signatures,
 // without data.
 absl::StatusOr<std::string> PackConstants(std::vector<GraphProgram>* graphs);
 std::string HeaderSource(const std::vector<FunctionSignature>& signatures,
-                         const std::string& prefix, const std::vector<GraphProgram>& graphs = {});
+                         const std::string& prefix, const std::vector<GraphProgram>& graphs = {},
+                         const std::vector<FunctionSignature>& cuda_functions = {});
 
 // The directory of the libtessel_runtime.so this process runs (dladdr), where the
 // runtime libraries are linked from; the build's lib/ if that cannot be found.

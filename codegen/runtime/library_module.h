@@ -28,6 +28,10 @@ inline constexpr const char* kMetadataSymbol = "tessel_module_metadata";
 // The symbol returning the bytes of a library's graph constants:
 // const void* tessel_module_constants(int64_t* size).
 inline constexpr const char* kConstantsSymbol = "tessel_module_constants";
+// The symbols returning a library's GPU program (cuda_program.h), when it carries
+// one: const char* tessel_cuda_ptx(void) and const char* tessel_cuda_manifest(void).
+inline constexpr const char* kCudaPtxSymbol = "tessel_cuda_ptx";
+inline constexpr const char* kCudaManifestSymbol = "tessel_cuda_manifest";
 // The prefix of a function's entry point: tessel_packed_<name>.
 inline constexpr const char* kPackedPrefix = "tessel_packed_";
 

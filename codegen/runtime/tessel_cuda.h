@@ -20,6 +20,7 @@
 #ifndef TESSEL_CODEGEN_RUNTIME_TESSEL_CUDA_H_
 #define TESSEL_CODEGEN_RUNTIME_TESSEL_CUDA_H_
 
+#include <dlpack/dlpack.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,25 @@ int32_t tessel_cuda_event_create(void** event);
 int32_t tessel_cuda_event_destroy(void* event);
 int32_t tessel_cuda_event_record(void* event, void* stream);
 int32_t tessel_cuda_event_elapsed_ms(void* start, void* end, float* ms);
+
+/* A GPU program an exported library carries (export_library of a module built for a
+ * cuda target): its functions called with host tensors, each buffer copied to the
+ * device and back (codegen/runtime/cuda_program.h). The library's header wraps each
+ * function: <prefix>_<function>(program, DLTensor* ...).
+ *
+ *   TesselCudaProgram* p = tessel_cuda_program_load("kernels.so");
+ *   DLTensor* args[] = {&a, &b, &c};
+ *   if (!p || tessel_cuda_program_call(p, "matmul", args, 3) != 0) puts(tessel_last_error());
+ *   tessel_cuda_program_free(p);
+ *
+ * Loading needs no GPU; a call checks its arguments, then needs the driver. */
+typedef struct TesselCudaProgram TesselCudaProgram;
+/* NULL, with tessel_last_error() saying why, when the library does not load or
+ * carries no GPU program. */
+TesselCudaProgram* tessel_cuda_program_load(const char* library_path);
+void tessel_cuda_program_free(TesselCudaProgram* program);
+int32_t tessel_cuda_program_call(TesselCudaProgram* program, const char* name,
+                                 DLTensor* const* args, int32_t num_args);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 
 #include "codegen/gpu_codegen.h"
 #include "codegen/runtime/cuda_program.h"
+#include "codegen/runtime/export_library.h"
 #include "codegen/runtime/signature.h"
 #include "codegen/target.h"
 #include "python/src/call_args.h"
@@ -31,10 +32,9 @@ namespace {
 using runtime::CudaFunction;
 using runtime::CudaProgram;
 
-// A program and the manifest it was parsed from (what an export would carry).
+// Python's handle of a GPU program.
 struct CudaModule {
   CudaProgram program;
-  std::string manifest;
 };
 
 const CudaFunction& FindFunction(const CudaModule& m, const std::string& name) {
@@ -71,8 +71,8 @@ CudaModule BuildCuda(ir::IRModule mod, const std::string& target_text) {
   }
   codegen::GpuProgram built = Unwrap(std::move(program), ErrorKind::kBuild);
   CudaModule out;
-  out.manifest = codegen::LaunchManifest(built);
-  if (std::string e = CudaProgram::Parse(std::move(built.ptx), out.manifest, &out.program);
+  if (std::string e =
+          CudaProgram::Parse(std::move(built.ptx), codegen::LaunchManifest(built), &out.program);
       !e.empty()) {
     Throw(ErrorKind::kBuild, "build: " + e);
   }
@@ -112,6 +112,31 @@ std::vector<double> TimeMs(const CudaModule& m, const std::string& name, py::seq
   return ms;
 }
 
+void Export(const CudaModule& self, const std::string& path, const std::string& header_path,
+            bool bundle_runtime) {
+  runtime::ExportOptions options;
+  options.header_path = header_path;
+  options.bundle_runtime = bundle_runtime;
+  options.cuda_ptx = self.program.ptx();
+  options.cuda_manifest = self.program.manifest();
+  absl::Status s;
+  {
+    py::gil_scoped_release release;
+    s = runtime::ExportLibrary({}, {}, path, options);
+  }
+  Check(s, ErrorKind::kBuild);
+}
+
+// The GPU program a library carries, or None when it has none.
+py::object LoadCudaLibrary(const std::string& path) {
+  CudaModule out;
+  bool carries = false;
+  std::string error = CudaProgram::FromLibrary(path, &out.program, &carries);
+  if (!carries) return py::none();
+  if (!error.empty()) Throw(ErrorKind::kRuntime, error);
+  return py::cast(std::move(out));
+}
+
 }  // namespace
 
 void BindCudaModule(py::module_& m) {
@@ -137,10 +162,15 @@ void BindCudaModule(py::module_& m) {
              return names;
            })
       .def_property_readonly("ptx", [](const CudaModule& self) { return self.program.ptx(); })
-      .def_property_readonly("manifest", [](const CudaModule& self) { return self.manifest; })
+      .def_property_readonly("manifest",
+                             [](const CudaModule& self) { return self.program.manifest(); })
       .def("call", &Call, py::arg("name"), py::arg("args"))
+      .def("export_library", &Export, py::arg("path"), py::arg("header_path") = "",
+           py::arg("bundle_runtime") = false)
       .def("time_ms", &TimeMs, py::arg("name"), py::arg("args"), py::arg("warmup"),
            py::arg("repeat"));
+  m.def("load_cuda_library", &LoadCudaLibrary, py::arg("path"),
+        "The GPU program an exported library carries, or None.");
   m.def("build_cuda", &BuildCuda, py::arg("mod"), py::arg("target"),
         "PTX and launches for the kernels of a lowered module, as a CudaModule.");
 }

@@ -9,6 +9,7 @@ run time::
     ex["matmul"](a, b, c)          # numpy arrays; c is written in place
     ex.ptx                         # the PTX text, for ptxas or a look
     ex.kernels("matmul")           # ['matmul_kernel0']
+    ex.export_library("kernels.so")   # + kernels.h; tessel.load_library reads it back
     t = ex.time_evaluator("matmul", repeat=20)(a, b, c)    # t.median: seconds per run
 
 A call takes the same arguments as a CPU call (numpy arrays, tessel.nd arrays,
@@ -21,7 +22,7 @@ call raises :class:`tessel.RuntimeError` with one message saying so.
 
 from __future__ import annotations
 
-from typing import Any, Callable, List
+from typing import Any, Callable, List, Optional
 
 from . import _core
 from .errors import ArgumentError
@@ -32,7 +33,7 @@ class CudaModule:
     """GPU functions, looked up by name: ``ex["matmul"](a, b, c)``. Made by
     :func:`tessel.build` with a ``cuda`` target."""
 
-    def __init__(self, core: Any, ir_module: Any, target: str):
+    def __init__(self, core: Any, ir_module: Any, target: Optional[str]):
         self._core = core
         self._ir_module = ir_module
         self._target = target
@@ -42,7 +43,8 @@ class CudaModule:
         return self._core.function_names()
 
     @property
-    def target(self) -> str:
+    def target(self) -> Optional[str]:
+        """The target string it was built for (None when loaded from a library)."""
         return self._target
 
     @property
@@ -90,6 +92,20 @@ class CudaModule:
             return BenchmarkResult([m / 1e3 for m in ms], 1, len(ms))
 
         return evaluate
+
+    def export_library(self, path: str, header_path: Optional[str] = None,
+                       bundle_runtime: bool = False) -> None:
+        """Writes the module as a shared library at ``path`` carrying its PTX and
+        launch manifest, and a C header beside it (``kernels.so`` -> ``kernels.h``)
+        whose ``<prefix>_<function>(program, ...)`` calls a function from C through
+        ``tessel_cuda_program_load`` / ``tessel_cuda_program_call``
+        (``tessel_cuda.h``). :func:`tessel.load_library` reads it back as a
+        CudaModule. ``bundle_runtime`` is :meth:`tessel.runtime.Module.export_library`'s.
+        Raises :class:`tessel.BuildError` when linking fails."""
+        from .runtime import _path
+        self._core.export_library(_path(path, "export_library"),
+                                  "" if header_path is None else _path(header_path, "export_library"),
+                                  bool(bundle_runtime))
 
     def __repr__(self) -> str:
         return f"<tessel.cuda.CudaModule {self._target!r}: {', '.join(self.function_names)}>"

@@ -436,15 +436,23 @@ def _bind_params(mod: Any, params: Optional[dict]) -> Any:
     return mod
 
 
-def load_library(path: str) -> Module:
+def load_library(path: str) -> Any:
     """Opens a library written by :meth:`Module.export_library` (or by tessel's
-    C++ export) and returns its functions as a :class:`Module`. A bare file name
-    means the file in the current directory.
+    C++ export) and returns its functions as a :class:`Module`; a library
+    exported from a cuda build (:meth:`tessel.cuda.CudaModule.export_library`)
+    comes back as a :class:`tessel.cuda.CudaModule`. A bare file name means the
+    file in the current directory.
 
     Raises :class:`tessel.RuntimeError` when the file cannot be opened, is not
     a tessel library, was made for another ABI version or lacks a function its
     metadata lists."""
-    return Module(_core.load_library(_path(path, "load_library")))
+    path = _path(path, "load_library")
+    core = _core.load_library(path)
+    gpu = _core.load_cuda_library(path)
+    if gpu is not None:
+        from . import cuda
+        return cuda.CudaModule(gpu, None, None)
+    return Module(core)
 
 
 def export_object(mod: Any, object_code: bytes, path: str,

@@ -132,3 +132,28 @@ def test_on_a_gpu_two_kernels_share_the_device_buffers():
     tessel.build(tessel.parse(text), target="llvm")["two_kernels"](a, want)
     tessel.build(tessel.parse(text), target=T)["two_kernels"](a, got)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_an_exported_library_carries_the_ptx_and_loads_back(tmp_path):
+    _, mod = scheduled("matmul_64x64x64_f32")
+    ex = tessel.build(mod, target=T)
+    ex.export_library(str(tmp_path / "gpu_kernels.so"))
+    header = (tmp_path / "gpu_kernels.h").read_text()
+    assert "gpu_kernels_matmul_64x64x64_f32(TesselCudaProgram* tessel_program_" in header
+    lib = tessel.load_library(str(tmp_path / "gpu_kernels.so"))
+    assert isinstance(lib, tessel.cuda.CudaModule) and lib.target is None
+    assert lib.ptx == ex.ptx and lib.manifest == ex.manifest
+    assert lib.kernels("matmul_64x64x64_f32") == ex.kernels("matmul_64x64x64_f32")
+    a, c = rand(64, 64), np.zeros((64, 64), "float32")
+    with pytest.raises(tessel.ArgumentError, match="expected dtype f32"):
+        lib["matmul_64x64x64_f32"](a, a.astype("float64"), c)
+    if gpu_error() is None:
+        lib["matmul_64x64x64_f32"](a, a, c)
+        np.testing.assert_allclose(c, a @ a, rtol=1e-4, atol=1e-4)
+    else:
+        with pytest.raises(tessel.RuntimeError, match="no CUDA driver|cuInit|no CUDA device"):
+            lib["matmul_64x64x64_f32"](a, a, c)
+    # A CPU library still loads as a CPU module.
+    cpu, _ = scheduled("matmul_64x64x64_f32")
+    tessel.build(cpu, target="llvm").export_library(str(tmp_path / "cpu.so"))
+    assert isinstance(tessel.load_library(str(tmp_path / "cpu.so")), tessel.runtime.Module)

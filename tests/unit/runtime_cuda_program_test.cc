@@ -4,11 +4,16 @@
 // On a machine with a GPU the Python tests (test_cuda_build.py) run kernels.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "codegen/runtime/cuda_program.h"
+#include "codegen/runtime/export_library.h"
 #include "codegen/runtime/ndarray.h"
 #include "codegen/runtime/tessel_cuda.h"
 
@@ -111,6 +116,62 @@ TEST(CudaProgram, ACallChecksItsArgumentsThenNeedsADriver) {
   EXPECT_THAT(why, ::testing::AnyOf(HasSubstr("no CUDA driver"), HasSubstr("cuInit"),
                                     HasSubstr("no CUDA device 0")));
   EXPECT_THAT(p.TimeHost("add", good.data(), 3, 1, 2, &ms), HasSubstr("add: "));
+}
+
+// An exported library carries the program: read back whole, from C++ and from C,
+// with the header wrapping each GPU function.
+TEST(CudaProgram, AnExportedLibraryCarriesItsProgram) {
+  namespace fs = std::filesystem;
+  std::string dir = (fs::temp_directory_path() / "tessel_cuda_export_XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const std::string lib = dir + "/gpu_kernels.so";
+  ExportOptions options;
+  options.cuda_ptx = kPtx;
+  options.cuda_manifest = Manifest(kKernel);
+  absl::Status s = ExportLibrary({}, {}, lib, options);
+  ASSERT_TRUE(s.ok()) << s;
+
+  CudaProgram p;
+  bool carries = false;
+  ASSERT_EQ(CudaProgram::FromLibrary(lib, &p, &carries), "");
+  EXPECT_TRUE(carries);
+  EXPECT_EQ(p.ptx(), kPtx);
+  EXPECT_EQ(p.manifest(), Manifest(kKernel));
+  ASSERT_NE(p.Find("add"), nullptr);
+
+  std::ifstream h(dir + "/gpu_kernels.h");
+  std::stringstream header;
+  header << h.rdbuf();
+  EXPECT_THAT(header.str(), HasSubstr("#include \"tessel_cuda.h\""));
+  EXPECT_THAT(header.str(), HasSubstr("static inline int32_t gpu_kernels_add(TesselCudaProgram* "
+                                      "tessel_program_, DLTensor* A, DLTensor* B, DLTensor* n)"));
+
+  TesselCudaProgram* c = tessel_cuda_program_load(lib.c_str());
+  ASSERT_NE(c, nullptr) << tessel_last_error();
+  EXPECT_NE(tessel_cuda_program_call(c, "add", nullptr, 3), 0);
+  EXPECT_THAT(tessel_last_error(), HasSubstr("no argument array"));
+  NDArray a = *NDArray::Zeros({8}, DLDataType{kDLFloat, 32, 1});
+  DLTensor* one[] = {a.dltensor()};
+  EXPECT_NE(tessel_cuda_program_call(c, "add", one, 1), 0);
+  EXPECT_THAT(tessel_last_error(), HasSubstr("expected 3 arguments"));
+  tessel_cuda_program_free(c);
+
+  // A library without a GPU program, and no library at all: clear errors.
+  const std::string cpu_only = dir + "/cpu_only.so";
+  ASSERT_TRUE(ExportLibrary({}, {}, cpu_only).ok());
+  EXPECT_THAT(CudaProgram::FromLibrary(cpu_only, &p, &carries),
+              HasSubstr("carries no GPU program"));
+  EXPECT_FALSE(carries);
+  EXPECT_EQ(tessel_cuda_program_load((dir + "/missing.so").c_str()), nullptr);
+  EXPECT_THAT(tessel_last_error(), HasSubstr("tessel_cuda_program_load: cannot load"));
+  EXPECT_EQ(tessel_cuda_program_load(nullptr), nullptr);
+
+  // A manifest export_library would write wrong is refused before linking.
+  options.cuda_manifest = "{}";
+  EXPECT_THAT(std::string(ExportLibrary({}, {}, dir + "/bad.so", options).message()),
+              HasSubstr("not version 1"));
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }
 
 }  // namespace
