@@ -100,6 +100,17 @@ absl::Status TranslateKernel(mlir::gpu::GPUModuleOp gpu_module, const Target& ta
   mlir::OpBuilder mb = mlir::OpBuilder::atBlockTerminator(gpu_module.getBody());
   auto kernel = mb.create<mlir::gpu::GPUFuncOp>(t.loc_, launch.name, mb.getFunctionType(args, {}));
   kernel->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(), mb.getUnitAttr());
+  // Every buffer argument is at least 16-byte aligned (the runtime passes cuMemAlloc's
+  // allocations and refuses arguments off 64 bytes) and none that a kernel writes
+  // overlaps another (refused too): LLVM may then merge a thread's neighbouring
+  // loads into ld.global.v4 and read what the kernel never writes through the
+  // read-only cache.
+  for (size_t i = 0; i < launch.buffer_args.size(); ++i) {
+    kernel.setArgAttr(static_cast<unsigned>(i), mlir::LLVM::LLVMDialect::getAlignAttrName(),
+                      mb.getI64IntegerAttr(16));
+    kernel.setArgAttr(static_cast<unsigned>(i), mlir::LLVM::LLVMDialect::getNoAliasAttrName(),
+                      mb.getUnitAttr());
+  }
   kernel.setKnownBlockSizeAttr(mb.getDenseI32ArrayAttr({static_cast<int32_t>(launch.block[0]),
                                                         static_cast<int32_t>(launch.block[1]),
                                                         static_cast<int32_t>(launch.block[2])}));

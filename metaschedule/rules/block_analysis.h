@@ -51,9 +51,11 @@ NestLoops SplitNestLoops(const TrivialNest& nest);
 // kGpuHeuristicThreads (a block of 256 keeps several resident per SM).
 std::vector<int64_t> GpuThreadCounts(int max_threads_per_block);
 // Threads along a reduction or row of `extent` elements: a sample_categorical
-// over GpuThreadCounts; the heuristic takes the largest up to
-// kGpuHeuristicThreads that the extent fills, preferring one that divides it
-// (else the split's predicate guards the tail).
+// over GpuThreadCounts; the heuristic takes the largest count from 64 up to
+// kGpuHeuristicThreads whose four-element steps divide the extent (see
+// SampleElementsPerThread), else the largest up to kGpuHeuristicThreads that the
+// extent fills, preferring one that divides it (else the split's predicate guards
+// the tail).
 absl::StatusOr<int64_t> SampleThreadCount(const RuleContext& ctx, sch::Schedule& s, int64_t extent);
 // What every GPU rule checks first: the target is a GPU and the block sits in
 // a trivial nest (AnalyzeNest); else why not.
@@ -62,8 +64,16 @@ std::variant<TrivialNest, std::string> AnalyzeGpuNest(bool gpu, sch::Schedule& s
 inline constexpr int64_t kGpuHeuristicThreads = 256;
 // Splits `loop` by `threads`, the threads outside (a strided walk, so that
 // neighbouring threads touch neighbouring elements), and binds them to
-// threadIdx.x.
-absl::Status SpreadOverThreads(sch::Schedule& s, sch::LoopRV loop, int64_t threads);
+// threadIdx.x. With `per_thread` > 1 each thread takes that many neighbouring
+// elements per step, in an unrolled loop ([outer, threads, per_thread]): four
+// f32 become one 16-byte load (ld.global.v4), and a warp's loads stay contiguous.
+absl::Status SpreadOverThreads(sch::Schedule& s, sch::LoopRV loop, int64_t threads,
+                               int64_t per_thread = 1);
+// Elements per thread and step for SpreadOverThreads: a sample_categorical over
+// 1, 2 and 4; the heuristic takes the largest that `threads` times it divides
+// `extent` (a drawn one that does not gives 1).
+absl::StatusOr<int64_t> SampleElementsPerThread(const RuleContext& ctx, sch::Schedule& s,
+                                                int64_t extent, int64_t threads);
 // The largest divisor of `n` no larger than `bound` (1 when none above 1 is).
 int64_t LargestDivisorAtMost(int64_t n, int64_t bound);
 

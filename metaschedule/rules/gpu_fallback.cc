@@ -16,7 +16,7 @@
 // largest up to 256 that divides the domain, else 256); a domain smaller than a block
 // is one block of exactly that many threads, and a domain that is not a multiple is
 // guarded by the split's predicate. A large elementwise domain (4096 blocks or more
-// with 4 elements a thread) gives each thread 4 elements a block's width apart. A
+// with 4 elements a thread) gives each thread 4 neighbouring elements. A
 // block without a spatial loop (a reduction to a scalar) is not applicable.
 #include <algorithm>
 
@@ -119,16 +119,16 @@ class GpuFallback : public ScheduleRule {
       TESSEL_RETURN_IF_ERROR(s.Bind(fused, "threadIdx.x"));
       return absl::StrCat("one block of ", domain, " threads");
     }
-    // A large elementwise domain gives each thread kPerThread elements a block's
-    // width apart (still coalesced): more loads in flight per thread, a quarter of
-    // the blocks.
+    // A large elementwise domain gives each thread kPerThread neighbouring
+    // elements: one 16-byte load of f32 (a warp's loads still one contiguous run),
+    // more bytes in flight per thread, a quarter of the blocks.
     if (elementwise && domain % (threads * kPerThread) == 0 &&
         domain / (threads * kPerThread) >= kManyBlocks) {
       TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts,
-                              s.Split(fused, {std::nullopt, kPerThread, threads}));
+                              s.Split(fused, {std::nullopt, threads, kPerThread}));
       TESSEL_RETURN_IF_ERROR(s.Bind(parts[0], "blockIdx.x"));
-      TESSEL_RETURN_IF_ERROR(s.Bind(parts[2], "threadIdx.x"));
-      TESSEL_RETURN_IF_ERROR(s.Unroll(parts[1]));
+      TESSEL_RETURN_IF_ERROR(s.Bind(parts[1], "threadIdx.x"));
+      TESSEL_RETURN_IF_ERROR(s.Unroll(parts[2]));
       return absl::StrCat(domain / (threads * kPerThread), " blocks of ", threads, " threads, ",
                           kPerThread, " elements each");
     }

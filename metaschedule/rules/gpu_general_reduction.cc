@@ -111,7 +111,8 @@ class GpuGeneralReduction : public ScheduleRule {
     TESSEL_RETURN_IF_ERROR(s.Bind(row, "blockIdx.x"));
 
     TESSEL_ASSIGN_OR_RETURN(int64_t threads, SampleThreadCount(ctx, s, cols));
-    TESSEL_RETURN_IF_ERROR(SpreadOverThreads(s, nest.loops.back(), threads));
+    TESSEL_ASSIGN_OR_RETURN(int64_t per_thread, SampleElementsPerThread(ctx, s, cols, threads));
+    TESSEL_RETURN_IF_ERROR(SpreadOverThreads(s, nest.loops.back(), threads, per_thread));
 
     // The reductions under the row, consumers first, their results in shared memory.
     for (size_t r = reductions.size(); r-- > 0;) {
@@ -123,15 +124,17 @@ class GpuGeneralReduction : public ScheduleRule {
       if (k.size() > 1) {
         TESSEL_ASSIGN_OR_RETURN(fused, s.Fuse(k));
       }
-      TESSEL_RETURN_IF_ERROR(SpreadOverThreads(s, fused, threads));
+      TESSEL_RETURN_IF_ERROR(SpreadOverThreads(s, fused, threads, per_thread));
       TESSEL_ASSIGN_OR_RETURN(ir::Block rb, s.Get(red));
       for (size_t w = 0; w < rb->writes.size(); ++w) {  // layer_norm's sum and sum of squares
         TESSEL_RETURN_IF_ERROR(s.SetScope(red, static_cast<int64_t>(w), "shared"));
       }
     }
-    std::vector<std::string> did = {absl::StrCat("a block of ", threads, " threads per row of ",
-                                                 cols, ", reductions ",
-                                                 absl::StrJoin(reductions, ", "))};
+    std::vector<std::string> did = {absl::StrCat(
+        "a block of ", threads, " threads per row of ", cols,
+        per_thread > 1 ? absl::StrCat(" (", per_thread, " neighbouring elements each per step)")
+                       : "",
+        ", reductions ", absl::StrJoin(reductions, ", "))};
     if (!spatial.empty()) did.push_back(absl::StrCat("inlined ", absl::StrJoin(spatial, ", ")));
     return RuleOutcome::Applied(absl::StrJoin(did, "; "));
   }

@@ -85,10 +85,13 @@ class GpuReduction : public ScheduleRule {
     }
 
     TESSEL_ASSIGN_OR_RETURN(int64_t threads, SampleThreadCount(ctx, s, reduction));
-    TESSEL_RETURN_IF_ERROR(SpreadOverThreads(s, k, threads));
-    return RuleOutcome::Applied(absl::StrCat(spatial.empty() ? "one block" : "a block per output",
-                                             ", ", threads, " threads across the reduction of ",
-                                             reduction));
+    TESSEL_ASSIGN_OR_RETURN(int64_t per_thread,
+                            SampleElementsPerThread(ctx, s, reduction, threads));
+    TESSEL_RETURN_IF_ERROR(SpreadOverThreads(s, k, threads, per_thread));
+    return RuleOutcome::Applied(absl::StrCat(
+        spatial.empty() ? "one block" : "a block per output", ", ", threads,
+        " threads across the reduction of ", reduction,
+        per_thread > 1 ? absl::StrCat(", ", per_thread, " neighbouring elements per step") : ""));
   }
 };
 
