@@ -11,6 +11,7 @@
 #include "ir/graph_memory_plan.h"
 #include "ir/interpreter.h"
 #include "ir/status_macros.h"
+#include "passes/graph/dropped_kernels.h"
 #include "passes/graph/module_names.h"
 #include "passes/graph/value_shape.h"
 #include "passes/pass.h"
@@ -144,8 +145,9 @@ absl::StatusOr<ir::IRModule> FoldConstants(const ir::IRModule& mod, const std::s
   for (auto& [gname, f] : n->graph_functions) {
     if (gname == name) f = ir::GraphFunc(std::move(body));
   }
-  // Constants only the folded bindings read go with them.
-  return ir::WithoutUnusedConstants(ir::IRModule(std::move(n)));
+  // Constants only the folded bindings read go with them, and so do the kernels
+  // only they called (legalize's transpose of a weight).
+  return ir::WithoutUnusedConstants(WithoutDroppedKernels(mod, ir::IRModule(std::move(n))));
 }
 
 }  // namespace tessel::passes

@@ -12,7 +12,8 @@
 //
 // Operators run through their legalized PrimFunc, call_tir through the module's.
 // A constant is named after its value (numbered when the module has the name);
-// constants nothing reads any more leave the module. Options: `max-bytes`, the
+// constants nothing reads any more leave the module, and so do the kernels only
+// folded bindings called (dropped_kernels.h). Options: `max-bytes`, the
 // largest result folded (a bigger one stays a call, so a model's size is bounded
 // by what it was given). Binding indices and values change, so `fusion_groups`
 // and `storage` are dropped: run it after `legalize`, before `fuse-ops`.

@@ -10,6 +10,7 @@
 #include "ir/status_macros.h"
 #include "ir/substitute.h"
 #include "ir/verifier.h"
+#include "passes/graph/dropped_kernels.h"
 #include "passes/graph/fuse_ops.h"
 #include "passes/graph/kernel_table.h"
 #include "passes/pass.h"
@@ -102,30 +103,18 @@ class FuseTirPass : public Pass {
     if (!changed) return mod;
     // Kernels only the fused calls used go; a PrimFunc no graph function called
     // before (the user's own) stays.
-    absl::flat_hash_set<std::string> called_before = Called(mod->graph_functions),
-                                     called_after = Called(graphs);
+    const absl::flat_hash_set<std::string> called_before = CalledKernels(mod->graph_functions),
+                                           called_after = CalledKernels(graphs);
     auto n = ir::MakeNode<ir::IRModuleNode>(*mod);
     n->functions.clear();
     for (const auto& [name, f] : kernels.functions()) {
-      if (called_before.contains(name) && !called_after.contains(name)) continue;
-      n->functions.emplace_back(name, f);
+      if (!KernelDropped(called_before, called_after, name)) n->functions.emplace_back(name, f);
     }
     n->graph_functions = std::move(graphs);
     return ir::IRModule(std::move(n));
   }
 
  private:
-  static absl::flat_hash_set<std::string> Called(
-      const std::vector<std::pair<std::string, ir::GraphFunc>>& graphs) {
-    absl::flat_hash_set<std::string> out;
-    for (const auto& [name, g] : graphs) {
-      for (const ir::GraphBinding& b : g->bindings) {
-        if (b.call.kind == ir::GraphCall::Kind::kCallTir) out.insert(b.call.callee);
-      }
-    }
-    return out;
-  }
-
   absl::StatusOr<ir::GraphFunc> FuseGraph(const ir::IRModule& mod, const ir::GraphFunc& g,
                                           const std::string& gname,
                                           const std::vector<std::vector<int>>& groups,

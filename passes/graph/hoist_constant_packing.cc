@@ -15,6 +15,7 @@
 #include "ir/schedule/block_dataflow.h"
 #include "ir/schedule/stmt_index.h"
 #include "ir/status_macros.h"
+#include "passes/graph/dropped_kernels.h"
 #include "passes/graph/fold_constants.h"
 #include "passes/graph/module_names.h"
 #include "passes/pass.h"
@@ -195,7 +196,7 @@ absl::StatusOr<ir::IRModule> HoistConstantPacking(const ir::IRModule& mod, const
   }
   auto n = ir::MakeNode<ir::IRModuleNode>(*mod);
   absl::flat_hash_set<const ir::BufferNode*> constant;
-  absl::flat_hash_set<std::string> packers, replaced;
+  absl::flat_hash_set<std::string> packers;
   // (kernel, argument) -> (packing kernel, prepacked kernel, weight dropped): a
   // kernel called for several weights is rewritten once.
   std::map<std::pair<std::string, size_t>, std::tuple<std::string, std::string, bool>> done;
@@ -243,7 +244,6 @@ absl::StatusOr<ir::IRModule> HoistConstantPacking(const ir::IRModule& mod, const
       bindings.push_back(
           ir::GraphBinding{{value}, {ir::GraphCall::Kind::kCallTir, packer, {b.call.args[a]}, {}}});
       hoisted->push_back(absl::StrCat(b.call.callee, ": ", packed->name));
-      replaced.insert(b.call.callee);
       std::vector<ir::Buffer> args = b.call.args;
       args.insert(args.end(), value);
       if (dropped) args.erase(args.begin() + static_cast<std::ptrdiff_t>(a));
@@ -269,16 +269,9 @@ absl::StatusOr<ir::IRModule> HoistConstantPacking(const ir::IRModule& mod, const
       return mod;
     }
   }
-  // The packing kernels, and the kernels no graph calls any more, leave.
-  absl::flat_hash_set<std::string> called;
-  for (const auto& [gn, f] : with->graph_functions) {
-    for (const ir::GraphBinding& b : f->bindings) called.insert(b.call.callee);
-  }
-  auto m = ir::MakeNode<ir::IRModuleNode>(*with);
-  std::erase_if(m->functions, [&](const auto& f) {
-    return (packers.contains(f.first) || replaced.contains(f.first)) && !called.contains(f.first);
-  });
-  return ir::IRModule(std::move(m));
+  // fold-constants dropped the packing kernels it folded; the kernels the graph
+  // called before and calls no more (replaced by their prepacked versions) go too.
+  return WithoutDroppedKernels(mod, with);
 }
 
 }  // namespace tessel::passes
