@@ -16,8 +16,12 @@
 namespace tessel::runtime {
 
 struct CudaProgram::Loaded {
+  ~Loaded() {
+    // The last copy of the program is gone, and every call waited for its kernels.
+    if (module != nullptr) tessel_cuda_module_unload(module);
+  }
   std::mutex mutex;
-  void* module = nullptr;  // Never unloaded: kernels may run while the program lives.
+  void* module = nullptr;
 };
 
 namespace {
@@ -125,6 +129,10 @@ std::string ParseKernel(const Json& j, size_t storage, const FunctionSignature& 
     int64_t id = -1;
     if (!Int(a, &id) || id < 0 || static_cast<size_t>(id) >= storage) {
       return where + "a buffer argument out of range";
+    }
+    if (static_cast<size_t>(id) < sig.params.size() && !sig.params[id].is_buffer) {
+      return where + "the buffer argument " + std::to_string(id) + " is the scalar " +
+             sig.params[id].name;
     }
     k->buffer_args.push_back(static_cast<int>(id));
   }
