@@ -4,6 +4,12 @@
 // libtessel_runtime, so it runs on a GPU machine that has nothing else of tessel.
 //
 //   tessel-gpu-run --ptx add.ptx --launches add.json --function add --data DIR --repeat 50
+//   tessel-gpu-run --library add.so --function add --data DIR --repeat 50
+//
+// With --ptx and --launches the buffers live on the device and the kernels are
+// launched directly. With --library (a library exported from a cuda build) the
+// call goes the way tessel.build's and C's do (CudaProgram::CallHost: host buffers
+// copied over and back), and the timing through TimeHost.
 //
 // DIR holds PARAM.in (the raw bytes of each buffer parameter's input) and, for those
 // to check, PARAM.expected. It prints one JSON line: the device, each checked
@@ -12,8 +18,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -65,21 +74,107 @@ double MaxError(const std::string& dtype, const std::string& got, const std::str
 }
 
 struct Options {
-  std::string ptx, launches, function, data;
+  std::string ptx, launches, library, function, data;
   int repeat = 20;
 };
 
+using tessel::runtime::ParamSignature;
+
+// The parameters' bytes, from PARAM.in (zeros without one), in 64-byte-aligned
+// host memory; "" or why not.
+struct HostBuffers {
+  std::vector<std::unique_ptr<char, decltype(&std::free)>> data;
+  std::vector<size_t> bytes;
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<DLTensor> tensors;
+};
+std::string ReadInputs(const std::vector<ParamSignature>& params, const std::string& dir,
+                       HostBuffers* out) {
+  for (const ParamSignature& p : params) {
+    if (!p.is_buffer)
+      return "scalar parameter '" + p.name + "': not supported by tessel-gpu-run yet";
+    size_t count = 1;
+    out->shapes.emplace_back();
+    for (const tessel::runtime::Dim& d : p.shape) {
+      if (d.is_var()) {
+        return "parameter '" + p.name + "' has extent " + d.var +
+               "; tessel-gpu-run takes constant shapes";
+      }
+      count *= static_cast<size_t>(d.value);
+      out->shapes.back().push_back(d.value);
+    }
+    const size_t bytes = count * static_cast<size_t>(tessel::runtime::DTypeBytes(p.dtype));
+    out->bytes.push_back(bytes);
+    out->data.emplace_back(static_cast<char*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)),
+                           &std::free);
+    if (out->data.back() == nullptr) return "out of host memory for " + p.name;
+    std::memset(out->data.back().get(), 0, bytes);
+    std::string input;
+    if (ReadFile(dir + "/" + p.name + ".in", &input)) {
+      if (input.size() != bytes) return p.name + ".in has the wrong size";
+      std::memcpy(out->data.back().get(), input.data(), bytes);
+    }
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    DLTensor t{};
+    t.data = out->data[i].get();
+    t.device = DLDevice{kDLCPU, 0};
+    t.ndim = static_cast<int32_t>(out->shapes[i].size());
+    t.dtype = params[i].dtype;
+    t.shape = out->shapes[i].data();
+    out->tensors.push_back(t);
+  }
+  return "";
+}
+
+// Each parameter with a PARAM.expected file checked against `got(i)`.
+nlohmann::json Checks(const std::vector<ParamSignature>& params, const std::string& dir,
+                      const std::function<std::string(size_t)>& got, bool* all_ok,
+                      std::string* error) {
+  *all_ok = true;
+  nlohmann::json checks = nlohmann::json::object();
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::string want;  // Workspaces are never checked: they follow the parameters.
+    if (!ReadFile(dir + "/" + params[i].name + ".expected", &want)) continue;
+    const std::string g = got(i);
+    if (want.size() != g.size()) {
+      *error = params[i].name + ".expected has the wrong size";
+      return checks;
+    }
+    bool ok = false;
+    double err = MaxError(tessel::runtime::DTypeToString(params[i].dtype), g, want, &ok);
+    checks[params[i].name] = {{"max_abs_error", err}, {"ok", ok}};
+    *all_ok = *all_ok && ok;
+  }
+  return checks;
+}
+
+void AddTimes(std::vector<double> ms, int repeat, nlohmann::json* report) {
+  std::sort(ms.begin(), ms.end());
+  if (ms.empty()) return;
+  (*report)["median_ms"] = ms[ms.size() / 2];
+  (*report)["min_ms"] = ms.front();
+  (*report)["repeat"] = repeat;
+}
+
 int Run(const Options& o) {
-  std::string ptx, manifest_text;
-  if (!ReadFile(o.ptx, &ptx)) return Fail("cannot read " + o.ptx);
-  if (!ReadFile(o.launches, &manifest_text)) return Fail("cannot read " + o.launches);
   tessel::runtime::CudaProgram program;
-  if (std::string e = tessel::runtime::CudaProgram::Parse(ptx, manifest_text, &program);
-      !e.empty()) {
-    return Fail(o.launches + ": " + e);
+  std::string source = o.library;
+  if (!o.library.empty()) {
+    if (std::string e = tessel::runtime::CudaProgram::FromLibrary(o.library, &program); !e.empty())
+      return Fail(e);
+  } else {
+    std::string ptx, manifest_text;
+    if (!ReadFile(o.ptx, &ptx)) return Fail("cannot read " + o.ptx);
+    if (!ReadFile(o.launches, &manifest_text)) return Fail("cannot read " + o.launches);
+    if (std::string e = tessel::runtime::CudaProgram::Parse(ptx, manifest_text, &program);
+        !e.empty()) {
+      return Fail(o.launches + ": " + e);
+    }
+    source = o.launches;
   }
   const tessel::runtime::CudaFunction* func = program.Find(o.function);
-  if (func == nullptr) return Fail("no function '" + o.function + "' in " + o.launches);
+  if (func == nullptr) return Fail("no function '" + o.function + "' in " + source);
 
   if (tessel_cuda_init(0) != 0) return Fail(tessel_last_error());
   char name[256] = {0};
@@ -87,30 +182,39 @@ int Run(const Options& o) {
   if (tessel_cuda_device_info(name, sizeof(name), &major, &minor, &sms) != 0) {
     return Fail(tessel_last_error());
   }
-  // One device buffer per parameter, filled from PARAM.in (zeros without one).
-  const std::vector<tessel::runtime::ParamSignature>& params = func->signature.params;
+  const std::vector<ParamSignature>& params = func->signature.params;
+  HostBuffers host;
+  if (std::string e = ReadInputs(params, o.data, &host); !e.empty()) return Fail(e);
+  nlohmann::json report = {{"function", o.function},
+                           {"device", name},
+                           {"capability", std::to_string(major) + "." + std::to_string(minor)},
+                           {"multiprocessors", sms},
+                           {"path", o.library.empty() ? "device" : "host (CallHost)"}};
+  bool all_ok = true;
+  std::string error;
+  if (!o.library.empty()) {
+    std::vector<DLTensor*> args;
+    for (DLTensor& t : host.tensors) args.push_back(&t);
+    const int32_t n = static_cast<int32_t>(args.size());
+    if (std::string e = program.CallHost(o.function, args.data(), n); !e.empty()) return Fail(e);
+    report["checks"] = Checks(
+        params, o.data, [&](size_t i) { return std::string(host.data[i].get(), host.bytes[i]); },
+        &all_ok, &error);
+    if (!error.empty()) return Fail(error);
+    std::vector<double> ms;
+    if (std::string e = program.TimeHost(o.function, args.data(), n, 1, o.repeat, &ms); !e.empty())
+      return Fail(e);
+    report["ok"] = all_ok;
+    AddTimes(ms, o.repeat, &report);
+    std::printf("%s\n", report.dump().c_str());
+    return all_ok ? 0 : 2;
+  }
+  // One device buffer per parameter, filled from the host's.
   std::vector<void*> device(params.size(), nullptr);
-  std::vector<size_t> bytes(params.size(), 0);
+  std::vector<size_t> bytes = host.bytes;
   for (size_t i = 0; i < params.size(); ++i) {
-    const tessel::runtime::ParamSignature& p = params[i];
-    if (!p.is_buffer)
-      return Fail("scalar parameter '" + p.name + "': not supported by tessel-gpu-run yet");
-    size_t count = 1;
-    for (const tessel::runtime::Dim& d : p.shape) {
-      if (d.is_var()) {
-        return Fail("parameter '" + p.name + "' has extent " + d.var +
-                    "; tessel-gpu-run takes constant shapes");
-      }
-      count *= static_cast<size_t>(d.value);
-    }
-    bytes[i] = count * static_cast<size_t>(tessel::runtime::DTypeBytes(p.dtype));
-    if (tessel_cuda_alloc(bytes[i], &device[i]) != 0) return Fail(tessel_last_error());
-    std::string input;
-    if (ReadFile(o.data + "/" + p.name + ".in", &input)) {
-      if (input.size() != bytes[i]) return Fail(p.name + ".in has the wrong size");
-      if (tessel_cuda_copy_to_device(device[i], input.data(), bytes[i]) != 0)
-        return Fail(tessel_last_error());
-    } else if (tessel_cuda_memset(device[i], 0, bytes[i]) != 0) {
+    if (tessel_cuda_alloc(bytes[i], &device[i]) != 0 ||
+        tessel_cuda_copy_to_device(device[i], host.data[i].get(), bytes[i]) != 0) {
       return Fail(tessel_last_error());
     }
   }
@@ -124,26 +228,17 @@ int Run(const Options& o) {
   auto launch_all = [&]() -> int32_t { return program.Launch(*func, device, {}, {}, nullptr); };
   if (launch_all() != 0 || tessel_cuda_synchronize() != 0) return Fail(tessel_last_error());
 
-  nlohmann::json report = {{"function", o.function},
-                           {"device", name},
-                           {"capability", std::to_string(major) + "." + std::to_string(minor)},
-                           {"multiprocessors", sms}};
-  bool all_ok = true;
-  nlohmann::json checks = nlohmann::json::object();
-  for (size_t i = 0; i < params.size(); ++i) {
-    const std::string pname = params[i].name;
-    std::string want;  // Workspaces are never checked: they follow the parameters.
-    if (!ReadFile(o.data + "/" + pname + ".expected", &want)) continue;
-    std::string got(bytes[i], '\0');
-    if (tessel_cuda_copy_to_host(got.data(), device[i], bytes[i]) != 0)
-      return Fail(tessel_last_error());
-    if (want.size() != got.size()) return Fail(pname + ".expected has the wrong size");
-    bool ok = false;
-    double err = MaxError(tessel::runtime::DTypeToString(params[i].dtype), got, want, &ok);
-    checks[pname] = {{"max_abs_error", err}, {"ok", ok}};
-    all_ok = all_ok && ok;
-  }
-  report["checks"] = checks;
+  bool copied = true;
+  report["checks"] = Checks(
+      params, o.data,
+      [&](size_t i) {
+        std::string got(bytes[i], '\0');
+        copied = copied && tessel_cuda_copy_to_host(got.data(), device[i], bytes[i]) == 0;
+        return got;
+      },
+      &all_ok, &error);
+  if (!copied) return Fail(tessel_last_error());
+  if (!error.empty()) return Fail(error);
   report["ok"] = all_ok;
 
   void *start = nullptr, *end = nullptr;
@@ -160,12 +255,7 @@ int Run(const Options& o) {
     }
     ms.push_back(t);
   }
-  std::sort(ms.begin(), ms.end());
-  if (!ms.empty()) {
-    report["median_ms"] = ms[ms.size() / 2];
-    report["min_ms"] = ms.front();
-    report["repeat"] = o.repeat;
-  }
+  AddTimes(ms, o.repeat, &report);
   std::printf("%s\n", report.dump().c_str());
   for (void* p : device) tessel_cuda_free(p);
   return all_ok ? 0 : 2;
@@ -188,6 +278,8 @@ int main(int argc, char** argv) {
       ok = value(&o.ptx);
     else if (a == "--launches")
       ok = value(&o.launches);
+    else if (a == "--library")
+      ok = value(&o.library);
     else if (a == "--function")
       ok = value(&o.function);
     else if (a == "--data")
@@ -198,10 +290,11 @@ int main(int argc, char** argv) {
       return Fail("unknown argument '" + a + "' (see the comment atop tessel_gpu_run.cc)");
     if (!ok) return Fail(a + " needs a value");
   }
-  if (o.ptx.empty() || o.launches.empty() || o.function.empty() || o.data.empty()) {
+  const bool from_files = !o.ptx.empty() && !o.launches.empty();
+  if (from_files == !o.library.empty() || o.function.empty() || o.data.empty()) {
     return Fail(
-        "usage: tessel-gpu-run --ptx FILE --launches FILE --function NAME --data DIR "
-        "[--repeat N]");
+        "usage: tessel-gpu-run (--ptx FILE --launches FILE | --library FILE.so) --function NAME "
+        "--data DIR [--repeat N]");
   }
   return Run(o);
 }

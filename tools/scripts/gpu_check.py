@@ -68,6 +68,11 @@ def main():
             with open(os.path.join(args.out, stem + "." + ext), "w") as f:
                 f.write(text)
         mod = tessel.load(path)
+        # The same kernels as an exported library, run the way tessel.build's and
+        # C's calls are (host buffers copied over and back: CudaProgram::CallHost).
+        built = tessel.transform.parse_pipeline(args.pipeline)(mod) if args.pipeline else mod
+        tessel.build(built, target=args.target).export_library(
+            os.path.join(args.out, stem + ".so"), header_path=os.path.join(args.out, stem + ".h"))
         for name in mod.keys():
             func = mod[name]
             data = os.path.join(args.out, stem, name)
@@ -94,10 +99,12 @@ def main():
                 pass
             except RuntimeError as e:
                 print("%s/%s: not checked (%s)" % (stem, name, str(e).splitlines()[0]))
-            lines.append("LD_LIBRARY_PATH=lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ./tessel-gpu-run "
-                         "--ptx %s.ptx --launches %s.json --function %s --data %s --repeat %d || status=1"
-                         % (stem, stem, shlex.quote(name), shlex.quote(os.path.join(stem, name)),
-                            args.repeat))
+            for source in ("--ptx %s.ptx --launches %s.json" % (stem, stem),
+                           "--library ./%s.so" % stem):
+                lines.append("LD_LIBRARY_PATH=lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ./tessel-gpu-run "
+                             "%s --function %s --data %s --repeat %d || status=1"
+                             % (source, shlex.quote(name), shlex.quote(os.path.join(stem, name)),
+                                args.repeat))
     lines.append("exit $status")
     with open(os.path.join(args.out, "run.sh"), "w") as f:
         f.write("\n".join(lines) + "\n")
