@@ -121,16 +121,15 @@ std::variant<TrivialNest, std::string> AnalyzeGpuNest(bool gpu, sch::Schedule& s
 
 absl::Status SpreadOverThreads(sch::Schedule& s, sch::LoopRV loop, int64_t threads,
                                int64_t per_thread) {
-  if (per_thread <= 1) {
-    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts, s.Split(loop, {std::nullopt, threads}));
-    TESSEL_RETURN_IF_ERROR(s.Reorder({parts[1], parts[0]}));
-    return s.Bind(parts[1], "threadIdx.x");
-  }
-  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts,
-                          s.Split(loop, {std::nullopt, threads, per_thread}));
-  TESSEL_RETURN_IF_ERROR(s.Reorder({parts[1], parts[0], parts[2]}));
+  const bool several = per_thread > 1;
+  std::vector<sch::Factor> factors = {std::nullopt, threads};
+  if (several) factors.push_back(per_thread);
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts, s.Split(loop, factors));
+  std::vector<sch::LoopRV> order = {parts[1], parts[0]};
+  if (several) order.push_back(parts[2]);
+  TESSEL_RETURN_IF_ERROR(s.Reorder(order));
   TESSEL_RETURN_IF_ERROR(s.Bind(parts[1], "threadIdx.x"));
-  return s.Unroll(parts[2]);
+  return several ? s.Unroll(parts[2]) : absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> SampleElementsPerThread(const RuleContext& ctx, sch::Schedule& s,
