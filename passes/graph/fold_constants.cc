@@ -142,12 +142,11 @@ absl::StatusOr<ir::IRModule> FoldConstants(const ir::IRModule& mod, const std::s
   body->bindings = std::move(bindings);
   body->attrs.erase("fusion_groups");
   body->attrs.erase(ir::kStorageAttr);
-  for (auto& [gname, f] : n->graph_functions) {
-    if (gname == name) f = ir::GraphFunc(std::move(body));
-  }
   // Constants only the folded bindings read go with them, and so do the kernels
   // only they called (legalize's transpose of a weight).
-  return ir::WithoutUnusedConstants(WithoutDroppedKernels(mod, ir::IRModule(std::move(n))));
+  return ir::WithoutUnusedConstants(WithoutDroppedKernels(
+      mod,
+      ir::WithGraphFunction(ir::IRModule(std::move(n)), name, ir::GraphFunc(std::move(body)))));
 }
 
 }  // namespace tessel::passes

@@ -137,12 +137,9 @@ absl::StatusOr<ir::PrimFunc> PrepackedKernel(const ir::PrimFunc& kernel,
   return ir::MakePrimFuncChecked(std::move(params), f->body, f->attrs);
 }
 
-// A value name no value of `g` has.
-// `want`, or `want_1`, `want_2` ... : the first no value of the graph has; it
-// joins `taken`.
+// A name no value of the graph has (FreshName's numbering); it joins `taken`.
 std::string FreshValueName(absl::flat_hash_set<std::string>& taken, const std::string& want) {
-  std::string name = want;
-  for (int i = 1; taken.contains(name); ++i) name = absl::StrCat(want, "_", i);
+  std::string name = FreshName(want, [&](const std::string& n) { return taken.contains(n); });
   taken.insert(name);
   return name;
 }
@@ -256,12 +253,11 @@ absl::StatusOr<ir::IRModule> HoistConstantPacking(const ir::IRModule& mod, const
   if (hoisted->empty()) return mod;
   auto body = ir::MakeNode<ir::GraphFuncNode>(*g);
   body->bindings = std::move(bindings);
-  for (auto& [gn, f] : n->graph_functions) {
-    if (gn == name) f = ir::GraphFunc(std::move(body));
-  }
   std::vector<std::string> folded;
   TESSEL_ASSIGN_OR_RETURN(ir::IRModule with,
-                          FoldConstants(ir::IRModule(std::move(n)), name, max_bytes, &folded));
+                          FoldConstants(ir::WithGraphFunction(ir::IRModule(std::move(n)), name,
+                                                              ir::GraphFunc(std::move(body))),
+                                        name, max_bytes, &folded));
   // Every packing folded, or the graph stays as it was.
   for (const ir::GraphBinding& b : with->LookupGraph(name)->bindings) {
     if (b.call.kind == ir::GraphCall::Kind::kCallTir && packers.contains(b.call.callee)) {

@@ -18,6 +18,7 @@
 #include "ir/function.h"
 #include "ir/structural_equal.h"
 #include "ir/structural_hash.h"
+#include "passes/graph/module_names.h"
 
 namespace tessel::passes {
 
@@ -35,8 +36,8 @@ class KernelTable {
     for (const std::string& name : by_hash_[h]) {
       if (ir::StructuralEqual(Find(name), f)) return name;
     }
-    std::string name = base;
-    for (int k = 1; taken_.contains(name); ++k) name = absl::StrCat(base, "_", k);
+    const std::string name =
+        FreshName(base, [&](const std::string& n) { return taken_.contains(n); });
     functions_.emplace_back(name, f);
     Index(name, f);
     ++added_;
