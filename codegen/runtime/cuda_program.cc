@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 
-#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <utility>
@@ -207,8 +206,7 @@ bool ScalarValue(const FunctionSignature& sig, const std::vector<DLTensor*>& arg
   double real = 0;
   int64_t integer = 0;
   bool is_real = false, found = false;
-  const size_t given = std::min(args.size(), packed.values.size());
-  for (size_t i = 0; i < sig.params.size() && i < given && !found; ++i) {
+  for (size_t i = 0; i < sig.params.size() && !found; ++i) {
     const ParamSignature& p = sig.params[i];
     if (!p.is_buffer && p.name == name) {
       found = true;
@@ -392,42 +390,49 @@ std::string CudaProgram::Check(std::string_view name, DLTensor* const* args, int
   return PackArguments((*f)->signature, args, num_args, packed);
 }
 
-std::string CudaProgram::CallHost(std::string_view name, DLTensor* const* args,
+CallOutcome CudaProgram::CallHost(std::string_view name, DLTensor* const* args,
                                   int32_t num_args) const {
   const CudaFunction* f = nullptr;
   PackedArgs packed;
-  if (std::string e = Check(name, args, num_args, &f, &packed); !e.empty()) return e;
+  if (std::string e = Check(name, args, num_args, &f, &packed); !e.empty()) {
+    return {CallOutcome::kBadArgument, e};
+  }
+  auto fail = [&]() {
+    return CallOutcome{CallOutcome::kKernelFailed, f->signature.name + ": " + tessel_last_error()};
+  };
   const std::vector<DLTensor*> tensors(args, args + num_args);
   DeviceStorage storage;
   void* module = nullptr;
   if (Load(&module) != 0 || storage.Fill(*f, tensors) != 0 ||
       Launch(*f, storage.pointers, tensors, packed, nullptr) != 0 ||
       tessel_cuda_synchronize() != 0) {
-    return f->signature.name + ": " + tessel_last_error();
+    return fail();
   }
   for (size_t i = 0; i < f->signature.params.size(); ++i) {
     const ParamSignature& p = f->signature.params[i];
     if (!p.is_buffer || !p.written || storage.bytes[i] == 0) continue;
     if (tessel_cuda_copy_to_host(static_cast<char*>(args[i]->data) + args[i]->byte_offset,
                                  storage.pointers[i], storage.bytes[i]) != 0) {
-      return f->signature.name + ": " + tessel_last_error();
+      return fail();
     }
   }
-  return "";
+  return {};
 }
 
-std::string CudaProgram::TimeHost(std::string_view name, DLTensor* const* args, int32_t num_args,
+CallOutcome CudaProgram::TimeHost(std::string_view name, DLTensor* const* args, int32_t num_args,
                                   int warmup, int repeat, std::vector<double>* ms) const {
   const CudaFunction* f = nullptr;
   PackedArgs packed;
-  if (std::string e = Check(name, args, num_args, &f, &packed); !e.empty()) return e;
+  if (std::string e = Check(name, args, num_args, &f, &packed); !e.empty()) {
+    return {CallOutcome::kBadArgument, e};
+  }
   const std::vector<DLTensor*> tensors(args, args + num_args);
   DeviceStorage storage;
   void *start = nullptr, *end = nullptr;
   auto fail = [&]() {
     if (start != nullptr) tessel_cuda_event_destroy(start);
     if (end != nullptr) tessel_cuda_event_destroy(end);
-    return f->signature.name + ": " + tessel_last_error();
+    return CallOutcome{CallOutcome::kKernelFailed, f->signature.name + ": " + tessel_last_error()};
   };
   void* module = nullptr;
   if (Load(&module) != 0 || storage.Fill(*f, tensors) != 0) return fail();
@@ -448,7 +453,7 @@ std::string CudaProgram::TimeHost(std::string_view name, DLTensor* const* args, 
   }
   tessel_cuda_event_destroy(start);
   tessel_cuda_event_destroy(end);
-  return "";
+  return {};
 }
 
 }  // namespace tessel::runtime
@@ -484,8 +489,8 @@ int32_t tessel_cuda_program_call(TesselCudaProgram* program, const char* name,
   if (num_args < 0 || (num_args > 0 && args == nullptr)) {
     return tessel_set_last_error("tessel_cuda_program_call: no argument array");
   }
-  std::string error = program->program.CallHost(name, args, num_args);
-  if (!error.empty()) return tessel_set_last_error(error.c_str());
+  const tessel::runtime::CallOutcome r = program->program.CallHost(name, args, num_args);
+  if (r.kind != tessel::runtime::CallOutcome::kOk) return tessel_set_last_error(r.message.c_str());
   return 0;
 }
 

@@ -5,7 +5,7 @@
 //
 //   CudaProgram p;
 //   std::string error = CudaProgram::Parse(ptx, manifest_json, &p);   // needs no driver
-//   error = p.CallHost("matmul", args, 3);   // host tensors: to the device and back
+//   CallOutcome r = p.CallHost("matmul", args, 3);   // host tensors: to the device and back
 //
 // Parsing checks the manifest (every function's parameters as a signature, its
 // workspaces and kernels, each kernel argument in range). The first launch
@@ -67,24 +67,25 @@ class CudaProgram {
   const std::vector<CudaFunction>& functions() const { return functions_; }
   const CudaFunction* Find(std::string_view name) const;
 
-  // Launches every kernel of `f`, in order, on `stream` (NULL: the default one):
-  // `storage` holds the device pointers of the parameters then the workspaces;
-  // `args` and `packed` the checked arguments (PackArguments), which give the
-  // scalar parameters and the shape variables (none: a kernel that takes one fails).
-  // 0, else non-zero with tessel_last_error set.
-  int32_t Launch(const CudaFunction& f, const std::vector<void*>& storage,
-                 const std::vector<DLTensor*>& args, const PackedArgs& packed, void* stream) const;
-
   // A whole call on host (CPU) tensors: checks them, copies each buffer to the
   // device, allocates the workspaces, launches, waits, copies back every buffer the
-  // function may write and frees what it allocated. "" or the message.
-  std::string CallHost(std::string_view name, DLTensor* const* args, int32_t num_args) const;
+  // function may write and frees what it allocated. kBadArgument (nothing reached
+  // the device) or kKernelFailed with the message, as a CPU call reports.
+  CallOutcome CallHost(std::string_view name, DLTensor* const* args, int32_t num_args) const;
   // Times `name` on device copies of host `args`: `warmup` untimed runs, then the
   // milliseconds of each of `repeat` runs of all its kernels (CUDA events).
-  std::string TimeHost(std::string_view name, DLTensor* const* args, int32_t num_args, int warmup,
+  CallOutcome TimeHost(std::string_view name, DLTensor* const* args, int32_t num_args, int warmup,
                        int repeat, std::vector<double>* ms) const;
 
  private:
+  // Launches every kernel of `f`, in order, on `stream` (NULL: the default one):
+  // `storage` holds the device pointers of the parameters then the workspaces;
+  // `args` and `packed` the checked arguments (PackArguments), which give the
+  // scalar parameters and the shape variables. 0, else non-zero with
+  // tessel_last_error set.
+  int32_t Launch(const CudaFunction& f, const std::vector<void*>& storage,
+                 const std::vector<DLTensor*>& args, const PackedArgs& packed, void* stream) const;
+
   // The function `name` and its checked arguments; "" or why not.
   std::string Check(std::string_view name, DLTensor* const* args, int32_t num_args,
                     const CudaFunction** f, PackedArgs* packed) const;

@@ -50,13 +50,11 @@ const CudaFunction& FindFunction(const CudaModule& m, const std::string& name) {
   return *f;
 }
 
-// What PackArguments refuses (a dtype, a shape) is the caller's mistake: an
-// ArgumentError before anything reaches the device.
-void CheckArguments(const CudaFunction& f, const CallArgs& call) {
-  runtime::PackedArgs packed;
-  std::string e = runtime::PackArguments(f.signature, call.tensors().data(),
-                                         static_cast<int32_t>(call.tensors().size()), &packed);
-  if (!e.empty()) Throw(ErrorKind::kArgument, e);
+// A refused argument (nothing reached the device) is the caller's mistake; anything
+// else, the device's.
+[[noreturn]] void ThrowOutcome(const runtime::CallOutcome& r) {
+  Throw(r.kind == runtime::CallOutcome::kBadArgument ? ErrorKind::kArgument : ErrorKind::kRuntime,
+        r.message);
 }
 
 CudaModule BuildCuda(ir::IRModule mod, const std::string& target_text) {
@@ -82,14 +80,13 @@ CudaModule BuildCuda(ir::IRModule mod, const std::string& target_text) {
 void Call(const CudaModule& m, const std::string& name, py::sequence args) {
   const CudaFunction& f = FindFunction(m, name);
   CallArgs call(f.signature, args);
-  CheckArguments(f, call);
-  std::string error;
+  runtime::CallOutcome r;
   {
     py::gil_scoped_release release;
-    error = m.program.CallHost(name, call.tensors().data(),
-                               static_cast<int32_t>(call.tensors().size()));
+    r = m.program.CallHost(name, call.tensors().data(),
+                           static_cast<int32_t>(call.tensors().size()));
   }
-  if (!error.empty()) Throw(ErrorKind::kRuntime, error);
+  if (r.kind != runtime::CallOutcome::kOk) ThrowOutcome(r);
   call.CopyBack();
 }
 
@@ -100,15 +97,14 @@ std::vector<double> TimeMs(const CudaModule& m, const std::string& name, py::seq
   }
   const CudaFunction& f = FindFunction(m, name);
   CallArgs call(f.signature, args);
-  CheckArguments(f, call);
-  std::string error;
+  runtime::CallOutcome r;
   std::vector<double> ms;
   {
     py::gil_scoped_release release;
-    error = m.program.TimeHost(name, call.tensors().data(),
-                               static_cast<int32_t>(call.tensors().size()), warmup, repeat, &ms);
+    r = m.program.TimeHost(name, call.tensors().data(), static_cast<int32_t>(call.tensors().size()),
+                           warmup, repeat, &ms);
   }
-  if (!error.empty()) Throw(ErrorKind::kRuntime, error);
+  if (r.kind != runtime::CallOutcome::kOk) ThrowOutcome(r);
   return ms;
 }
 

@@ -107,18 +107,22 @@ TEST(CudaProgram, ACallChecksItsArgumentsThenNeedsADriver) {
   NDArray n = *NDArray::Zeros({}, DLDataType{kDLInt, 32, 1});
   *static_cast<int32_t*>(n.data()) = 8;
   std::vector<DLTensor*> bad = {a.dltensor(), wrong.dltensor(), n.dltensor()};
-  EXPECT_THAT(p.CallHost("add", bad.data(), 3),
+  EXPECT_EQ(p.CallHost("add", bad.data(), 3).kind, CallOutcome::kBadArgument);
+  EXPECT_THAT(p.CallHost("add", bad.data(), 3).message,
               HasSubstr("argument 1 (B): expected dtype f32, given f64"));
-  EXPECT_THAT(p.CallHost("sub", bad.data(), 3), HasSubstr("no GPU function named 'sub'"));
+  EXPECT_THAT(p.CallHost("sub", bad.data(), 3).message, HasSubstr("no GPU function named 'sub'"));
   std::vector<double> ms;
-  EXPECT_THAT(p.TimeHost("add", bad.data(), 2, 0, 1, &ms), HasSubstr("expected 3 arguments"));
+  EXPECT_THAT(p.TimeHost("add", bad.data(), 2, 0, 1, &ms).message,
+              HasSubstr("expected 3 arguments"));
   if (tessel_cuda_init(0) == 0) GTEST_SKIP() << "a CUDA device is present";
   std::vector<DLTensor*> good = {a.dltensor(), b.dltensor(), n.dltensor()};
-  const std::string why = p.CallHost("add", good.data(), 3);
+  const CallOutcome r = p.CallHost("add", good.data(), 3);
+  EXPECT_EQ(r.kind, CallOutcome::kKernelFailed);
+  const std::string why = r.message;
   EXPECT_THAT(why, HasSubstr("add: "));
   EXPECT_THAT(why, ::testing::AnyOf(HasSubstr("no CUDA driver"), HasSubstr("cuInit"),
                                     HasSubstr("no CUDA device 0")));
-  EXPECT_THAT(p.TimeHost("add", good.data(), 3, 1, 2, &ms), HasSubstr("add: "));
+  EXPECT_THAT(p.TimeHost("add", good.data(), 3, 1, 2, &ms).message, HasSubstr("add: "));
 }
 
 // An exported library carries the program: read back whole, from C++ and from C,

@@ -6,10 +6,10 @@
 //   tessel-gpu-run --ptx add.ptx --launches add.json --function add --data DIR --repeat 50
 //   tessel-gpu-run --library add.so --function add --data DIR --repeat 50
 //
-// With --ptx and --launches the buffers live on the device and the kernels are
-// launched directly. With --library (a library exported from a cuda build) the
-// call goes the way tessel.build's and C's do (CudaProgram::CallHost: host buffers
-// copied over and back), and the timing through TimeHost.
+// The program comes from the PTX and manifest files, or from a library exported
+// from a cuda build (--library). Either way the function runs as tessel.build's
+// and C's calls do (CudaProgram::CallHost: host buffers copied over and back) and
+// is timed by CudaProgram::TimeHost (buffers copied once, kernels timed).
 //
 // DIR holds PARAM.in (the raw bytes of each buffer parameter's input) and, for those
 // to check, PARAM.expected. It prints one JSON line: the device, each checked
@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -127,26 +126,23 @@ std::string ReadInputs(const std::vector<ParamSignature>& params, const std::str
   return "";
 }
 
-// Each parameter with a PARAM.expected file checked against `got(i)`.
-nlohmann::json Checks(const std::vector<ParamSignature>& params, const std::string& dir,
-                      const std::function<std::string(size_t)>& got, bool* all_ok,
-                      std::string* error) {
+// Each parameter with a PARAM.expected file checked against what the call left in
+// its host buffer; "" or why a check could not be made.
+std::string Checks(const std::vector<ParamSignature>& params, const std::string& dir,
+                   const HostBuffers& host, nlohmann::json* checks, bool* all_ok) {
   *all_ok = true;
-  nlohmann::json checks = nlohmann::json::object();
+  *checks = nlohmann::json::object();
   for (size_t i = 0; i < params.size(); ++i) {
-    std::string want;  // Workspaces are never checked: they follow the parameters.
+    std::string want;
     if (!ReadFile(dir + "/" + params[i].name + ".expected", &want)) continue;
-    const std::string g = got(i);
-    if (want.size() != g.size()) {
-      *error = params[i].name + ".expected has the wrong size";
-      return checks;
-    }
+    const std::string got(host.data[i].get(), host.bytes[i]);
+    if (want.size() != got.size()) return params[i].name + ".expected has the wrong size";
     bool ok = false;
-    double err = MaxError(tessel::runtime::DTypeToString(params[i].dtype), g, want, &ok);
-    checks[params[i].name] = {{"max_abs_error", err}, {"ok", ok}};
+    double err = MaxError(tessel::runtime::DTypeToString(params[i].dtype), got, want, &ok);
+    (*checks)[params[i].name] = {{"max_abs_error", err}, {"ok", ok}};
     *all_ok = *all_ok && ok;
   }
-  return checks;
+  return "";
 }
 
 void AddTimes(std::vector<double> ms, int repeat, nlohmann::json* report) {
@@ -189,75 +185,26 @@ int Run(const Options& o) {
                            {"device", name},
                            {"capability", std::to_string(major) + "." + std::to_string(minor)},
                            {"multiprocessors", sms},
-                           {"path", o.library.empty() ? "device" : "host (CallHost)"}};
+                           {"program", o.library.empty() ? "ptx and manifest" : "library"}};
+  std::vector<DLTensor*> args;
+  for (DLTensor& t : host.tensors) args.push_back(&t);
+  const int32_t n = static_cast<int32_t>(args.size());
+  using tessel::runtime::CallOutcome;
+  if (CallOutcome r = program.CallHost(o.function, args.data(), n); r.kind != CallOutcome::kOk) {
+    return Fail(r.message);
+  }
   bool all_ok = true;
-  std::string error;
-  if (!o.library.empty()) {
-    std::vector<DLTensor*> args;
-    for (DLTensor& t : host.tensors) args.push_back(&t);
-    const int32_t n = static_cast<int32_t>(args.size());
-    if (std::string e = program.CallHost(o.function, args.data(), n); !e.empty()) return Fail(e);
-    report["checks"] = Checks(
-        params, o.data, [&](size_t i) { return std::string(host.data[i].get(), host.bytes[i]); },
-        &all_ok, &error);
-    if (!error.empty()) return Fail(error);
-    std::vector<double> ms;
-    if (std::string e = program.TimeHost(o.function, args.data(), n, 1, o.repeat, &ms); !e.empty())
-      return Fail(e);
-    report["ok"] = all_ok;
-    AddTimes(ms, o.repeat, &report);
-    std::printf("%s\n", report.dump().c_str());
-    return all_ok ? 0 : 2;
-  }
-  // One device buffer per parameter, filled from the host's.
-  std::vector<void*> device(params.size(), nullptr);
-  std::vector<size_t> bytes = host.bytes;
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (tessel_cuda_alloc(bytes[i], &device[i]) != 0 ||
-        tessel_cuda_copy_to_device(device[i], host.data[i].get(), bytes[i]) != 0) {
-      return Fail(tessel_last_error());
-    }
-  }
-  // Workspaces: device buffers for the intermediates between kernels.
-  for (const tessel::runtime::CudaFunction::Workspace& w : func->workspaces) {
-    size_t n = static_cast<size_t>(w.elements * tessel::runtime::DTypeBytes(w.dtype));
-    device.push_back(nullptr);
-    bytes.push_back(n);
-    if (tessel_cuda_alloc(n, &device.back()) != 0) return Fail(tessel_last_error());
-  }
-  auto launch_all = [&]() -> int32_t { return program.Launch(*func, device, {}, {}, nullptr); };
-  if (launch_all() != 0 || tessel_cuda_synchronize() != 0) return Fail(tessel_last_error());
-
-  bool copied = true;
-  report["checks"] = Checks(
-      params, o.data,
-      [&](size_t i) {
-        std::string got(bytes[i], '\0');
-        copied = copied && tessel_cuda_copy_to_host(got.data(), device[i], bytes[i]) == 0;
-        return got;
-      },
-      &all_ok, &error);
-  if (!copied) return Fail(tessel_last_error());
-  if (!error.empty()) return Fail(error);
+  nlohmann::json checks;
+  if (std::string e = Checks(params, o.data, host, &checks, &all_ok); !e.empty()) return Fail(e);
+  report["checks"] = checks;
   report["ok"] = all_ok;
-
-  void *start = nullptr, *end = nullptr;
-  if (tessel_cuda_event_create(&start) != 0 || tessel_cuda_event_create(&end) != 0) {
-    return Fail(tessel_last_error());
-  }
   std::vector<double> ms;
-  for (int r = 0; r < o.repeat; ++r) {
-    float t = 0;
-    if (tessel_cuda_event_record(start, nullptr) != 0 || launch_all() != 0 ||
-        tessel_cuda_event_record(end, nullptr) != 0 ||
-        tessel_cuda_event_elapsed_ms(start, end, &t) != 0) {
-      return Fail(tessel_last_error());
-    }
-    ms.push_back(t);
+  if (CallOutcome r = program.TimeHost(o.function, args.data(), n, 1, o.repeat, &ms);
+      r.kind != CallOutcome::kOk) {
+    return Fail(r.message);
   }
   AddTimes(ms, o.repeat, &report);
   std::printf("%s\n", report.dump().c_str());
-  for (void* p : device) tessel_cuda_free(p);
   return all_ok ? 0 : 2;
 }
 

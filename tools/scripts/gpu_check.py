@@ -68,8 +68,8 @@ def main():
             with open(os.path.join(args.out, stem + "." + ext), "w") as f:
                 f.write(text)
         mod = tessel.load(path)
-        # The same kernels as an exported library, run the way tessel.build's and
-        # C's calls are (host buffers copied over and back: CudaProgram::CallHost).
+        # The same kernels as an exported library: run.sh runs each function from
+        # the PTX and manifest files and from the library (export and load-back).
         built = tessel.transform.parse_pipeline(args.pipeline)(mod) if args.pipeline else mod
         tessel.build(built, target=args.target).export_library(
             os.path.join(args.out, stem + ".so"), header_path=os.path.join(args.out, stem + ".h"))
