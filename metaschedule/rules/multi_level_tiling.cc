@@ -25,7 +25,8 @@
 // L2 is packed whole, once per call; a two-dimensional panel packed per column
 // tile is laid out panel-major ([N / T * K, T], PanelMajor), which compaction
 // shrinks to the same [K, T] and hoist-constant-packing can hoist for a constant
-// weight with every tile's panel still contiguous. The register tile runs a registered
+// weight with every tile's panel still contiguous. Every panel copy runs its loop over the
+// panel's columns innermost, vectorized (PackUnder). The register tile runs a registered
 // micro-kernel (tensorize) where one matches it (ComputeTile).
 // Each loop is split by sample_perfect_tile (4 levels spatial, 2 reduce). The
 // heuristic (default-schedule): cols' innermost factor is a divisor up to two
@@ -73,11 +74,49 @@ std::string PanelMajor(int64_t rows, int64_t tile) {
   return absl::StrCat("lambda v0, v1: (v1 // ", tile, " * ", rows, " + v0, v1 % ", tile, ")");
 }
 
+// The index in `loops` of the loop whose variable the copy's binding of the
+// panel's last (contiguous) dimension uses, or -1.
+int LoopOfLastDim(sch::Schedule& s, sch::BlockRV pack, const std::vector<sch::LoopRV>& loops) {
+  absl::StatusOr<ir::Block> b = s.Get(pack);
+  if (!b.ok() || (*b)->writes.empty() || (*b)->writes[0].region.empty()) return -1;
+  const sch::StmtIndex& index = s.state().index();
+  const ir::BlockRealizeNode* r = index.realize(index.FindBlock((*b)->name));
+  const ir::Expr& last = (*b)->writes[0].region.back().min;
+  for (size_t l = 0; l < loops.size(); ++l) {
+    absl::StatusOr<ir::Ref<const ir::ForNode>> f = s.Get(loops[l]);
+    if (!f.ok()) return -1;
+    for (size_t k = 0; k < (*b)->iter_vars.size(); ++k) {
+      if (ir::arith::UsesVar(last, (*b)->iter_vars[k].var.get()) &&
+          ir::arith::UsesVar(r->iter_values[k], (*f)->loop_var.get())) {
+        return static_cast<int>(l);
+      }
+    }
+  }
+  return -1;
+}
+
 // Moves the panel copy `pack` under `loop` and vectorizes its innermost loop
-// where it can (a halo, conv2d's rows plus taps, may refuse it).
+// where it can (a halo, conv2d's rows plus taps, may refuse it). The loop over
+// the panel's contiguous dimension goes innermost first: a transposed panel
+// (Wᵀ of a dense layer) is then written a vector at a time and read with
+// gathers whose rows stay in L1,
+//   for ax1 in 768: for ax0 in vectorized 32: W1_global[ax1, ax0] = W1[ax0, ax1]
+// where the order of W1 would store one element per line of a 96 KB panel.
 absl::Status PackUnder(sch::Schedule& s, sch::BlockRV pack, sch::LoopRV loop) {
   TESSEL_RETURN_IF_ERROR(s.ComputeAt(pack, loop));
   TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> p, LoopsBelow(s, pack, loop));
+  const int contiguous = LoopOfLastDim(s, pack, p);
+  if (contiguous >= 0 && contiguous + 1 < static_cast<int>(p.size())) {
+    std::vector<sch::LoopRV> order = p;
+    order.erase(order.begin() + contiguous);
+    order.push_back(p[contiguous]);
+    sch::Schedule before = s;
+    if (s.Reorder(order).ok()) {
+      p = std::move(order);
+    } else {
+      s = std::move(before);
+    }
+  }
   if (!p.empty()) {
     sch::Schedule before = s;
     if (!s.Vectorize(p.back()).ok()) s = std::move(before);
