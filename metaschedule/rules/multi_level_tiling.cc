@@ -95,28 +95,33 @@ int LoopOfLastDim(sch::Schedule& s, sch::BlockRV pack, const std::vector<sch::Lo
   return -1;
 }
 
-// Moves the panel copy `pack` under `loop` and vectorizes its innermost loop
-// where it can (a halo, conv2d's rows plus taps, may refuse it). The loop over
-// the panel's contiguous dimension goes innermost first: a transposed panel
-// (Wᵀ of a dense layer) is then written a vector at a time and read with
-// gathers whose rows stay in L1,
+// Moves the loop of the panel copy `pack` over the panel's contiguous dimension
+// innermost among its `loops` (kept as they are where it cannot), so that a
+// transposed panel (Wᵀ of a dense layer) is written a vector at a time and read
+// with gathers whose rows stay in L1,
 //   for ax1 in 768: for ax0 in vectorized 32: W1_global[ax1, ax0] = W1[ax0, ax1]
 // where the order of W1 would store one element per line of a 96 KB panel.
+// Returns the loops in their new order.
+std::vector<sch::LoopRV> ContiguousInnermost(sch::Schedule& s, sch::BlockRV pack,
+                                             std::vector<sch::LoopRV> loops) {
+  const int contiguous = LoopOfLastDim(s, pack, loops);
+  if (contiguous < 0 || contiguous + 1 == static_cast<int>(loops.size())) return loops;
+  std::vector<sch::LoopRV> order = loops;
+  order.erase(order.begin() + contiguous);
+  order.push_back(loops[contiguous]);
+  sch::Schedule before = s;
+  if (s.Reorder(order).ok()) return order;
+  s = std::move(before);
+  return loops;
+}
+
+// Moves the panel copy `pack` under `loop`, its contiguous dimension's loop
+// innermost (ContiguousInnermost), and vectorizes that loop where it can (a
+// halo, conv2d's rows plus taps, may refuse it).
 absl::Status PackUnder(sch::Schedule& s, sch::BlockRV pack, sch::LoopRV loop) {
   TESSEL_RETURN_IF_ERROR(s.ComputeAt(pack, loop));
-  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> p, LoopsBelow(s, pack, loop));
-  const int contiguous = LoopOfLastDim(s, pack, p);
-  if (contiguous >= 0 && contiguous + 1 < static_cast<int>(p.size())) {
-    std::vector<sch::LoopRV> order = p;
-    order.erase(order.begin() + contiguous);
-    order.push_back(p[contiguous]);
-    sch::Schedule before = s;
-    if (s.Reorder(order).ok()) {
-      p = std::move(order);
-    } else {
-      s = std::move(before);
-    }
-  }
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> below, LoopsBelow(s, pack, loop));
+  const std::vector<sch::LoopRV> p = ContiguousInnermost(s, pack, std::move(below));
   if (!p.empty()) {
     sch::Schedule before = s;
     if (!s.Vectorize(p.back()).ok()) s = std::move(before);
@@ -378,6 +383,10 @@ class MultiLevelTiling : public ScheduleRule {
       const ir::BufferNode* operand = b->reads[*panel].buffer.get();
       const std::optional<int64_t> elements = ElementCount(operand);
       if (map && elements && *elements * operand->dtype.bytes() <= ctx.machine.l2_bytes / 2) {
+        // Its copy written a vector of columns at a time (parallelize-vectorize
+        // vectorizes that loop).
+        TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> loops, s.GetLoops(pack));
+        ContiguousInnermost(s, pack, std::move(loops));
         did.push_back(absl::StrCat("packed ", b->reads[*panel].buffer->name, " whole"));
       } else {
         TESSEL_RETURN_IF_ERROR(PackUnder(s, pack, s0_last));
