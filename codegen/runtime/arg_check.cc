@@ -29,7 +29,8 @@ struct Binding {
 
 class Checker {
  public:
-  Checker(const FunctionSignature& sig, DLTensor* const* args) : sig_(sig), args_(args) {}
+  Checker(const FunctionSignature& sig, DLTensor* const* args, DLDevice buffers_on)
+      : sig_(sig), args_(args), buffers_on_(buffers_on) {}
 
   std::string Run(int32_t num_args, PackedArgs* out) {
     if (num_args < 0 || static_cast<size_t>(num_args) != sig_.params.size()) {
@@ -62,13 +63,18 @@ class Checker {
     return Prefix() + "argument " + std::to_string(i) + " (" + sig_.params[i].name + "): ";
   }
 
-  // The checks every argument shares: present, on the CPU, of the parameter's dtype.
+  // The checks every argument shares: present, on its device (a scalar on the CPU, a
+  // buffer where the call's buffers live), of the parameter's dtype.
   std::string CheckCommon(size_t i) {
     const DLTensor* t = args_[i];
     const ParamSignature& p = sig_.params[i];
     if (t == nullptr) return Arg(i) + "the DLTensor pointer is NULL";
-    if (t->device.device_type != kDLCPU) {
-      return Arg(i) + "expected a tensor on the CPU, given one on " + DescribeDevice(t->device);
+    const DLDevice want = p.is_buffer ? buffers_on_ : DLDevice{kDLCPU, 0};
+    if (t->device.device_type != want.device_type ||
+        (want.device_type != kDLCPU && t->device.device_id != want.device_id)) {
+      return Arg(i) + "expected a tensor on " +
+             (want.device_type == kDLCPU ? std::string("the CPU") : DescribeDevice(want)) +
+             ", given one on " + DescribeDevice(t->device);
     }
     if (t->dtype != p.dtype) {
       return Arg(i) + "expected dtype " + DTypeToString(p.dtype) + ", given " +
@@ -204,6 +210,7 @@ class Checker {
 
   const FunctionSignature& sig_;
   DLTensor* const* args_;
+  DLDevice buffers_on_;
   std::map<std::string_view, Binding> bindings_;  // Keys point into sig_.
   std::vector<ByteRange> ranges_;                  // Of the buffers, once checked.
 };
@@ -263,8 +270,8 @@ std::string CheckWrittenDisjoint(const FunctionSignature& sig,
 }
 
 std::string PackArguments(const FunctionSignature& sig, DLTensor* const* args, int32_t num_args,
-                          PackedArgs* out) {
-  return Checker(sig, args).Run(num_args, out);
+                          PackedArgs* out, DLDevice buffers_on) {
+  return Checker(sig, args, buffers_on).Run(num_args, out);
 }
 
 CallOutcome CheckAndCall(const FunctionSignature& sig, TesselPackedFunc packed,

@@ -33,16 +33,18 @@ struct PackedArgs {
   int32_t size() const { return static_cast<int32_t>(values.size()); }
 };
 
-// Checks count, non-null tensors, device (CPU), dtype, rank, shape (constants and
+// Checks count, non-null tensors, device (scalars on the CPU, buffers on
+// `buffers_on`: the CPU for compiled CPU code, cuda:0 for a GPU call on device
+// arrays), dtype, rank, shape (constants and
 // consistent symbolic extents), strides (NULL or compact row-major; the stride of an
 // extent-1 dimension is free), 64-byte alignment of data + byte_offset, non-null
 // data for non-empty buffers, and that no buffer the function writes shares memory
-// with another buffer argument (CheckWrittenDisjoint). Returns "" and fills `out` when every argument fits;
-// otherwise the message names the function, the argument and expected vs given,
-// and `out` is untouched. Reads only the DLTensor fields it documents: pointers in
-// them must be valid (NULL is reported, not followed).
+// with another buffer argument (CheckWrittenDisjoint). Returns "" and fills `out` when every
+// argument fits; otherwise the message names the function, the argument and expected vs given, and
+// `out` is untouched. Reads only the DLTensor fields it documents: pointers in them must be valid
+// (NULL is reported, not followed).
 std::string PackArguments(const FunctionSignature& sig, DLTensor* const* args, int32_t num_args,
-                          PackedArgs* out);
+                          PackedArgs* out, DLDevice buffers_on = DLDevice{kDLCPU, 0});
 
 // The bytes one argument spans, [begin, end); empty (begin == end) for a scalar or an
 // empty buffer.

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <utility>
@@ -248,24 +249,31 @@ bool ScalarValue(const FunctionSignature& sig, const std::vector<DLTensor*>& arg
   return true;
 }
 
-// Device copies of a call's host buffers and the function's workspaces, freed
-// when it goes.
+// The device memory of one call: each buffer argument's (a copy of a host tensor,
+// or the caller's device tensor itself) and the function's workspaces. What it
+// allocated is freed when it goes.
 class DeviceStorage {
  public:
   ~DeviceStorage() {
-    for (void* p : pointers) {
-      if (p != nullptr) tessel_cuda_free(p);
+    for (size_t i = 0; i < pointers.size(); ++i) {
+      if (owned[i] && pointers[i] != nullptr) tessel_cuda_free(pointers[i]);
     }
   }
-  // Allocates and fills; 0 or non-zero with the last error set.
-  int32_t Fill(const CudaFunction& f, const std::vector<DLTensor*>& args) {
+  // Allocates and fills (copies host tensors in; `on_device`: uses the tensors'
+  // own memory); 0 or non-zero with the last error set.
+  int32_t Fill(const CudaFunction& f, const std::vector<DLTensor*>& args, bool on_device) {
     for (size_t i = 0; i < f.signature.params.size(); ++i) {
       pointers.push_back(nullptr);
       bytes.push_back(0);
+      owned.push_back(!on_device);
       if (!f.signature.params[i].is_buffer) continue;
       const DLTensor* t = args[i];
       bytes.back() = static_cast<size_t>(Elements(t) * DTypeBytes(t->dtype));
       if (bytes.back() == 0) continue;
+      if (on_device) {
+        pointers.back() = static_cast<char*>(t->data) + t->byte_offset;
+        continue;
+      }
       if (tessel_cuda_alloc(bytes.back(), &pointers.back()) != 0 ||
           tessel_cuda_copy_to_device(pointers.back(),
                                      static_cast<const char*>(t->data) + t->byte_offset,
@@ -276,10 +284,12 @@ class DeviceStorage {
     for (const CudaFunction::Workspace& w : f.workspaces) {
       pointers.push_back(nullptr);
       bytes.push_back(static_cast<size_t>(w.elements * DTypeBytes(w.dtype)));
+      owned.push_back(true);
       if (bytes.back() != 0 && tessel_cuda_alloc(bytes.back(), &pointers.back()) != 0) return 1;
     }
     return 0;
   }
+  std::vector<bool> owned;
   std::vector<void*> pointers;
   std::vector<size_t> bytes;
 };
@@ -384,17 +394,29 @@ int32_t CudaProgram::Launch(const CudaFunction& f, const std::vector<void*>& sto
 }
 
 std::string CudaProgram::Check(std::string_view name, DLTensor* const* args, int32_t num_args,
-                               const CudaFunction** f, PackedArgs* packed) const {
+                               const CudaFunction** f, PackedArgs* packed, bool* on_device) const {
   *f = Find(name);
   if (*f == nullptr) return "no GPU function named '" + std::string(name) + "'";
-  return PackArguments((*f)->signature, args, num_args, packed);
+  // Where the buffers live is where the first one does; PackArguments holds the
+  // others to it, so a call never mixes host and device buffers.
+  DLDevice buffers_on{kDLCPU, 0};
+  for (size_t i = 0; i < (*f)->signature.params.size() && args != nullptr &&
+                     i < static_cast<size_t>(std::max(num_args, 0));
+       ++i) {
+    if (!(*f)->signature.params[i].is_buffer || args[i] == nullptr) continue;
+    if (args[i]->device.device_type == kDLCUDA) buffers_on = DLDevice{kDLCUDA, 0};
+    break;
+  }
+  *on_device = buffers_on.device_type == kDLCUDA;
+  return PackArguments((*f)->signature, args, num_args, packed, buffers_on);
 }
 
-CallOutcome CudaProgram::CallHost(std::string_view name, DLTensor* const* args,
-                                  int32_t num_args) const {
+CallOutcome CudaProgram::Call(std::string_view name, DLTensor* const* args,
+                              int32_t num_args) const {
   const CudaFunction* f = nullptr;
   PackedArgs packed;
-  if (std::string e = Check(name, args, num_args, &f, &packed); !e.empty()) {
+  bool on_device = false;
+  if (std::string e = Check(name, args, num_args, &f, &packed, &on_device); !e.empty()) {
     return {CallOutcome::kBadArgument, e};
   }
   auto fail = [&]() {
@@ -403,12 +425,12 @@ CallOutcome CudaProgram::CallHost(std::string_view name, DLTensor* const* args,
   const std::vector<DLTensor*> tensors(args, args + num_args);
   DeviceStorage storage;
   void* module = nullptr;
-  if (Load(&module) != 0 || storage.Fill(*f, tensors) != 0 ||
+  if (Load(&module) != 0 || storage.Fill(*f, tensors, on_device) != 0 ||
       Launch(*f, storage.pointers, tensors, packed, nullptr) != 0 ||
       tessel_cuda_synchronize() != 0) {
     return fail();
   }
-  for (size_t i = 0; i < f->signature.params.size(); ++i) {
+  for (size_t i = 0; i < f->signature.params.size() && !on_device; ++i) {
     const ParamSignature& p = f->signature.params[i];
     if (!p.is_buffer || !p.written || storage.bytes[i] == 0) continue;
     if (tessel_cuda_copy_to_host(static_cast<char*>(args[i]->data) + args[i]->byte_offset,
@@ -419,11 +441,12 @@ CallOutcome CudaProgram::CallHost(std::string_view name, DLTensor* const* args,
   return {};
 }
 
-CallOutcome CudaProgram::TimeHost(std::string_view name, DLTensor* const* args, int32_t num_args,
-                                  int warmup, int repeat, std::vector<double>* ms) const {
+CallOutcome CudaProgram::Time(std::string_view name, DLTensor* const* args, int32_t num_args,
+                              int warmup, int repeat, std::vector<double>* ms) const {
   const CudaFunction* f = nullptr;
   PackedArgs packed;
-  if (std::string e = Check(name, args, num_args, &f, &packed); !e.empty()) {
+  bool on_device = false;
+  if (std::string e = Check(name, args, num_args, &f, &packed, &on_device); !e.empty()) {
     return {CallOutcome::kBadArgument, e};
   }
   const std::vector<DLTensor*> tensors(args, args + num_args);
@@ -435,7 +458,7 @@ CallOutcome CudaProgram::TimeHost(std::string_view name, DLTensor* const* args, 
     return CallOutcome{CallOutcome::kKernelFailed, f->signature.name + ": " + tessel_last_error()};
   };
   void* module = nullptr;
-  if (Load(&module) != 0 || storage.Fill(*f, tensors) != 0) return fail();
+  if (Load(&module) != 0 || storage.Fill(*f, tensors, on_device) != 0) return fail();
   for (int w = 0; w < warmup; ++w) {
     if (Launch(*f, storage.pointers, tensors, packed, nullptr) != 0) return fail();
   }
@@ -489,7 +512,7 @@ int32_t tessel_cuda_program_call(TesselCudaProgram* program, const char* name,
   if (num_args < 0 || (num_args > 0 && args == nullptr)) {
     return tessel_set_last_error("tessel_cuda_program_call: no argument array");
   }
-  const tessel::runtime::CallOutcome r = program->program.CallHost(name, args, num_args);
+  const tessel::runtime::CallOutcome r = program->program.Call(name, args, num_args);
   if (r.kind != tessel::runtime::CallOutcome::kOk) return tessel_set_last_error(r.message.c_str());
   return 0;
 }

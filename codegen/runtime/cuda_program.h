@@ -5,7 +5,8 @@
 //
 //   CudaProgram p;
 //   std::string error = CudaProgram::Parse(ptx, manifest_json, &p);   // needs no driver
-//   CallOutcome r = p.CallHost("matmul", args, 3);   // host tensors: to the device and back
+//   CallOutcome r = p.Call("matmul", args, 3);   // host tensors: to the device and back;
+//                                                // device tensors: in place
 //
 // Parsing checks the manifest (every function's parameters as a signature, its
 // workspaces and kernels, each kernel argument in range). The first launch
@@ -67,15 +68,19 @@ class CudaProgram {
   const std::vector<CudaFunction>& functions() const { return functions_; }
   const CudaFunction* Find(std::string_view name) const;
 
-  // A whole call on host (CPU) tensors: checks them, copies each buffer to the
+  // A whole call. On host (CPU) tensors: checks them, copies each buffer to the
   // device, allocates the workspaces, launches, waits, copies back every buffer the
-  // function may write and frees what it allocated. kBadArgument (nothing reached
-  // the device) or kKernelFailed with the message, as a CPU call reports.
-  CallOutcome CallHost(std::string_view name, DLTensor* const* args, int32_t num_args) const;
-  // Times `name` on device copies of host `args`: `warmup` untimed runs, then the
-  // milliseconds of each of `repeat` runs of all its kernels (CUDA events).
-  CallOutcome TimeHost(std::string_view name, DLTensor* const* args, int32_t num_args, int warmup,
-                       int repeat, std::vector<double>* ms) const;
+  // function may write and frees what it allocated. On device tensors (kDLCUDA,
+  // NDArray::Zeros on cuda:0): the kernels read and write them in place, nothing is
+  // copied. A call's buffers are all on the host or all on the device; scalars are
+  // host tensors. kBadArgument (nothing reached the device) or kKernelFailed with
+  // the message, as a CPU call reports.
+  CallOutcome Call(std::string_view name, DLTensor* const* args, int32_t num_args) const;
+  // Times `name` on `args` (host tensors: on device copies of them): `warmup`
+  // untimed runs, then the milliseconds of each of `repeat` runs of all its
+  // kernels (CUDA events).
+  CallOutcome Time(std::string_view name, DLTensor* const* args, int32_t num_args, int warmup,
+                   int repeat, std::vector<double>* ms) const;
 
  private:
   // Launches every kernel of `f`, in order, on `stream` (NULL: the default one):
@@ -86,9 +91,10 @@ class CudaProgram {
   int32_t Launch(const CudaFunction& f, const std::vector<void*>& storage,
                  const std::vector<DLTensor*>& args, const PackedArgs& packed, void* stream) const;
 
-  // The function `name` and its checked arguments; "" or why not.
+  // The function `name`, its checked arguments and whether its buffers are on the
+  // device; "" or why not.
   std::string Check(std::string_view name, DLTensor* const* args, int32_t num_args,
-                    const CudaFunction** f, PackedArgs* packed) const;
+                    const CudaFunction** f, PackedArgs* packed, bool* on_device) const;
   // Initialises the driver and loads the PTX, the first time; 0 or the last error.
   int32_t Load(void** module) const;
   struct Loaded;  // The driver module, loaded on first use.

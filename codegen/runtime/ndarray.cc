@@ -1,9 +1,9 @@
 // NDArray storage and DLPack import/export (see ndarray.h).
 //
 // One State per storage: the DLTensor all handles share, the shape/stride arrays it
-// points to, and either memory tessel allocated or the imported DLManagedTensor whose
-// deleter the State's destructor calls. An export holds a shared_ptr to the State in
-// its manager_ctx, so producer and consumers may release in any order.
+// points to, and either memory tessel allocated (host, or CUDA device memory) or the
+// imported DLManagedTensor whose deleter the State's destructor calls. An export holds a shared_ptr
+// to the State in its manager_ctx, so producer and consumers may release in any order.
 #include "codegen/runtime/ndarray.h"
 
 #include <cstring>
@@ -15,6 +15,7 @@
 #include "codegen/runtime/arg_check.h"
 #include "codegen/runtime/func_signature.h"
 #include "codegen/runtime/signature.h"
+#include "codegen/runtime/tessel_cuda.h"
 
 namespace tessel::runtime {
 
@@ -23,6 +24,7 @@ struct NDArray::State {
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;         // Empty when the tensor has NULL strides.
   void* owned = nullptr;                // Memory tessel allocated (64-byte aligned).
+  void* device_owned = nullptr;         // CUDA memory tessel allocated (cuMemAlloc).
   DLManagedTensor* imported = nullptr;  // The producer's tensor, released last.
 
   State() = default;
@@ -30,6 +32,7 @@ struct NDArray::State {
   State& operator=(const State&) = delete;
   ~State() {
     if (owned != nullptr) ::operator delete(owned, std::align_val_t(kArgumentAlignment));
+    if (device_owned != nullptr) tessel_cuda_free(device_owned);
     if (imported != nullptr && imported->deleter != nullptr) imported->deleter(imported);
   }
 };
@@ -48,11 +51,14 @@ absl::StatusOr<int64_t> CountElements(const std::vector<int64_t>& shape, const c
 }
 
 // The shape of a tensor from elsewhere, after the checks every use of one needs: on
-// the CPU, a supported dtype, a well-formed non-negative shape, data unless empty.
-absl::StatusOr<std::vector<int64_t>> CheckForeignTensor(const DLTensor& t, const char* what) {
-  if (t.device.device_type != kDLCPU) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": only CPU tensors are supported, given one on ", DescribeDevice(t.device)));
+// the CPU (or, with `cuda`, a CUDA device), a supported dtype, a well-formed
+// non-negative shape, data unless empty.
+absl::StatusOr<std::vector<int64_t>> CheckForeignTensor(const DLTensor& t, const char* what,
+                                                        bool cuda = false) {
+  if (t.device.device_type != kDLCPU && !(cuda && t.device.device_type == kDLCUDA)) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": only CPU", cuda ? " and CUDA" : "",
+                                                   " tensors are supported, given one on ",
+                                                   DescribeDevice(t.device)));
   }
   if (!IsSupportedDType(t.dtype)) {
     return absl::InvalidArgumentError(
@@ -69,6 +75,15 @@ absl::StatusOr<std::vector<int64_t>> CheckForeignTensor(const DLTensor& t, const
     return absl::InvalidArgumentError(absl::StrCat(what, ": NULL data for a non-empty tensor"));
   }
   return shape;
+}
+
+// A host <-> CUDA copy's result (an array is on the CPU or on CUDA): `rc` of
+// tessel_cuda_copy_*.
+absl::Status CheckedCopy(int32_t rc, const char* what) {
+  if (rc != 0) {
+    return absl::UnavailableError(absl::StrCat("NDArray::", what, ": ", tessel_last_error()));
+  }
+  return absl::OkStatus();
 }
 
 // Copies the elements of `src` (any strides, in elements) into dense row-major `dst`,
@@ -105,7 +120,10 @@ absl::StatusOr<NDArray> NDArray::CopyOf(const DLTensor& t) {
   return copy;
 }
 
-absl::StatusOr<NDArray> NDArray::Zeros(std::vector<int64_t> shape, DLDataType dtype) {
+namespace {
+
+// The bytes of a new array of `shape` and `dtype`, or why there can be none.
+absl::StatusOr<int64_t> NewArrayBytes(const std::vector<int64_t>& shape, DLDataType dtype) {
   if (!IsSupportedDType(dtype)) {
     return absl::InvalidArgumentError(
         absl::StrCat("NDArray::Zeros: unsupported dtype ", DTypeToString(dtype)));
@@ -118,6 +136,15 @@ absl::StatusOr<NDArray> NDArray::Zeros(std::vector<int64_t> shape, DLDataType dt
                                                      absl::StrJoin(shape, ", "), "] of ",
                                                      DTypeToString(dtype), " is too large"));
   }
+  return bytes;
+}
+
+}  // namespace
+
+absl::StatusOr<NDArray> NDArray::Zeros(std::vector<int64_t> shape, DLDataType dtype) {
+  absl::StatusOr<int64_t> checked = NewArrayBytes(shape, dtype);
+  if (!checked.ok()) return checked.status();
+  const int64_t bytes = *checked;
   auto state = std::make_shared<State>();
   // Round up so that a kernel's full-vector tail loads stay inside the allocation.
   size_t alloc = static_cast<size_t>((bytes + kArgumentAlignment - 1) / kArgumentAlignment *
@@ -152,10 +179,41 @@ absl::StatusOr<NDArray> NDArray::Zeros(std::vector<int64_t> shape, ir::DataType 
   return Zeros(std::move(shape), *dl);
 }
 
+absl::StatusOr<NDArray> NDArray::Zeros(std::vector<int64_t> shape, DLDataType dtype,
+                                       DLDevice device) {
+  if (device.device_type == kDLCPU && device.device_id == 0) return Zeros(std::move(shape), dtype);
+  if (device.device_type != kDLCUDA || device.device_id != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("NDArray::Zeros: arrays live on cpu:0 or cuda:0 (the device tessel's CUDA "
+                     "runtime drives), not on ",
+                     DescribeDevice(device)));
+  }
+  absl::StatusOr<int64_t> bytes = NewArrayBytes(shape, dtype);
+  if (!bytes.ok()) return bytes.status();
+  auto state = std::make_shared<State>();
+  if (tessel_cuda_init(device.device_id) != 0 ||
+      tessel_cuda_alloc(static_cast<size_t>(*bytes == 0 ? 1 : *bytes), &state->device_owned) != 0 ||
+      (*bytes > 0 &&
+       tessel_cuda_memset(state->device_owned, 0, static_cast<size_t>(*bytes)) != 0)) {
+    return absl::UnavailableError(
+        absl::StrCat("NDArray::Zeros on ", DescribeDevice(device), ": ", tessel_last_error()));
+  }
+  state->shape = std::move(shape);
+  state->tensor.data = state->device_owned;
+  state->tensor.device = device;
+  state->tensor.ndim = static_cast<int32_t>(state->shape.size());
+  state->tensor.dtype = dtype;
+  state->tensor.shape = state->shape.data();
+  NDArray a;
+  a.state_ = std::move(state);
+  return a;
+}
+
 absl::StatusOr<NDArray> NDArray::FromDLPack(DLManagedTensor* managed) {
   if (managed == nullptr) return absl::InvalidArgumentError("NDArray::FromDLPack: NULL tensor");
   const DLTensor& t = managed->dl_tensor;
-  absl::StatusOr<std::vector<int64_t>> shape = CheckForeignTensor(t, "NDArray::FromDLPack");
+  absl::StatusOr<std::vector<int64_t>> shape =
+      CheckForeignTensor(t, "NDArray::FromDLPack", /*cuda=*/true);
   if (!shape.ok()) return shape.status();
   auto state = std::make_shared<State>();
   state->shape = *std::move(shape);
@@ -181,7 +239,7 @@ DLManagedTensor* NDArray::ToDLPack() const {
   return managed;
 }
 
-absl::StatusOr<NDArray> NDArray::FromHostBuffer(const ir::HostBuffer& buffer) {
+absl::StatusOr<NDArray> NDArray::FromHostBuffer(const ir::HostBuffer& buffer) {  // On the CPU.
   absl::StatusOr<NDArray> a = Zeros(buffer.shape(), buffer.dtype());
   if (!a.ok()) return a.status();
   if (a->nbytes() > 0) std::memcpy(a->data(), buffer.data(), static_cast<size_t>(a->nbytes()));
@@ -204,6 +262,7 @@ void* NDArray::data() const {
   return static_cast<char*>(state_->tensor.data) + state_->tensor.byte_offset;
 }
 DLDataType NDArray::dtype() const { return state_ ? state_->tensor.dtype : DLDataType{0, 0, 0}; }
+DLDevice NDArray::device() const { return state_ ? state_->tensor.device : DLDevice{kDLCPU, 0}; }
 std::vector<int64_t> NDArray::shape() const {
   return state_ ? state_->shape : std::vector<int64_t>{};
 }
@@ -215,7 +274,9 @@ int64_t NDArray::numel() const {
   return n;
 }
 int64_t NDArray::nbytes() const { return state_ ? numel() * DTypeBytes(dtype()) : 0; }
-bool NDArray::owns_memory() const { return state_ && state_->owned != nullptr; }
+bool NDArray::owns_memory() const {
+  return state_ && (state_->owned != nullptr || state_->device_owned != nullptr);
+}
 
 bool NDArray::IsContiguous() const {
   if (!state_) return false;
@@ -240,8 +301,13 @@ absl::Status NDArray::CopyFromBytes(absl::Span<const uint8_t> bytes) {
     return absl::InvalidArgumentError(absl::StrCat("NDArray::CopyFromBytes: given ", bytes.size(),
                                                    " bytes, the array holds ", nbytes()));
   }
-  if (!bytes.empty()) std::memcpy(data(), bytes.data(), bytes.size());
-  return absl::OkStatus();
+  if (bytes.empty()) return absl::OkStatus();
+  if (on_cpu()) {
+    std::memcpy(data(), bytes.data(), bytes.size());
+    return absl::OkStatus();
+  }
+  return CheckedCopy(tessel_cuda_copy_to_device(data(), bytes.data(), bytes.size()),
+                     "CopyFromBytes");
 }
 
 absl::Status NDArray::CopyToBytes(absl::Span<uint8_t> bytes) const {
@@ -252,8 +318,12 @@ absl::Status NDArray::CopyToBytes(absl::Span<uint8_t> bytes) const {
                                                    bytes.size(), " bytes, the array holds ",
                                                    nbytes()));
   }
-  if (!bytes.empty()) std::memcpy(bytes.data(), data(), bytes.size());
-  return absl::OkStatus();
+  if (bytes.empty()) return absl::OkStatus();
+  if (on_cpu()) {
+    std::memcpy(bytes.data(), data(), bytes.size());
+    return absl::OkStatus();
+  }
+  return CheckedCopy(tessel_cuda_copy_to_host(bytes.data(), data(), bytes.size()), "CopyToBytes");
 }
 
 }  // namespace tessel::runtime

@@ -1,6 +1,6 @@
-// NDArray: a CPU tensor handle over DLPack. Arrays tessel allocates are dense,
-// row-major and 64-byte aligned (what compiled kernels require); arrays imported from
-// DLPack share the producer's memory without copying.
+// NDArray: a tensor handle over DLPack, in CPU memory or on a CUDA device. Arrays
+// tessel allocates are dense, row-major and 64-byte aligned (what compiled kernels
+// require); arrays imported from DLPack share the producer's memory without copying.
 //
 //   absl::StatusOr<NDArray> a = NDArray::Zeros({128, 64}, DLDataType{kDLFloat, 32, 1});
 //   static_cast<float*>(a->data())[0] = 1.0f;
@@ -8,7 +8,14 @@
 //   ... consumer calls t->deleter(t) when done; the memory is freed after both are gone.
 //   absl::StatusOr<NDArray> b = NDArray::FromDLPack(other_framework_tensor);
 //
-// Copies of an NDArray share the storage (like a tensor handle in Python).
+// Copies of an NDArray share the storage (like a tensor handle in Python). A CUDA
+// array (Zeros with DLDevice{kDLCUDA, 0}) lives in device memory that
+// tessel_cuda.h allocates: a GPU function called with it reads and writes it in
+// place, CopyFromBytes / CopyToBytes move its elements, and data() is a device
+// address, never to be dereferenced on the host.
+//
+//   absl::StatusOr<NDArray> d = NDArray::Zeros({1024}, f32, DLDevice{kDLCUDA, 0});
+//   d->CopyFromBytes(host_bytes);   // without a driver, Zeros already failed with why
 #ifndef TESSEL_CODEGEN_RUNTIME_NDARRAY_H_
 #define TESSEL_CODEGEN_RUNTIME_NDARRAY_H_
 
@@ -33,11 +40,17 @@ class NDArray {
   // overflowing size or a dtype outside i8..i64, u8..u64, f16, bf16, f32, f64, bool.
   static absl::StatusOr<NDArray> Zeros(std::vector<int64_t> shape, DLDataType dtype);
   static absl::StatusOr<NDArray> Zeros(std::vector<int64_t> shape, ir::DataType dtype);
+  // The same on `device`: the CPU, or CUDA device 0 (the device tessel's CUDA runtime
+  // drives; another id is refused). Fails with the runtime's message where there is
+  // no CUDA driver or device.
+  static absl::StatusOr<NDArray> Zeros(std::vector<int64_t> shape, DLDataType dtype,
+                                       DLDevice device);
 
   // Takes ownership of `managed` without copying; its deleter runs once, when the last
   // NDArray (or export) referencing it is gone. Fails, leaving ownership with the
-  // caller, on a NULL tensor, a non-CPU device, a malformed shape or an unsupported
-  // dtype. Strides and alignment are kept as given: a call checks them.
+  // caller, on a NULL tensor, a device other than the CPU or CUDA, a malformed shape
+  // or an unsupported dtype. Strides and alignment are kept as given: a call checks
+  // them.
   static absl::StatusOr<NDArray> FromDLPack(DLManagedTensor* managed);
   // A DLManagedTensor viewing this array's memory, keeping it alive until the consumer
   // calls its deleter (exactly once). Null for an undefined array.
@@ -56,6 +69,8 @@ class NDArray {
   DLTensor* dltensor() const;
   void* data() const;  // data + byte_offset.
   DLDataType dtype() const;
+  DLDevice device() const;
+  bool on_cpu() const { return device().device_type == kDLCPU; }
   std::vector<int64_t> shape() const;
   int ndim() const;
   int64_t numel() const;
@@ -66,7 +81,8 @@ class NDArray {
   // Whether the array owns memory tessel allocated (false for DLPack imports).
   bool owns_memory() const;
 
-  // Copies `bytes` (exactly nbytes() of them) in / out; the array must be contiguous.
+  // Copies `bytes` (host memory, exactly nbytes() of them) in / out, to and from the
+  // device for a CUDA array; the array must be contiguous.
   absl::Status CopyFromBytes(absl::Span<const uint8_t> bytes);
   absl::Status CopyToBytes(absl::Span<uint8_t> bytes) const;
 

@@ -62,8 +62,9 @@ int32_t tessel_cuda_event_elapsed_ms(void* start, void* end, float* ms);
 
 /* A GPU program an exported library carries (export_library of a module built for a
  * cuda target): its functions called with host tensors, each buffer copied to the
- * device and back (codegen/runtime/cuda_program.h). The library's header wraps each
- * function: <prefix>_<function>(program, DLTensor* ...).
+ * device and back, or with device tensors (kDLCUDA, device 0: memory from
+ * tessel_cuda_alloc), used in place (codegen/runtime/cuda_program.h). The library's header wraps
+ * each function: <prefix>_<function>(program, DLTensor* ...).
  *
  *   TesselCudaProgram* p = tessel_cuda_program_load("kernels.so");
  *   DLTensor* args[] = {&a, &b, &c};

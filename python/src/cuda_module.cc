@@ -83,8 +83,7 @@ void Call(const CudaModule& m, const std::string& name, py::sequence args) {
   runtime::CallOutcome r;
   {
     py::gil_scoped_release release;
-    r = m.program.CallHost(name, call.tensors().data(),
-                           static_cast<int32_t>(call.tensors().size()));
+    r = m.program.Call(name, call.tensors().data(), static_cast<int32_t>(call.tensors().size()));
   }
   if (r.kind != runtime::CallOutcome::kOk) ThrowOutcome(r);
   call.CopyBack();
@@ -101,8 +100,8 @@ std::vector<double> TimeMs(const CudaModule& m, const std::string& name, py::seq
   std::vector<double> ms;
   {
     py::gil_scoped_release release;
-    r = m.program.TimeHost(name, call.tensors().data(), static_cast<int32_t>(call.tensors().size()),
-                           warmup, repeat, &ms);
+    r = m.program.Time(name, call.tensors().data(), static_cast<int32_t>(call.tensors().size()),
+                       warmup, repeat, &ms);
   }
   if (r.kind != runtime::CallOutcome::kOk) ThrowOutcome(r);
   return ms;

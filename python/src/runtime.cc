@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "codegen/runtime/arg_check.h"
 #include "codegen/runtime/func_signature.h"
 #include "codegen/runtime/ndarray.h"
 #include "codegen/runtime/signature.h"
@@ -69,6 +70,11 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
 // strides, with `self` as the view's base so that the memory outlives the view.
 py::array NumpyView(py::object self) {
   const NDArray& a = self.cast<const NDArray&>();
+  if (!a.on_cpu()) {
+    Throw(ErrorKind::kArgument,
+          absl::StrCat("the NDArray is on ", runtime::DescribeDevice(a.device()),
+                       ": a numpy view needs CPU memory (numpy() copies it to the host)"));
+  }
   ir::DataType t = Unwrap(runtime::ToIRDataType(a.dtype()), ErrorKind::kArgument);
   py::dtype dtype = py::reinterpret_borrow<py::dtype>(NumpyDtype(t));
   const DLTensor* dl = a.dltensor();
@@ -82,6 +88,38 @@ py::array NumpyView(py::object self) {
   }
   if (a.numel() == 0) return py::array(dtype, shape, strides);  // Nothing to share.
   return py::array(dtype, shape, strides, a.data(), self);
+}
+
+// A new numpy array holding a copy of `a`'s elements (from the device for a device
+// array).
+py::array HostCopy(const NDArray& a) {
+  ir::DataType t = Unwrap(runtime::ToIRDataType(a.dtype()), ErrorKind::kArgument);
+  py::dtype dtype = py::reinterpret_borrow<py::dtype>(NumpyDtype(t));
+  const std::vector<int64_t> shape = a.shape();
+  py::array out(dtype, std::vector<py::ssize_t>(shape.begin(), shape.end()));
+  absl::Status s;
+  {
+    py::gil_scoped_release release;
+    s = a.CopyToBytes(absl::Span<uint8_t>(static_cast<uint8_t*>(out.mutable_data()),
+                                          static_cast<size_t>(a.nbytes())));
+  }
+  Check(s, ErrorKind::kRuntime);
+  return out;
+}
+
+void CopyFromHost(NDArray& a, py::array source) {
+  if (!(source.flags() & py::array::c_style) ||
+      source.nbytes() != static_cast<py::ssize_t>(a.nbytes()) ||
+      std::vector<int64_t>(source.shape(), source.shape() + source.ndim()) != a.shape()) {
+    Throw(ErrorKind::kArgument, "_copy_from_host: a C-contiguous array of the same shape");
+  }
+  absl::Status s;
+  {
+    py::gil_scoped_release release;
+    s = a.CopyFromBytes(absl::Span<const uint8_t>(static_cast<const uint8_t*>(source.data()),
+                                                  static_cast<size_t>(source.nbytes())));
+  }
+  Check(s, ErrorKind::kRuntime);
 }
 
 }  // namespace
@@ -150,20 +188,30 @@ as it is (a call checks layout and alignment). Copies of the handle share memory
       .def_property_readonly(
           "data_ptr", [](const NDArray& a) { return reinterpret_cast<uintptr_t>(a.data()); },
           "The address of the first element (data + byte_offset), for tests of sharing.")
+      .def_property_readonly(
+          "device", [](const NDArray& a) { return runtime::DescribeDevice(a.device()); },
+          "Where the elements live: 'cpu:0', or 'cuda:0' for a device array.")
       .def(
           "numpy",
           [](py::object self, bool copy) {
+            const NDArray& a = self.cast<const NDArray&>();
+            if (!a.on_cpu() && copy) return HostCopy(a);
             py::array view = NumpyView(self);
             return copy ? py::array(view.attr("copy")()) : view;
           },
           py::arg("copy") = true, R"doc(
 The elements as a numpy array. By default a copy, independent of this array.
 With copy=False, a zero-copy view: writes through it change this array, and the
-view keeps this array's memory alive.)doc")
+view keeps this array's memory alive (CPU arrays only: a device array's elements
+are copied to the host).)doc")
+      .def("_copy_from_host", &CopyFromHost, py::arg("source"),
+           "Copies a C-contiguous numpy array of this shape and dtype into this array "
+           "(to the device for a device array).")
       .def(
           "__array__",
           [](py::object self, py::object dtype) {
-            py::array view = NumpyView(self);
+            const NDArray& a = self.cast<const NDArray&>();
+            py::array view = a.on_cpu() ? NumpyView(self) : HostCopy(a);
             return dtype.is_none() ? py::object(view) : view.attr("astype")(dtype);
           },
           py::arg("dtype") = py::none())
@@ -186,22 +234,32 @@ view keeps this array's memory alive.)doc")
           "(device type, device id) in DLPack's codes: (1, 0) is the CPU.")
       .def("__repr__", [](py::object self) {
         const NDArray& a = self.cast<const NDArray&>();
-        return absl::StrCat("tessel.nd.NDArray(shape=", ShapeText(a.shape()), ", dtype=",
-                            self.attr("dtype").cast<std::string>(), ")");
+        return absl::StrCat(
+            "tessel.nd.NDArray(shape=", ShapeText(a.shape()),
+            ", dtype=", self.attr("dtype").cast<std::string>(),
+            a.on_cpu() ? "" : ", device='" + runtime::DescribeDevice(a.device()) + "'", ")");
       });
 
   m.def(
       "nd_empty",
-      [](py::handle shape, py::handle dtype) {
+      [](py::handle shape, py::handle dtype, int device_type, int device_id) {
         std::vector<int64_t> dims = ShapeFromPy(shape);
         ir::DataType t = DtypeFromPy(dtype);
         if (!t.is_scalar()) {
           Throw(ErrorKind::kArgument,
                 absl::StrCat("an NDArray holds scalars; ", t.ToString(), " is a vector type"));
         }
-        return Unwrap(NDArray::Zeros(dims, t), ErrorKind::kArgument);
+        const DLDataType dl = Unwrap(runtime::ToDLDataType(t), ErrorKind::kArgument);
+        const DLDevice device{static_cast<DLDeviceType>(device_type), device_id};
+        absl::StatusOr<NDArray> a = NDArray::Zeros(dims, dl, device);
+        // No driver or device is the machine's state, not a bad argument.
+        if (a.status().code() == absl::StatusCode::kUnavailable) {
+          Throw(ErrorKind::kRuntime, std::string(a.status().message()));
+        }
+        return Unwrap(std::move(a), ErrorKind::kArgument);
       },
-      py::arg("shape"), py::arg("dtype"));
+      py::arg("shape"), py::arg("dtype"), py::arg("device_type") = static_cast<int>(kDLCPU),
+      py::arg("device_id") = 0);
   m.def("nd_from_dlpack", &FromDLPackObject, py::arg("obj"));
   m.def(
       "set_num_threads",

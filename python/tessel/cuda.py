@@ -18,6 +18,19 @@ is copied to the device, the function's kernels run in order (with device
 workspaces for what passes between them), and every buffer the function may
 write is copied back. Building needs no GPU; without a CUDA driver or device a
 call raises :class:`tessel.RuntimeError` with one message saying so.
+
+Device arrays (``tessel.nd.array(x, device="cuda")``, ``tessel.nd.empty(...,
+device="cuda")``, or a CUDA tensor of another library through
+``tessel.nd.from_dlpack``) skip the copies: the kernels read and write them in
+place, so data stays on the GPU from one call to the next::
+
+    a = tessel.nd.array(a_host, device="cuda")
+    c = tessel.nd.empty((1024, 1024), device="cuda")
+    ex["matmul"](a, a, c)          # nothing copied
+    ex.time_evaluator("matmul")(a, a, c)   # times the kernels on those arrays
+
+A call's buffers are all host arrays or all device arrays; a mix is refused
+naming the argument (scalars are plain numbers either way).
 """
 
 from __future__ import annotations
@@ -79,7 +92,8 @@ class CudaModule:
     def time_evaluator(self, name: str, repeat: int = 10,
                        warmup: int = 1) -> Callable[..., BenchmarkResult]:
         """A callable that times function ``name`` on the arguments it is given:
-        they are copied to the device once, then after ``warmup`` untimed runs each
+        host arrays are copied to the device once (device arrays are used in
+        place), then after ``warmup`` untimed runs each
         of ``repeat`` runs of all its kernels is timed with CUDA events. Returns a
         :class:`tessel.runtime.BenchmarkResult` in seconds per run."""
         self[name]

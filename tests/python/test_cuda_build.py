@@ -90,6 +90,50 @@ def test_without_a_gpu_a_call_fails_with_one_clear_message():
             rand(64, 64), rand(64, 64), c)
 
 
+def test_device_arrays_name_the_device_and_say_why_not_without_one():
+    with pytest.raises(tessel.ArgumentError, match="unknown device 'tpu'"):
+        tessel.nd.array(rand(4), device="tpu")
+    with pytest.raises(tessel.ArgumentError, match="unknown device 'cuda:x'"):
+        tessel.nd.empty((4,), device="cuda:x")
+    with pytest.raises(tessel.ArgumentError, match="not on cuda:1"):
+        tessel.nd.empty((4,), device="cuda:1")
+    assert tessel.nd.empty((2,), device="cpu:0").device == "cpu:0"
+    if gpu_error() is None:
+        return  # Made for real below (needs_gpu).
+    with pytest.raises(tessel.RuntimeError, match="no CUDA driver|cuInit|no CUDA device"):
+        tessel.nd.array(rand(4), device="cuda")
+
+
+@needs_gpu
+def test_on_a_gpu_device_arrays_stay_on_the_device_between_calls():
+    _, mod = scheduled("matmul_64x64x64_f32")
+    ex = tessel.build(mod, target=T)
+    f = ex["matmul_64x64x64_f32"]
+    a, b = rand(64, 64, seed=1), rand(64, 64, seed=2)
+    da, db = tessel.nd.array(a, device="cuda"), tessel.nd.array(b, device="cuda")
+    dc = tessel.nd.empty((64, 64), device="cuda")
+    assert dc.device == "cuda:0" and "cuda:0" in repr(dc)
+    np.testing.assert_array_equal(da.numpy(), a)
+    f(da, db, dc)
+    np.testing.assert_allclose(dc.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+    with pytest.raises(tessel.ArgumentError, match="a numpy view needs CPU memory"):
+        dc.numpy(copy=False)
+    with pytest.raises(tessel.ArgumentError, match=r"argument 1 \(B\): expected a tensor on cuda:0"):
+        f(da, b, dc)  # A mix of device and host buffers.
+    t = ex.time_evaluator("matmul_64x64x64_f32", repeat=3)(da, db, dc)
+    assert len(t.results) == 3 and t.min > 0
+    cpu = tessel.build(tessel.parse("""
+func @neg(A: f32[4], B: f32[4]) {
+  for i in range(0, 4) {
+    block B(vi: spatial[0, 4] = i) {
+      B[vi] = 0.0f32 - A[vi]
+    }
+  }
+}"""), target="llvm")["neg"]
+    with pytest.raises(tessel.ArgumentError, match="expected a tensor on the CPU, given one on cuda:0"):
+        cpu(tessel.nd.empty((4,), device="cuda"), np.zeros(4, "float32"))
+
+
 def test_graph_functions_on_cuda_are_refused_clearly():
     with tessel.graph.Builder("g") as b:
         y = b.emit(tessel.ops.relu(b.input("x", (4,))), "y")

@@ -107,22 +107,105 @@ TEST(CudaProgram, ACallChecksItsArgumentsThenNeedsADriver) {
   NDArray n = *NDArray::Zeros({}, DLDataType{kDLInt, 32, 1});
   *static_cast<int32_t*>(n.data()) = 8;
   std::vector<DLTensor*> bad = {a.dltensor(), wrong.dltensor(), n.dltensor()};
-  EXPECT_EQ(p.CallHost("add", bad.data(), 3).kind, CallOutcome::kBadArgument);
-  EXPECT_THAT(p.CallHost("add", bad.data(), 3).message,
+  EXPECT_EQ(p.Call("add", bad.data(), 3).kind, CallOutcome::kBadArgument);
+  EXPECT_THAT(p.Call("add", bad.data(), 3).message,
               HasSubstr("argument 1 (B): expected dtype f32, given f64"));
-  EXPECT_THAT(p.CallHost("sub", bad.data(), 3).message, HasSubstr("no GPU function named 'sub'"));
+  EXPECT_THAT(p.Call("sub", bad.data(), 3).message, HasSubstr("no GPU function named 'sub'"));
   std::vector<double> ms;
-  EXPECT_THAT(p.TimeHost("add", bad.data(), 2, 0, 1, &ms).message,
-              HasSubstr("expected 3 arguments"));
+  EXPECT_THAT(p.Time("add", bad.data(), 2, 0, 1, &ms).message, HasSubstr("expected 3 arguments"));
   if (tessel_cuda_init(0) == 0) GTEST_SKIP() << "a CUDA device is present";
   std::vector<DLTensor*> good = {a.dltensor(), b.dltensor(), n.dltensor()};
-  const CallOutcome r = p.CallHost("add", good.data(), 3);
+  const CallOutcome r = p.Call("add", good.data(), 3);
   EXPECT_EQ(r.kind, CallOutcome::kKernelFailed);
   const std::string why = r.message;
   EXPECT_THAT(why, HasSubstr("add: "));
   EXPECT_THAT(why, ::testing::AnyOf(HasSubstr("no CUDA driver"), HasSubstr("cuInit"),
                                     HasSubstr("no CUDA device 0")));
-  EXPECT_THAT(p.TimeHost("add", good.data(), 3, 1, 2, &ms).message, HasSubstr("add: "));
+  EXPECT_THAT(p.Time("add", good.data(), 3, 1, 2, &ms).message, HasSubstr("add: "));
+}
+
+// A DLTensor on cuda:0 over memory the host never touches: the checks read only its
+// fields (the address is 256-byte aligned, as cuMemAlloc's are).
+DLTensor DeviceTensor(int64_t* shape, int ndim = 1) {
+  DLTensor t{};
+  t.data = reinterpret_cast<void*>(uintptr_t{1} << 32);
+  t.device = DLDevice{kDLCUDA, 0};
+  t.ndim = ndim;
+  t.dtype = DLDataType{kDLFloat, 32, 1};
+  t.shape = shape;
+  return t;
+}
+
+// Device tensors are taken in place: the checks pass them (the call then needs the
+// driver), and a call mixing them with host buffers, a device tensor as a scalar
+// or one on another device is refused before anything reaches the device.
+TEST(CudaProgram, ACallTakesDeviceTensorsAndRefusesAMix) {
+  CudaProgram p;
+  ASSERT_EQ(CudaProgram::Parse(kPtx, Manifest(kKernel), &p), "");
+  int64_t shape[] = {8};
+  DLTensor a = DeviceTensor(shape);
+  DLTensor b = DeviceTensor(shape);
+  b.data = static_cast<char*>(a.data) + 4096;
+  NDArray host = *NDArray::Zeros({8}, DLDataType{kDLFloat, 32, 1});
+  NDArray n = *NDArray::Zeros({}, DLDataType{kDLInt, 32, 1});
+  *static_cast<int32_t*>(n.data()) = 8;
+
+  std::vector<DLTensor*> mixed = {&a, host.dltensor(), n.dltensor()};
+  CallOutcome r = p.Call("add", mixed.data(), 3);
+  EXPECT_EQ(r.kind, CallOutcome::kBadArgument);
+  EXPECT_THAT(r.message,
+              HasSubstr("argument 1 (B): expected a tensor on cuda:0, given one on cpu:0"));
+  std::vector<DLTensor*> host_first = {host.dltensor(), &b, n.dltensor()};
+  EXPECT_THAT(p.Call("add", host_first.data(), 3).message,
+              HasSubstr("argument 1 (B): expected a tensor on the CPU, given one on cuda:0"));
+  DLTensor scalar = DeviceTensor(nullptr, 0);
+  scalar.dtype = DLDataType{kDLInt, 32, 1};
+  std::vector<DLTensor*> device_scalar = {&a, &b, &scalar};
+  EXPECT_THAT(p.Call("add", device_scalar.data(), 3).message,
+              HasSubstr("argument 2 (n): expected a tensor on the CPU, given one on cuda:0"));
+  DLTensor other = b;
+  other.device.device_id = 1;
+  std::vector<DLTensor*> two_devices = {&a, &other, n.dltensor()};
+  EXPECT_THAT(p.Call("add", two_devices.data(), 3).message,
+              HasSubstr("argument 1 (B): expected a tensor on cuda:0, given one on cuda:1"));
+  DLTensor overlapping = b;
+  overlapping.data = a.data;
+  std::vector<DLTensor*> shared = {&a, &overlapping, n.dltensor()};
+  EXPECT_THAT(p.Call("add", shared.data(), 3).message, HasSubstr("shares memory with argument 0"));
+
+  if (tessel_cuda_init(0) == 0) GTEST_SKIP() << "a CUDA device is present";
+  std::vector<DLTensor*> device = {&a, &b, n.dltensor()};
+  r = p.Call("add", device.data(), 3);
+  EXPECT_EQ(r.kind, CallOutcome::kKernelFailed) << "the checks passed: the driver is next";
+  EXPECT_THAT(r.message, HasSubstr("add: "));
+}
+
+// A device NDArray is made where there is a device; elsewhere the reason is the
+// runtime's. Devices other than the CPU and cuda:0 are refused.
+TEST(CudaProgram, DeviceArraysRoundTripOrSayWhyNot) {
+  const DLDataType f32{kDLFloat, 32, 1};
+  absl::StatusOr<NDArray> other = NDArray::Zeros({4}, f32, DLDevice{kDLCUDA, 1});
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(other.status().message(), HasSubstr("not on cuda:1"));
+  EXPECT_EQ(NDArray::Zeros({4}, f32, DLDevice{kDLOpenCL, 0}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(NDArray::Zeros({-1}, f32, DLDevice{kDLCUDA, 0}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<NDArray> d = NDArray::Zeros({4}, f32, DLDevice{kDLCUDA, 0});
+  if (!d.ok()) {
+    EXPECT_EQ(d.status().code(), absl::StatusCode::kUnavailable);
+    EXPECT_THAT(d.status().message(),
+                ::testing::AnyOf(HasSubstr("no CUDA driver"), HasSubstr("cuInit"),
+                                 HasSubstr("no CUDA device 0")));
+    return;
+  }
+  EXPECT_FALSE(d->on_cpu());
+  EXPECT_TRUE(d->owns_memory());
+  const float in[4] = {1, 2, 3, 4};
+  float out[4] = {};
+  ASSERT_TRUE(d->CopyFromBytes({reinterpret_cast<const uint8_t*>(in), sizeof(in)}).ok());
+  ASSERT_TRUE(d->CopyToBytes({reinterpret_cast<uint8_t*>(out), sizeof(out)}).ok());
+  EXPECT_EQ(out[3], 4.0f);
 }
 
 // An exported library carries the program: read back whole, from C++ and from C,

@@ -159,12 +159,27 @@ TEST(NDArray, CopyOfMakesDenseAlignedCopiesOfStridedTensors) {
               HasSubstr("NDArray::CopyOf: only CPU tensors are supported"));
 }
 
+// Another library's CUDA tensor is imported in place (a GPU call takes it; the host
+// never reads it) and released once.
+TEST(NDArray, ACudaTensorImportsInPlace) {
+  Producer p;
+  p.managed.dl_tensor.device = DLDevice{kDLCUDA, 0};
+  {
+    NDArray a = *NDArray::FromDLPack(&p.managed);
+    EXPECT_FALSE(a.on_cpu());
+    EXPECT_EQ(a.device().device_type, kDLCUDA);
+    EXPECT_FALSE(a.owns_memory());
+    EXPECT_EQ(a.data(), p.data);
+  }
+  EXPECT_EQ(p.deleted, 1);
+}
+
 TEST(NDArray, ImportRefusalsLeaveOwnershipWithTheCaller) {
   EXPECT_THAT(NDArray::FromDLPack(nullptr).status().message(), HasSubstr("NULL tensor"));
   Producer p;
-  p.managed.dl_tensor.device = DLDevice{kDLCUDA, 0};
+  p.managed.dl_tensor.device = DLDevice{kDLOpenCL, 0};
   EXPECT_THAT(NDArray::FromDLPack(&p.managed).status().message(),
-              HasSubstr("only CPU tensors are supported, given one on cuda:0"));
+              HasSubstr("only CPU and CUDA tensors are supported, given one on opencl:0"));
   p.managed.dl_tensor.device = DLDevice{kDLCPU, 0};
   p.managed.dl_tensor.dtype = DLDataType{kDLComplex, 64, 1};
   EXPECT_THAT(NDArray::FromDLPack(&p.managed).status().message(), HasSubstr("unsupported dtype"));

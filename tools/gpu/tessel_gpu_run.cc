@@ -8,8 +8,8 @@
 //
 // The program comes from the PTX and manifest files, or from a library exported
 // from a cuda build (--library). Either way the function runs as tessel.build's
-// and C's calls do (CudaProgram::CallHost: host buffers copied over and back) and
-// is timed by CudaProgram::TimeHost (buffers copied once, kernels timed).
+// and C's calls do (CudaProgram::Call: host buffers copied over and back) and
+// is timed by CudaProgram::Time (buffers copied once, kernels timed).
 //
 // DIR holds PARAM.in (the raw bytes of each buffer parameter's input) and, for those
 // to check, PARAM.expected. It prints one JSON line: the device, each checked
@@ -190,7 +190,7 @@ int Run(const Options& o) {
   for (DLTensor& t : host.tensors) args.push_back(&t);
   const int32_t n = static_cast<int32_t>(args.size());
   using tessel::runtime::CallOutcome;
-  if (CallOutcome r = program.CallHost(o.function, args.data(), n); r.kind != CallOutcome::kOk) {
+  if (CallOutcome r = program.Call(o.function, args.data(), n); r.kind != CallOutcome::kOk) {
     return Fail(r.message);
   }
   bool all_ok = true;
@@ -199,7 +199,7 @@ int Run(const Options& o) {
   report["checks"] = checks;
   report["ok"] = all_ok;
   std::vector<double> ms;
-  if (CallOutcome r = program.TimeHost(o.function, args.data(), n, 1, o.repeat, &ms);
+  if (CallOutcome r = program.Time(o.function, args.data(), n, 1, o.repeat, &ms);
       r.kind != CallOutcome::kOk) {
     return Fail(r.message);
   }
