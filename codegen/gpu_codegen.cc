@@ -207,7 +207,7 @@ absl::StatusOr<Translated> TranslateGpu(const ir::IRModule& mod, const Target& t
   limits.max_threads_per_block = target.max_threads_per_block;
   limits.max_shared_memory_per_block = target.max_shared_memory_per_block;
   for (const auto& [name, func] : mod->functions) {
-    if (!passes::HasThreadBinding(func)) {
+    if (!passes::HasThreadBinding(func) && !passes::CallsLibrary(func)) {
       return absl::InvalidArgumentError(
           absl::StrCat("codegen: function '", name,
                        "' has no loop bound to blockIdx or threadIdx, so it "
@@ -217,6 +217,7 @@ absl::StatusOr<Translated> TranslateGpu(const ir::IRModule& mod, const Target& t
     TESSEL_ASSIGN_OR_RETURN(passes::KernelSplit split, passes::SplitKernels(name, func, limits));
     GpuFunction g{name, func, std::move(split.launches), std::move(split.workspaces)};
     for (const passes::KernelLaunch& k : g.launches) {
+      if (!k.library.empty()) continue;  // The runtime calls the library between kernels.
       TESSEL_RETURN_IF_ERROR(TranslateKernel(gpu_module, target, name, func, k));
     }
     out.functions.push_back(std::move(g));
@@ -312,6 +313,16 @@ std::string LaunchManifest(const GpuProgram& program) {
     }
     nlohmann::json kernels = nlohmann::json::array();
     for (const passes::KernelLaunch& k : f.launches) {
+      if (!k.library.empty()) {
+        nlohmann::json args = nlohmann::json::array();
+        for (const passes::LibraryArg& a : k.library_args) {
+          args.push_back(a.storage >= 0
+                             ? nlohmann::json{{"storage", a.storage}, {"offset", a.value}}
+                             : nlohmann::json{{"value", a.value}});
+        }
+        kernels.push_back({{"name", k.name}, {"library", k.library}, {"args", args}});
+        continue;
+      }
       nlohmann::json scalars = nlohmann::json::array();
       for (const ir::Var& v : k.scalars) {
         scalars.push_back({{"name", v->name}, {"dtype", v->dtype.ToString()}});

@@ -50,6 +50,26 @@ std::variant<std::array<int64_t, 3>, std::string> RoleStridesOfOutput(
   return r;
 }
 
+std::vector<ir::Expr> GemmCallArgs(const MatmulSite& s) {
+  const Contraction& c = s.c;
+  return {I64(c.dtype.bits()),
+          I64(c.batch),
+          I64(c.m),
+          I64(c.n),
+          I64(c.k),
+          ir::AddressOf(c.a.buffer),
+          I64(c.a.batch_stride),
+          I64(c.a.row_stride),
+          I64(c.a.col_stride),
+          ir::AddressOf(c.b.buffer),
+          I64(c.b.batch_stride),
+          I64(c.b.row_stride),
+          I64(c.b.col_stride),
+          ir::AddressOf(s.out.buffer),
+          I64(s.out.batch_stride),
+          I64(s.out.row_stride)};
+}
+
 SiteMatcher MatmulSites(MatmulRewriteOptions options) {
   return [options](const ir::PrimFunc& func, const StageList& list,
                    size_t s) -> std::variant<SiteRewrite, std::string> {

@@ -34,6 +34,12 @@ struct MatmulRewriteOptions {
   std::function<std::variant<ir::Stmt, std::string>(const MatmulSite&)> build;
 };
 
+// The 16 arguments of a BLAS-style gemm call for a site (tessel_blas_gemm's and
+// tessel_cublas_gemm's layout): dtype bits, batch, M, N, K, then A, B (each an
+// address and its batch, row and column strides) and C (its address, batch and row
+// strides), strides in elements.
+std::vector<ir::Expr> GemmCallArgs(const MatmulSite& s);
+
 // The matmul sites of `options` (contraction + epilogue chain + options.build).
 SiteMatcher MatmulSites(MatmulRewriteOptions options);
 

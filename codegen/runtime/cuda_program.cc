@@ -8,6 +8,7 @@
 #include <mutex>
 #include <utility>
 
+#include "codegen/runtime/cuda_libraries.h"
 #include "codegen/runtime/library_module.h"
 #include "codegen/runtime/tessel_cuda.h"
 #include "codegen/runtime/tessel_runtime.h"
@@ -104,9 +105,41 @@ bool Names(const FunctionSignature& sig, const std::string& name) {
   return false;
 }
 
+// A library step: {"name", "library", "args": [{"storage", "offset"} | {"value"}]}.
+std::string ParseLibraryStep(const Json& j, size_t storage, const FunctionSignature& sig,
+                             CudaKernel* k) {
+  const std::string where = "library step " + k->name + ": ";
+  if (!String(j, "library", &k->library) || FindCudaLibraryFunction(k->library) == nullptr) {
+    return where + "no device library function named '" + k->library + "'";
+  }
+  const Json* args = Array(j, "args");
+  if (args == nullptr) return where + "no args";
+  for (const Json& a : *args) {
+    CudaKernel::LibraryArg arg;
+    if (const Json* id = Field(a, "storage")) {
+      int64_t s = -1;
+      const Json* offset = Field(a, "offset");
+      if (!Int(*id, &s) || s < 0 || static_cast<size_t>(s) >= storage || offset == nullptr ||
+          !Int(*offset, &arg.value) || arg.value < 0) {
+        return where + "a storage argument is an id in range and a non-negative offset";
+      }
+      if (static_cast<size_t>(s) < sig.params.size() && !sig.params[s].is_buffer) {
+        return where + "the storage argument " + std::to_string(s) + " is the scalar " +
+               sig.params[s].name;
+      }
+      arg.storage = static_cast<int>(s);
+    } else if (const Json* v = Field(a, "value"); v == nullptr || !Int(*v, &arg.value)) {
+      return where + "an argument is {storage, offset} or {value}";
+    }
+    k->library_args.push_back(arg);
+  }
+  return "";
+}
+
 std::string ParseKernel(const Json& j, size_t storage, const FunctionSignature& sig,
                         CudaKernel* k) {
   if (!String(j, "name", &k->name)) return "a kernel without a name";
+  if (Field(j, "library") != nullptr) return ParseLibraryStep(j, storage, sig, k);
   const std::string where = "kernel " + k->name + ": ";
   const Json* grid = Array(j, "grid");
   const Json* block = Array(j, "block");
@@ -341,7 +374,11 @@ std::string CudaProgram::Parse(std::string ptx, std::string_view manifest, CudaP
     }
     p.functions_.push_back(std::move(f));
   }
-  if (ptx.find(".entry") == std::string::npos && !p.functions_.empty()) {
+  bool launches = false;  // Some step is a kernel (not only library calls).
+  for (const CudaFunction& f : p.functions_) {
+    for (const CudaKernel& k : f.kernels) launches |= k.library.empty();
+  }
+  if (ptx.find(".entry") == std::string::npos && launches) {
     return "the PTX has no kernel entry";
   }
   p.ptx_ = std::move(ptx);
@@ -368,12 +405,41 @@ int32_t CudaProgram::Load(void** module) const {
   return 0;
 }
 
+namespace {
+
+// Runs library step `k` of `f` on `storage` (parameters, then workspaces).
+int32_t CallLibrary(const CudaFunction& f, const CudaKernel& k, const std::vector<void*>& storage,
+                    void* stream) {
+  std::vector<int64_t> slots;
+  for (const CudaKernel::LibraryArg& a : k.library_args) {
+    if (a.storage < 0) {
+      slots.push_back(a.value);
+      continue;
+    }
+    const size_t id = static_cast<size_t>(a.storage);
+    const DLDataType t = id < f.signature.params.size()
+                             ? f.signature.params[id].dtype
+                             : f.workspaces[id - f.signature.params.size()].dtype;
+    const char* base = static_cast<const char*>(storage[id]);
+    slots.push_back(
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(base + a.value * DTypeBytes(t))));
+  }
+  const CudaLibraryFunction fn = FindCudaLibraryFunction(k.library);  // Parse checked it.
+  return fn(slots.data(), static_cast<int32_t>(slots.size()), stream);
+}
+
+}  // namespace
+
 int32_t CudaProgram::Launch(const CudaFunction& f, const std::vector<void*>& storage,
                             const std::vector<DLTensor*>& args, const PackedArgs& packed,
                             void* stream) const {
   void* module = nullptr;
   if (Load(&module) != 0) return 1;
   for (const CudaKernel& k : f.kernels) {
+    if (!k.library.empty()) {
+      if (int32_t rc = CallLibrary(f, k, storage, stream)) return rc;
+      continue;
+    }
     std::vector<void*> kargs;
     for (int id : k.buffer_args) kargs.push_back(const_cast<void**>(&storage[id]));
     std::vector<uint64_t> slots(k.scalar_names.size());

@@ -30,8 +30,16 @@
 
 namespace tessel::runtime {
 
+// One step of a function: a kernel launch, or (library set) a call of a device
+// library function (cuda_libraries.h) on the function's storage.
 struct CudaKernel {
   std::string name;
+  std::string library;  // Empty for a kernel.
+  struct LibraryArg {
+    int storage = -1;   // >= 0: the address of that storage plus `value` elements.
+    int64_t value = 0;  // Otherwise the slot's value.
+  };
+  std::vector<LibraryArg> library_args;
   std::array<int64_t, 3> grid = {1, 1, 1};
   std::array<int64_t, 3> block = {1, 1, 1};
   int64_t shared_bytes = 0;  // Static, declared in the PTX: the launch adds none.
@@ -50,7 +58,7 @@ struct CudaFunction {
     int64_t elements = 0;
   };
   std::vector<Workspace> workspaces;  // Device buffers between kernels.
-  std::vector<CudaKernel> kernels;    // In launch order.
+  std::vector<CudaKernel> kernels;    // Kernels and library steps, in order.
 };
 
 class CudaProgram {

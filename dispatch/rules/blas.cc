@@ -56,12 +56,7 @@ std::variant<ir::Stmt, std::string> Build(const MatmulSite& s) {
   if (!BlasLayout(c.k, c.n, c.b.row_stride, c.b.col_stride)) {
     return std::string("B is neither row-major nor transposed");
   }
-  return PackedCallStmt(
-      "tessel_blas_gemm",
-      {I64(c.dtype.bits()), I64(c.batch), I64(c.m), I64(c.n), I64(c.k), ir::AddressOf(c.a.buffer),
-       I64(c.a.batch_stride), I64(c.a.row_stride), I64(c.a.col_stride), ir::AddressOf(c.b.buffer),
-       I64(c.b.batch_stride), I64(c.b.row_stride), I64(c.b.col_stride), ir::AddressOf(s.out.buffer),
-       I64(s.out.batch_stride), I64(s.out.row_stride)});
+  return PackedCallStmt("tessel_blas_gemm", GemmCallArgs(s));
 }
 
 absl::StatusOr<DispatchResult> Match(const ir::PrimFunc& func, const std::string&) {

@@ -2,6 +2,7 @@
 #include "passes/gpu/kernel_launch.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
@@ -27,6 +28,71 @@ class HasBinding : public ir::IRVisitor {
     ir::IRVisitor::VisitFor(op);
   }
 };
+
+class HasPackedCall : public ir::IRVisitor {
+ public:
+  bool found = false;
+  void VisitCall(const ir::CallNode* op) override {
+    if (op->callee == ir::CallNode::Callee::kPacked) found = true;
+    ir::IRVisitor::VisitCall(op);
+  }
+};
+
+// The packed call a top-level statement is (`evaluate @f(...): packed`), or null.
+const ir::CallNode* PackedCallOf(const ir::Stmt& s) {
+  const auto* ev = ir::dyn_cast<ir::EvaluateNode>(s);
+  if (ev == nullptr) return nullptr;
+  const auto* call = ir::dyn_cast<ir::CallNode>(ev->value);
+  return call != nullptr && call->callee == ir::CallNode::Callee::kPacked ? call : nullptr;
+}
+
+// A library step from a top-level packed call: constants as they are (floats by
+// their bits, as the packed convention passes them), address_of(B[i]) as B's
+// storage at element i (a constant).
+absl::StatusOr<KernelLaunch> LibraryStep(
+    const std::string& where, const ir::CallNode* call,
+    const absl::flat_hash_map<const ir::BufferNode*, int>& storage) {
+  KernelLaunch k;
+  k.name = call->name;
+  k.library = call->name;
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    const ir::Expr& a = call->args[i];
+    LibraryArg arg;
+    const auto* inner = ir::dyn_cast<ir::CallNode>(a);
+    if (inner != nullptr && inner->callee == ir::CallNode::Callee::kAddressOf) {
+      const auto* load = ir::cast<ir::BufferLoadNode>(inner->args[0]);
+      auto it = storage.find(load->buffer.get());
+      std::optional<int64_t> offset =
+          load->indices.size() == 1 ? ir::arith::AsConstInt(load->indices[0]) : std::nullopt;
+      if (it == storage.end() || !offset) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("gpu: ", where, ": argument ", i, " of the library call ", call->name,
+                         " is not the address of a parameter or workspace at a constant offset: ",
+                         ir::PrintExpr(a)));
+      }
+      arg.storage = it->second;
+      arg.value = *offset;
+      if (std::find(k.buffer_args.begin(), k.buffer_args.end(), it->second) ==
+          k.buffer_args.end()) {
+        k.buffer_args.push_back(it->second);
+      }
+    } else if (std::optional<int64_t> v = ir::arith::AsConstInt(a)) {
+      arg.value = *v;
+    } else if (const auto* f = ir::dyn_cast<ir::FloatImmNode>(a); f && a->dtype.bits() == 32) {
+      const float x = static_cast<float>(f->value);
+      uint32_t bits = 0;
+      std::memcpy(&bits, &x, sizeof(bits));
+      arg.value = bits;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("gpu: ", where, ": argument ", i, " of the library call ", call->name,
+                       " is neither a constant nor an address: ", ir::PrintExpr(a)));
+    }
+    k.library_args.push_back(arg);
+  }
+  std::sort(k.buffer_args.begin(), k.buffer_args.end());
+  return k;
+}
 
 // Reads one kernel statement: its axes' extents, shared memory, what it uses.
 class KernelScan : public ir::IRVisitor {
@@ -172,6 +238,12 @@ bool HasThreadBinding(const ir::PrimFunc& func) {
   return v.found;
 }
 
+bool CallsLibrary(const ir::PrimFunc& func) {
+  HasPackedCall v;
+  v.VisitStmt(func->body);
+  return v.found;
+}
+
 absl::StatusOr<KernelSplit> SplitKernels(const std::string& name, const ir::PrimFunc& func,
                                          const GpuLimits& limits) {
   // Buffers and scalars a kernel may take from the host: the parameters and the
@@ -197,9 +269,15 @@ absl::StatusOr<KernelSplit> SplitKernels(const std::string& name, const ir::Prim
   TESSEL_RETURN_IF_ERROR(TopLevel(where, func->body, static_cast<int>(func->params.size()),
                                   buffer_param, split.workspaces, statements));
   std::vector<KernelLaunch>& launches = split.launches;
+  int kernels = 0;
   for (const ir::Stmt& s : statements) {
+    if (const ir::CallNode* call = PackedCallOf(s)) {
+      TESSEL_ASSIGN_OR_RETURN(KernelLaunch step, LibraryStep(where, call, buffer_param));
+      launches.push_back(std::move(step));
+      continue;
+    }
     KernelLaunch k;
-    k.name = absl::StrCat(name, "_kernel", launches.size());
+    k.name = absl::StrCat(name, "_kernel", kernels++);
     k.body = s;
     KernelScan scan(where);
     scan.VisitStmt(s);

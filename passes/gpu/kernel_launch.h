@@ -13,8 +13,12 @@
 // buffers [A, B], scalars []}.
 //
 // Every top-level statement of the body (under the decl_buffer views of parameters
-// and the global allocations of intermediates that lowering adds) must be a kernel:
-// other host code between launches is not supported yet. The split is also the GPU
+// and the global allocations of intermediates that lowering adds) must be a kernel
+// or a library call that a dispatch rule for the target left (`evaluate
+// @tessel_cublas_gemm(..., address_of(A_1d[0]), ...): packed`), which becomes a
+// library step {callee, arguments: constants, or storage at an element offset} that
+// the runtime runs on the device between the kernels. Other host code between
+// launches is not supported yet. The split is also the GPU
 // verifier: one thread axis has one extent in a kernel, extents are constants, a
 // block holds at most the target's threads, shared memory fits, and "vthread" is
 // refused; each error names the loop or buffer.
@@ -37,8 +41,19 @@ struct GpuLimits {
   int64_t max_shared_memory_per_block = 48 * 1024;
 };
 
+// An argument of a library step: the address of storage `storage` plus `value`
+// elements, or (storage -1) the 64-bit slot `value` (an integer; a float by its bits).
+struct LibraryArg {
+  int storage = -1;
+  int64_t value = 0;
+};
+
 struct KernelLaunch {
-  std::string name;                          // "<function>_kernel<k>"
+  std::string name;  // "<function>_kernel<k>"; a library step: the callee
+  // Set for a library step instead of a kernel: the packed function's name and its
+  // arguments (then only `buffer_args` below is also filled).
+  std::string library;
+  std::vector<LibraryArg> library_args;
   ir::Stmt body;                             // The kernel's statement, thread-bound loops included.
   std::array<int64_t, 3> grid = {1, 1, 1};   // blockIdx.x/y/z extents
   std::array<int64_t, 3> block = {1, 1, 1};  // threadIdx.x/y/z extents
@@ -64,6 +79,8 @@ struct KernelSplit {
 
 // True when `func` has a loop bound to a GPU thread axis.
 bool HasThreadBinding(const ir::PrimFunc& func);
+// True when `func` calls a packed (library) function.
+bool CallsLibrary(const ir::PrimFunc& func);
 
 // Splits lowered `func` into its kernel launches; `name` names it in messages.
 absl::StatusOr<KernelSplit> SplitKernels(const std::string& name, const ir::PrimFunc& func,

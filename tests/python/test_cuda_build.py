@@ -134,6 +134,36 @@ func @neg(A: f32[4], B: f32[4]) {
         cpu(tessel.nd.empty((4,), device="cuda"), np.zeros(4, "float32"))
 
 
+def cublas_dense():
+    """A dense layer + ReLU, its matmul dispatched to cuBLAS, the ReLU a kernel."""
+    x, w = tessel.te.placeholder((8, 16), name="X"), tessel.te.placeholder((24, 16), name="W")
+    y = tessel.ops.relu(tessel.ops.dense(x, w), name="Y")
+    mod = tessel.te.create_module([x, w, y], "dense_relu")
+    pipeline = (f'dispatch-library{{rules=[cublas],target="{T}"}},'
+                f'default-schedule{{target="{T}"}}')
+    return tessel.transform.parse_pipeline(pipeline)(mod)
+
+
+def test_a_cublas_dispatched_matmul_is_a_library_step_between_kernels():
+    mod = cublas_dense()
+    assert mod["dense_relu"].attrs["dispatched"] == "cublas"
+    ex = tessel.build(mod, target=T)
+    steps = json.loads(ex.manifest)["functions"][0]["kernels"]
+    assert [s.get("library") for s in steps] == ["tessel_cublas_gemm", None]
+    x, w = rand(8, 16, seed=1), rand(24, 16, seed=2)
+    want = np.maximum(x @ w.T, 0)
+    got = np.zeros((8, 24), "float32")
+    tessel.interpret(mod["dense_relu"], x, w, got)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)  # The host's reading of the call.
+    y = np.zeros((8, 24), "float32")
+    if gpu_error() is not None:
+        with pytest.raises(tessel.RuntimeError, match="no CUDA driver|cuInit|no CUDA device"):
+            ex["dense_relu"](x, w, y)
+        return
+    ex["dense_relu"](x, w, y)
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+
 def test_graph_functions_on_cuda_are_refused_clearly():
     with tessel.graph.Builder("g") as b:
         y = b.emit(tessel.ops.relu(b.input("x", (4,))), "y")

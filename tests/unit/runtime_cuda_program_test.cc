@@ -124,6 +124,52 @@ TEST(CudaProgram, ACallChecksItsArgumentsThenNeedsADriver) {
   EXPECT_THAT(p.Time("add", good.data(), 3, 1, 2, &ms).message, HasSubstr("add: "));
 }
 
+// A library step (a dispatched cuBLAS gemm) among the kernels: parsed with its
+// arguments, refused by name when the runtime has no such function or an argument
+// is out of range, and a program of library steps alone needs no PTX entry.
+TEST(CudaProgram, ParsesLibrarySteps) {
+  const std::string params =
+      R"([{"name": "A", "dtype": "f32", "shape": ["2", "2"]},
+          {"name": "B", "dtype": "f32", "shape": ["2", "2"]},
+          {"name": "C", "dtype": "f32", "shape": ["2", "2"]}])";
+  auto step = [](const std::string& library, const std::string& c) {
+    return R"({"name": "gemm", "library": ")" + library + R"(", "args": [{"value": 32},
+        {"value": 1}, {"value": 2}, {"value": 2}, {"value": 2}, {"storage": 0, "offset": 0},
+        {"value": 0}, {"value": 2}, {"value": 1}, {"storage": 1, "offset": 0}, {"value": 0},
+        {"value": 2}, {"value": 1}, )" +
+           c + R"(, {"value": 0}, {"value": 2}]})";
+  };
+  const std::string c = R"({"storage": 2, "offset": 0})";
+  CudaProgram p;
+  ASSERT_EQ(
+      CudaProgram::Parse("// no kernels", Manifest(step("tessel_cublas_gemm", c), params), &p), "");
+  const CudaKernel& k = p.Find("add")->kernels[0];
+  EXPECT_EQ(k.library, "tessel_cublas_gemm");
+  ASSERT_EQ(k.library_args.size(), 16u);
+  EXPECT_EQ(k.library_args[0].value, 32);
+  EXPECT_EQ(k.library_args[13].storage, 2);
+  EXPECT_THAT(CudaProgram::Parse(kPtx, Manifest(step("tessel_magic", c), params), &p),
+              HasSubstr("library step gemm: no device library function named 'tessel_magic'"));
+  EXPECT_THAT(
+      CudaProgram::Parse(
+          kPtx, Manifest(step("tessel_cublas_gemm", R"({"storage": 9, "offset": 0})"), params), &p),
+      HasSubstr("a storage argument is an id in range and a non-negative offset"));
+  EXPECT_THAT(
+      CudaProgram::Parse(kPtx, Manifest(step("tessel_cublas_gemm", R"({"bits": 1})"), params), &p),
+      HasSubstr("an argument is {storage, offset} or {value}"));
+  // Called, it needs the driver first (and cuBLAS after it).
+  ASSERT_EQ(
+      CudaProgram::Parse("// no kernels", Manifest(step("tessel_cublas_gemm", c), params), &p), "");
+  if (tessel_cuda_init(0) == 0) GTEST_SKIP() << "a CUDA device is present";
+  NDArray a = *NDArray::Zeros({2, 2}, DLDataType{kDLFloat, 32, 1});
+  NDArray b = *NDArray::Zeros({2, 2}, DLDataType{kDLFloat, 32, 1});
+  NDArray out = *NDArray::Zeros({2, 2}, DLDataType{kDLFloat, 32, 1});
+  std::vector<DLTensor*> args = {a.dltensor(), b.dltensor(), out.dltensor()};
+  const CallOutcome r = p.Call("add", args.data(), 3);
+  EXPECT_EQ(r.kind, CallOutcome::kKernelFailed);
+  EXPECT_THAT(r.message, HasSubstr("add: "));
+}
+
 // A DLTensor on cuda:0 over memory the host never touches: the checks read only its
 // fields (the address is 256-byte aligned, as cuMemAlloc's are).
 DLTensor DeviceTensor(int64_t* shape, int ndim = 1) {
