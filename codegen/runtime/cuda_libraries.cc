@@ -18,6 +18,9 @@ namespace {
 using Handle = void*;
 using Status = int;
 constexpr int kOpN = 0, kOpT = 1;  // cublasOperation_t
+constexpr int kR16F = 2;           // cudaDataType CUDA_R_16F
+constexpr int kCompute32F = 68;    // cublasComputeType_t CUBLAS_COMPUTE_32F
+constexpr int kGemmDefault = -1;   // cublasGemmAlgo_t CUBLAS_GEMM_DEFAULT
 
 struct Cublas {
   Status (*create)(Handle*) = nullptr;
@@ -25,6 +28,9 @@ struct Cublas {
   Status (*sgemm_strided_batched)(Handle, int, int, int, int, int, const float*, const float*, int,
                                   long long, const float*, int, long long, const float*, float*,
                                   int, long long, int) = nullptr;
+  Status (*gemm_strided_batched_ex)(Handle, int, int, int, int, int, const void*, const void*, int,
+                                    int, long long, const void*, int, int, long long, const void*,
+                                    void*, int, int, long long, int, int, int) = nullptr;
   const char* (*status_string)(Status) = nullptr;
   Handle handle = nullptr;
 };
@@ -57,12 +63,15 @@ Cublas* LoadCublas() {
   c.set_stream = reinterpret_cast<decltype(c.set_stream)>(dlsym(lib, "cublasSetStream_v2"));
   c.sgemm_strided_batched =
       reinterpret_cast<decltype(c.sgemm_strided_batched)>(dlsym(lib, "cublasSgemmStridedBatched"));
+  c.gemm_strided_batched_ex = reinterpret_cast<decltype(c.gemm_strided_batched_ex)>(
+      dlsym(lib, "cublasGemmStridedBatchedEx"));
   c.status_string =
       reinterpret_cast<decltype(c.status_string)>(dlsym(lib, "cublasGetStatusString"));
-  if (c.create == nullptr || c.set_stream == nullptr || c.sgemm_strided_batched == nullptr) {
+  if (c.create == nullptr || c.set_stream == nullptr || c.sgemm_strided_batched == nullptr ||
+      c.gemm_strided_batched_ex == nullptr) {
     cublas_error =
-        "no cuBLAS: libcublas lacks cublasCreate_v2, cublasSetStream_v2 or "
-        "cublasSgemmStridedBatched";
+        "no cuBLAS: libcublas lacks cublasCreate_v2, cublasSetStream_v2, "
+        "cublasSgemmStridedBatched or cublasGemmStridedBatchedEx";
     return nullptr;
   }
   // The handle binds to the context current on this thread: the program's, which
@@ -103,8 +112,10 @@ bool FitsInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
 int32_t CublasGemm(const int64_t* a, int32_t n, void* stream) {
   if (n != 16) return Fail("tessel_cublas_gemm: expected 16 arguments, given " + std::to_string(n));
   const int64_t bits = a[0], batch = a[1], m = a[2], nn = a[3], k = a[4];
-  if (bits != 32)
-    return Fail("tessel_cublas_gemm: f32 only (dtype bits 32), given " + std::to_string(bits));
+  if (bits != 32 && bits != 16) {
+    return Fail("tessel_cublas_gemm: f32 or f16 (dtype bits 32 or 16), given " +
+                std::to_string(bits));
+  }
   if (batch < 1 || m < 1 || nn < 1 || k < 1 || !FitsInt(batch) || !FitsInt(m) || !FitsInt(nn) ||
       !FitsInt(k)) {
     return Fail("tessel_cublas_gemm: batch, M, N, K must be positive and fit in int");
@@ -126,6 +137,15 @@ int32_t CublasGemm(const int64_t* a, int32_t n, void* stream) {
   const float one = 1.0f, zero = 0.0f;
   auto ptr = [](int64_t v) { return reinterpret_cast<float*>(static_cast<uintptr_t>(v)); };
   // Cᵀ (N x M, column-major, leading dimension C's row stride) = Bᵀ Aᵀ.
+  if (bits == 16) {  // f16 operands and result, accumulated in f32 (tensor cores).
+    return Check(
+        cublas->gemm_strided_batched_ex(
+            cublas->handle, op_b, op_a, static_cast<int>(nn), static_cast<int>(m),
+            static_cast<int>(k), &one, ptr(a[9]), kR16F, static_cast<int>(ld_b), a[10], ptr(a[5]),
+            kR16F, static_cast<int>(ld_a), a[6], &zero, ptr(a[13]), kR16F, static_cast<int>(a[15]),
+            a[14], static_cast<int>(batch), kCompute32F, kGemmDefault),
+        "cublasGemmStridedBatchedEx");
+  }
   return Check(cublas->sgemm_strided_batched(
                    cublas->handle, op_b, op_a, static_cast<int>(nn), static_cast<int>(m),
                    static_cast<int>(k), &one, ptr(a[9]), static_cast<int>(ld_b), a[10], ptr(a[5]),

@@ -5,11 +5,12 @@
 // integers as they are, device addresses as integers -- and the stream to run on.
 //
 //   tessel_cublas_gemm (16 slots, the layout of the host's tessel_blas_gemm):
-//     bits (32), batch, M, N, K, A, A's batch/row/col strides, B, its three strides,
+//     bits (32 or 16), batch, M, N, K, A, A's batch/row/col strides, B, its three strides,
 //     C, C's batch and row strides -- strides in elements, row-major C[M, N] = A B,
 //     A and B each row-major or transposed
-//   -> cublasSgemmStridedBatched on C's transpose (cuBLAS is column-major):
-//      Cᵀ = Bᵀ Aᵀ, so B is cuBLAS's first operand and A its second.
+//   -> cublasSgemmStridedBatched (f32), or cublasGemmStridedBatchedEx with f16
+//      operands and result and f32 accumulation (f16), on C's transpose (cuBLAS is
+//      column-major): Cᵀ = Bᵀ Aᵀ, so B is cuBLAS's first operand and A its second.
 //
 // cuBLAS is loaded with dlopen (libcublas.so.13, then .12, then libcublas.so) on
 // first use, never linked; without it a step fails with one message ("no cuBLAS:

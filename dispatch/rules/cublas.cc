@@ -1,10 +1,10 @@
-// cublas: f32 matmul, batch matmul and dense on a cuda target through cuBLAS's
-// strided-batched sgemm, no epilogue (what follows the matmul stays tessel code,
-// which default-schedule then schedules for the GPU). The call keeps the host BLAS
-// shim's argument layout, so the reference interpreter runs it on the host
-// (shim_registration.cc) and `check-semantics` compares it with the matmul it
-// replaced; on the device the runtime calls cuBLAS between the function's kernels
-// (codegen/runtime/cuda_libraries.h).
+// cublas: f32 and f16 matmul, batch matmul and dense on a cuda target through
+// cuBLAS's strided-batched gemms (sgemm; f16 with f32 accumulation), no epilogue (what follows the
+// matmul stays tessel code, which default-schedule then schedules for the GPU). The call keeps the
+// host BLAS shim's argument layout, so the reference interpreter runs it on the host
+// (shim_registration.cc: the BLAS shim for f32, a reference loop for f16) and `check-semantics`
+// compares it with the matmul it replaced; on the device the runtime calls cuBLAS between the
+// function's kernels (codegen/runtime/cuda_libraries.h).
 //
 //   for i, j, k: C[i, j] += A[i, k] * W[j, k]   (target "cuda -arch=sm_90")  ->
 //     @tessel_cublas_gemm(32, 1, M, N, K, address_of(A[0, 0]), 0, K, 1,
@@ -18,8 +18,8 @@ namespace tessel::dispatch {
 namespace {
 
 std::string Check(const Contraction& c) {
-  if (c.dtype != ir::DataType::Float(32)) {
-    return absl::StrCat("dtype ", c.dtype.ToString(), " (the cublas rule takes f32)");
+  if (c.dtype != ir::DataType::Float(32) && c.dtype != ir::DataType::Float(16)) {
+    return absl::StrCat("dtype ", c.dtype.ToString(), " (the cublas rule takes f32 and f16)");
   }
   return "";
 }

@@ -164,6 +164,29 @@ def test_a_cublas_dispatched_matmul_is_a_library_step_between_kernels():
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
 
 
+def test_an_f16_cublas_gemm_accumulates_in_f32():
+    a = tessel.te.placeholder((2, 8, 64), dtype="float16", name="A")
+    b = tessel.te.placeholder((2, 64, 16), dtype="float16", name="B")
+    c = tessel.ops.batch_matmul(a, b, name="C")
+    mod = tessel.te.create_module([a, b, c], "bmm")
+    mod = tessel.transform.parse_pipeline(
+        f'dispatch-library{{rules=[cublas],target="{T}"}}')(mod)
+    assert mod["bmm"].attrs["dispatched"] == "cublas"
+    x = rand(2, 8, 64, seed=3).astype("float16")
+    y = rand(2, 64, 16, seed=4).astype("float16")
+    got = np.zeros((2, 8, 16), "float16")
+    tessel.interpret(mod["bmm"], x, y, got)
+    want = (x.astype("float32") @ y.astype("float32")).astype("float16")  # f32 sums, one rounding
+    np.testing.assert_array_equal(got, want)
+    out = np.zeros((2, 8, 16), "float16")
+    ex = tessel.build(mod, target=T)
+    assert json.loads(ex.manifest)["functions"][0]["kernels"][0]["args"][0] == {"value": 16}
+    if gpu_error() is None:
+        ex["bmm"](x, y, out)
+        np.testing.assert_allclose(out.astype("float32"), want.astype("float32"), rtol=2e-3,
+                                   atol=2e-3)
+
+
 def test_graph_functions_on_cuda_are_refused_clearly():
     with tessel.graph.Builder("g") as b:
         y = b.emit(tessel.ops.relu(b.input("x", (4,))), "y")
