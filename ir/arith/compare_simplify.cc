@@ -7,6 +7,7 @@
 //   x * 4 == 7                                  -> false    (4 does not divide 7)
 //   i + 5 <= j + 2                              -> i + 4 < j (constants to one side)
 //   3 < i                                       -> 3 < i    (already normal)
+//   n <= (n + 255) // 256 * 256   (n >= 0)      -> true     (c * (X // c) = X - X %% c)
 //
 // The normal form is `L < R` (or `L == R`, `L != R`) with the positive terms on
 // the left, the negated negative ones and the constant on the right. Both sides
@@ -31,6 +32,32 @@ LinearSum DivideByGcd(LinearSum s) {
   for (SplitTerm& t : s.terms) t.scale /= g;
   s.base = CeilDivInt(s.base, g);
   return s;
+}
+
+// `s` with each term c * k * (X // c) (c > 1 a constant) written k * (X - X %% c),
+// exactly equal: what lets X's terms meet the rest of `s` (a split's ceil-div
+// extent against the bound it covers). Nullopt when there is no such term or a
+// new term would not fit.
+std::optional<LinearSum> ExpandFloorDivs(const LinearSum& s) {
+  LinearSum out{s.dtype, {}, s.base};
+  bool expanded = false;
+  for (const SplitTerm& t : s.terms) {
+    // floordiv(X, c) is the split of X with lower c (linear_form.h).
+    const int64_t c = t.lower;
+    std::optional<LinearSum> x =
+        c > 1 && t.extent == 0 && t.scale % c == 0 ? ToLinear(t.index) : std::nullopt;
+    if (!x) {
+      if (!AddTerm(&out, t)) return std::nullopt;
+      continue;
+    }
+    const int64_t k = t.scale / c;
+    if (!AddLinear(&out, *x, k) || !AddTerm(&out, SplitTerm{t.index, 1, c, -k})) {
+      return std::nullopt;
+    }
+    expanded = true;
+  }
+  if (!expanded) return std::nullopt;
+  return out;
 }
 
 // Positive multipliers m worth trying in "s - m * fact <= 0": 1, and the ratio of
@@ -146,6 +173,9 @@ std::optional<bool> TryDecide(const Analyzer& ana, const Expr& cond) {
         if (z) return op->kind() == NodeKind::kEQ ? *z : !*z;
       } else if (std::optional<LinearSum> q = AsNonPositive(op->kind(), *d)) {
         if (std::optional<bool> r = ana.DecideNonPositive(*q)) return r;
+        if (std::optional<LinearSum> e = ExpandFloorDivs(*q)) {
+          if (std::optional<bool> r = ana.DecideNonPositive(*e)) return r;
+        }
       }
     }
   }

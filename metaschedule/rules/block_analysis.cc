@@ -24,14 +24,18 @@ NestLoops SplitNestLoops(const TrivialNest& nest) {
         (is_spatial && !out.reduce.empty())) {
       out.in_order = false;
     }
+    // A product with a symbolic extent is symbolic.
+    auto times = [](int64_t a, int64_t b) {
+      return a == kSymbolicExtent || b == kSymbolicExtent ? kSymbolicExtent : a * b;
+    };
     if (is_unit) {
       out.unit.push_back(nest.loops[l]);
     } else if (is_spatial) {
       out.spatial.push_back(nest.loops[l]);
-      out.spatial_extent *= nest.extents[l];
+      out.spatial_extent = times(out.spatial_extent, nest.extents[l]);
     } else {
       out.reduce.push_back(nest.loops[l]);
-      out.reduce_extent *= nest.extents[l];
+      out.reduce_extent = times(out.reduce_extent, nest.extents[l]);
     }
   }
   return out;
@@ -43,7 +47,8 @@ std::vector<int64_t> GpuThreadCounts(int max_threads_per_block) {
   return counts;
 }
 
-std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::string& block) {
+std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::string& block,
+                                                   bool symbolic) {
   const sch::StmtIndex& index = s.state().index();
   int b = index.FindBlock(block);
   if (b < 0) return absl::StrCat("no block ", block);
@@ -66,7 +71,8 @@ std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::
     if (f->body.get() != inner) return "its loop nest is not perfect";
     if (f->for_kind != ir::ForKind::kSerial) return "a loop of its nest is already scheduled";
     std::optional<int64_t> extent = ir::arith::AsConstInt(f->extent);
-    if (!ir::arith::IsConstInt(f->min, 0) || !extent || *extent <= 0) {
+    if (!extent && symbolic && ir::arith::IsConstInt(f->min, 0)) extent = kSymbolicExtent;
+    if (!ir::arith::IsConstInt(f->min, 0) || !extent || *extent == 0 || *extent < kSymbolicExtent) {
       return "a loop of its nest has a non-constant extent";
     }
     nest.extents.push_back(*extent);
@@ -114,9 +120,9 @@ absl::StatusOr<int64_t> SampleThreadCount(const RuleContext& ctx, sch::Schedule&
 }
 
 std::variant<TrivialNest, std::string> AnalyzeGpuNest(bool gpu, sch::Schedule& s,
-                                                      const std::string& block) {
+                                                      const std::string& block, bool symbolic) {
   if (!gpu) return std::string("the target is not a GPU");
-  return AnalyzeNest(s, block);
+  return AnalyzeNest(s, block, symbolic);
 }
 
 absl::Status SpreadOverThreads(sch::Schedule& s, sch::LoopRV loop, int64_t threads,

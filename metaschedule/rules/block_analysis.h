@@ -24,7 +24,8 @@ namespace tessel::metaschedule {
 namespace sch = ir::schedule;
 
 // A block alone under a perfect nest of serial loops from 0 with constant
-// extents, one loop per iter var, each iter var bound to exactly its loop.
+// extents (or, where the caller allows them, symbolic ones: kSymbolicExtent), one
+// loop per iter var, each iter var bound to exactly its loop.
 struct TrivialNest {
   // The block as analyzed: valid until the schedule changes.
   const ir::BlockNode* block = nullptr;
@@ -33,12 +34,19 @@ struct TrivialNest {
   std::vector<int64_t> extents;    // Per loop.
 };
 
-// The nest, or why the block does not sit in one.
-std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::string& block);
+// The extent recorded for a loop whose extent is not a constant (`n`, a shape
+// variable's), and the product of any extents that include one.
+inline constexpr int64_t kSymbolicExtent = -1;
+
+// The nest, or why the block does not sit in one; `symbolic` accepts loops of
+// non-constant extent (recorded as kSymbolicExtent).
+std::variant<TrivialNest, std::string> AnalyzeNest(sch::Schedule& s, const std::string& block,
+                                                   bool symbolic = false);
 
 // A trivial nest's loops by what they run over: extent-1 loops, and the spatial
 // and reduce iter vars' other loops (each in nest order), with the products of
-// their extents; `in_order` when the nest already runs unit, spatial, reduce.
+// their extents (kSymbolicExtent when one is symbolic); `in_order` when the nest
+// already runs unit, spatial, reduce.
 struct NestLoops {
   std::vector<sch::LoopRV> unit, spatial, reduce;
   int64_t spatial_extent = 1, reduce_extent = 1;
@@ -60,7 +68,8 @@ absl::StatusOr<int64_t> SampleThreadCount(const RuleContext& ctx, sch::Schedule&
 // What every GPU rule checks first: the target is a GPU and the block sits in
 // a trivial nest (AnalyzeNest); else why not.
 std::variant<TrivialNest, std::string> AnalyzeGpuNest(bool gpu, sch::Schedule& s,
-                                                      const std::string& block);
+                                                      const std::string& block,
+                                                      bool symbolic = false);
 inline constexpr int64_t kGpuHeuristicThreads = 256;
 // Splits `loop` by `threads`, the threads outside (a strided walk, so that
 // neighbouring threads touch neighbouring elements), and binds them to

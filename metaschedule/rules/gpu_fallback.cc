@@ -18,6 +18,13 @@
 // guarded by the split's predicate. A large elementwise domain (4096 blocks or more
 // with 4 elements a thread) gives each thread 4 neighbouring elements. A
 // block without a spatial loop (a reduction to a scalar) is not applicable.
+//
+// A domain of symbolic extent (a shape variable's, f32[n]) takes 256 threads a
+// block and ceil(n / 256) blocks, guarded: the launch's grid is then an expression
+// of the shape variables that the runtime evaluates per call,
+//   for i in range(0, n)  ->  for i_0 in thread_binding(0, (n + 255) // 256, "blockIdx.x") {
+//                               for i_1 in thread_binding(0, 256, "threadIdx.x") {
+//                                 block B(vi = i_0 * 256 + i_1) where i_0 * 256 + i_1 < n
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -39,7 +46,8 @@ class GpuFallback : public ScheduleRule {
 
   absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
                                     const std::string& block) const override {
-    std::variant<TrivialNest, std::string> analyzed = AnalyzeGpuNest(ctx.machine.gpu, s, block);
+    std::variant<TrivialNest, std::string> analyzed =
+        AnalyzeGpuNest(ctx.machine.gpu, s, block, /*symbolic=*/true);
     if (const std::string* why = std::get_if<std::string>(&analyzed)) {
       return RuleOutcome::NotApplicable(*why);
     }
@@ -69,12 +77,17 @@ class GpuFallback : public ScheduleRule {
     // largest up to it.
     int64_t heuristic = 0;
     for (size_t c = 0; c < candidates.size() && candidates[c] <= kGpuHeuristicThreads; ++c) {
+      if (domain == kSymbolicExtent) {  // Unknown: the largest, guarded.
+        heuristic = static_cast<int64_t>(c);
+        continue;
+      }
       if (domain % candidates[c] == 0 || domain <= candidates[c]) {
         heuristic = static_cast<int64_t>(c);
         if (domain <= candidates[c]) break;
       }
     }
-    if (heuristic == 0 && domain % candidates[0] != 0 && domain > candidates[0]) {
+    if (heuristic == 0 && domain != kSymbolicExtent && domain % candidates[0] != 0 &&
+        domain > candidates[0]) {
       while (heuristic + 1 < static_cast<int64_t>(candidates.size()) &&
              candidates[heuristic + 1] <= kGpuHeuristicThreads) {
         ++heuristic;
@@ -115,6 +128,13 @@ class GpuFallback : public ScheduleRule {
     TESSEL_ASSIGN_OR_RETURN(sch::ExprRV choice,
                             s.SampleCategorical(candidates, probs, ctx.Decide(pick)));
     TESSEL_ASSIGN_OR_RETURN(int64_t threads, s.Get(choice));
+    if (domain == kSymbolicExtent) {
+      TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts,
+                              s.Split(fused, {std::nullopt, threads}));
+      TESSEL_RETURN_IF_ERROR(s.Bind(parts[0], "blockIdx.x"));
+      TESSEL_RETURN_IF_ERROR(s.Bind(parts[1], "threadIdx.x"));
+      return absl::StrCat("a symbolic number of blocks of ", threads, " threads");
+    }
     if (domain <= threads) {
       TESSEL_RETURN_IF_ERROR(s.Bind(fused, "threadIdx.x"));
       return absl::StrCat("one block of ", domain, " threads");

@@ -43,6 +43,17 @@ TEST(Analyzer, ScopesNestAndUndo) {
   EXPECT_EQ(ana.GetConstIntBound(i).ToString(), "[-2147483648, 2147483647]");
 }
 
+// A split's ceil-div extent covers the bound it was split from: c * (X // c) is
+// X - X %% c, so n <= (n + 255) // 256 * 256 for any n.
+TEST(Analyzer, ACeilDivProductCoversItsBound) {
+  Var n = I32("n");
+  Analyzer ana;
+  EXPECT_TRUE(ana.CanProve(LE(n, Fd(n + C(255), 256) * C(256))));
+  EXPECT_TRUE(ana.CanProve(LT(n, Fd(n + C(256), 256) * C(256))));
+  EXPECT_FALSE(ana.CanProve(LE(n, Fd(n + C(254), 256) * C(256))));
+  EXPECT_FALSE(ana.CanProve(LT(n, Fd(n + C(255), 256) * C(256))));
+}
+
 TEST(Analyzer, SymbolicRangesAndLets) {
   Var i = I32("i"), n = I32("n"), t = I32("t");
   Analyzer ana;
