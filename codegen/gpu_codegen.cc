@@ -327,8 +327,16 @@ std::string LaunchManifest(const GpuProgram& program) {
       for (const ir::Var& v : k.scalars) {
         scalars.push_back({{"name", v->name}, {"dtype", v->dtype.ToString()}});
       }
+      nlohmann::json grid = nlohmann::json::array();
+      for (size_t a = 0; a < 3; ++a) {
+        if (k.grid_exprs[a]) {
+          grid.push_back(ir::PrintExpr(k.grid_exprs[a]));
+        } else {
+          grid.push_back(k.grid[a]);
+        }
+      }
       kernels.push_back({{"name", k.name},
-                         {"grid", k.grid},
+                         {"grid", grid},
                          {"block", k.block},
                          {"shared_bytes", k.shared_bytes},
                          {"buffer_args", k.buffer_args},

@@ -58,7 +58,8 @@ absl::StatusOr<GpuProgram> BuildGpuProgram(const ir::IRModule& mod, const Target
 // The launch manifest of `program` as JSON: for each function its parameters (name,
 // dtype, shape, whether a kernel writes it), workspaces (name, dtype, elements) and kernels (name,
 // grid, block, shared bytes, arguments: storage ids -- parameter i is i, workspace j is num_params
-// + j -- then scalars), in order with the library steps among them ({name, library: the
+// + j -- then scalars; a grid extent of shape variables as its expression, "(n + 255) //
+// 256"), in order with the library steps among them ({name, library: the
 // packed function, args: [{storage, offset} | {value}]}).
 std::string LaunchManifest(const GpuProgram& program);
 

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <mutex>
 #include <utility>
@@ -147,9 +148,24 @@ std::string ParseKernel(const Json& j, size_t storage, const FunctionSignature& 
     return where + "grid and block are three extents each";
   }
   for (size_t a = 0; a < 3; ++a) {
-    if (!Int((*grid)[a], &k->grid[a]) || !Int((*block)[a], &k->block[a]) || k->grid[a] < 1 ||
-        k->block[a] < 1) {
-      return where + "grid and block extents are positive integers";
+    if ((*grid)[a].is_string()) {  // An expression of shape variables and scalars.
+      ExtentExpr e;
+      if (std::string why = ExtentExpr::Parse((*grid)[a].get<std::string>(), &e); !why.empty()) {
+        return where + why;
+      }
+      for (const std::string& name : e.names()) {
+        if (!Names(sig, name)) {
+          return where + "the grid extent '" + e.text() + "' reads '" + name +
+                 "', which is no scalar parameter or shape variable";
+        }
+      }
+      k->grid_exprs[a] = std::move(e);
+      k->grid[a] = 0;
+    } else if (!Int((*grid)[a], &k->grid[a]) || k->grid[a] < 1) {
+      return where + "grid extents are positive integers or expressions";
+    }
+    if (!Int((*block)[a], &k->block[a]) || k->block[a] < 1) {
+      return where + "block extents are positive integers";
     }
   }
   const Json* shared = Field(j, "shared_bytes");
@@ -231,12 +247,12 @@ int64_t Elements(const DLTensor* t) {
   return n;
 }
 
-// The value a kernel's scalar `name` takes in this call, converted to `dtype`, in
-// `slot`: a scalar parameter's (PackArguments widened integers to int64_t), or the
-// extent of the first buffer dimension that the shape variable names.
-bool ScalarValue(const FunctionSignature& sig, const std::vector<DLTensor*>& args,
-                 const PackedArgs& packed, const std::string& name, DLDataType dtype,
-                 uint64_t* slot) {
+// The value `name` takes in this call: a scalar parameter's (PackArguments widened
+// integers to int64_t), or the extent of the first buffer dimension that the shape
+// variable names. False when it names neither (or an f16 scalar).
+bool LookupValue(const FunctionSignature& sig, const std::vector<DLTensor*>& args,
+                 const PackedArgs& packed, const std::string& name, int64_t* integer_out,
+                 double* real_out, bool* is_real_out) {
   double real = 0;
   int64_t integer = 0;
   bool is_real = false, found = false;
@@ -262,7 +278,19 @@ bool ScalarValue(const FunctionSignature& sig, const std::vector<DLTensor*>& arg
       }
     }
   }
-  if (!found) return false;
+  *integer_out = integer, *real_out = real, *is_real_out = is_real;
+  return found;
+}
+
+// The value a kernel's scalar `name` takes in this call (LookupValue), converted to
+// `dtype`, in `slot`.
+bool ScalarValue(const FunctionSignature& sig, const std::vector<DLTensor*>& args,
+                 const PackedArgs& packed, const std::string& name, DLDataType dtype,
+                 uint64_t* slot) {
+  double real = 0;
+  int64_t integer = 0;
+  bool is_real = false;
+  if (!LookupValue(sig, args, packed, name, &integer, &real, &is_real)) return false;
   *slot = 0;
   if (dtype.code == kDLFloat && dtype.bits == 32) {
     float v = is_real ? static_cast<float>(real) : static_cast<float>(integer);
@@ -440,6 +468,26 @@ int32_t CudaProgram::Launch(const CudaFunction& f, const std::vector<void*>& sto
       if (int32_t rc = CallLibrary(f, k, storage, stream)) return rc;
       continue;
     }
+    // Grid extents of shape variables, evaluated for this call's arguments.
+    std::array<int64_t, 3> grid = k.grid;
+    bool empty = false;
+    for (size_t a = 0; a < 3; ++a) {
+      if (!k.grid_exprs[a]) continue;
+      std::string why;
+      auto lookup = [&](const std::string& name, int64_t* v) {
+        double real = 0;
+        bool is_real = false;
+        return LookupValue(f.signature, args, packed, name, v, &real, &is_real) && !is_real;
+      };
+      if (!k.grid_exprs[a]->Evaluate(lookup, &grid[a], &why))
+        return Fail("kernel " + k.name + ": " + why);
+      if (grid[a] < 0 || grid[a] > INT32_MAX) {
+        return Fail("kernel " + k.name + ": grid extent '" + k.grid_exprs[a]->text() + "' is " +
+                    std::to_string(grid[a]) + " for this call");
+      }
+      empty |= grid[a] == 0;
+    }
+    if (empty) continue;  // No blocks: nothing to run for these shapes.
     std::vector<void*> kargs;
     for (int id : k.buffer_args) kargs.push_back(const_cast<void**>(&storage[id]));
     std::vector<uint64_t> slots(k.scalar_names.size());
@@ -450,7 +498,7 @@ int32_t CudaProgram::Launch(const CudaFunction& f, const std::vector<void*>& sto
       }
     }
     for (uint64_t& s : slots) kargs.push_back(&s);
-    if (int32_t rc = tessel_cuda_launch(module, k.name.c_str(), k.grid.data(), k.block.data(),
+    if (int32_t rc = tessel_cuda_launch(module, k.name.c_str(), grid.data(), k.block.data(),
                                         /*shared_bytes=*/0, kargs.data(),
                                         static_cast<int32_t>(kargs.size()), stream)) {
       return rc;

@@ -21,11 +21,13 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "codegen/runtime/arg_check.h"
+#include "codegen/runtime/extent_expr.h"
 #include "codegen/runtime/signature.h"
 
 namespace tessel::runtime {
@@ -41,6 +43,9 @@ struct CudaKernel {
   };
   std::vector<LibraryArg> library_args;
   std::array<int64_t, 3> grid = {1, 1, 1};
+  // A grid extent given as an expression of shape variables and scalar parameters
+  // (evaluated per call; `grid` holds 0 there).
+  std::array<std::optional<ExtentExpr>, 3> grid_exprs;
   std::array<int64_t, 3> block = {1, 1, 1};
   int64_t shared_bytes = 0;  // Static, declared in the PTX: the launch adds none.
   // Storage ids: parameter i is i, workspace j is num_params + j.

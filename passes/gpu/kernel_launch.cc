@@ -101,6 +101,7 @@ class KernelScan : public ir::IRVisitor {
 
   absl::Status status;
   std::array<std::optional<int64_t>, 6> extents;
+  std::array<ir::Expr, 3> symbolic_grid;  // A blockIdx axis of non-constant extent.
   std::array<const ir::ForNode*, 6> first_loop = {};
   int64_t shared_bytes = 0;
   std::vector<const ir::BufferNode*> buffers;
@@ -116,10 +117,30 @@ class KernelScan : public ir::IRVisitor {
         Fail(absl::StrCat("loop '", op->loop_var->name, "' is bound to '", op->thread_tag,
                           "', which the GPU path does not support (blockIdx.x/y/z and "
                           "threadIdx.x/y/z are)"));
+      } else if (!extent && axis < 3) {
+        // A grid extent of shape variables ((n + 255) // 256): the runtime evaluates
+        // it per call. One expression per axis in a kernel.
+        if (symbolic_grid[axis] && !ir::arith::ExprEqual(symbolic_grid[axis], op->extent)) {
+          Fail(absl::StrCat("loops '", first_loop[axis]->loop_var->name, "' and '",
+                            op->loop_var->name, "' are both bound to ", op->thread_tag,
+                            " with different extents in one kernel"));
+        } else if (extents[axis]) {
+          Fail(absl::StrCat("loop '", op->loop_var->name, "' bound to ", op->thread_tag,
+                            " has extent ", ir::PrintExpr(op->extent), ", another loop ",
+                            *extents[axis], " in one kernel"));
+        } else {
+          symbolic_grid[axis] = op->extent;
+          if (first_loop[axis] == nullptr) first_loop[axis] = op;
+        }
       } else if (!extent || *extent < 1) {
         Fail(absl::StrCat("loop '", op->loop_var->name, "' bound to ", op->thread_tag,
                           " has extent ", ir::PrintExpr(op->extent),
-                          "; launch extents must be positive constants"));
+                          axis < 3 ? "; grid extents must be positive"
+                                   : "; block (threadIdx) extents must be positive constants"));
+      } else if (axis < 3 && symbolic_grid[axis]) {
+        Fail(absl::StrCat("loop '", op->loop_var->name, "' bound to ", op->thread_tag,
+                          " has extent ", *extent, ", another loop ",
+                          ir::PrintExpr(symbolic_grid[axis]), " in one kernel"));
       } else if (extents[axis] && *extents[axis] != *extent) {
         Fail(absl::StrCat("loops '", first_loop[axis]->loop_var->name, "' and '",
                           op->loop_var->name, "' are both bound to ", op->thread_tag,
@@ -284,6 +305,7 @@ absl::StatusOr<KernelSplit> SplitKernels(const std::string& name, const ir::Prim
     if (!scan.status.ok()) return scan.status;
     bool any_axis = false;
     for (int a = 0; a < 6; ++a) any_axis |= scan.extents[a].has_value();
+    for (int a = 0; a < 3; ++a) any_axis |= scan.symbolic_grid[a] != nullptr;
     if (!any_axis) {
       std::string text = ir::PrintStmt(s);
       if (text.size() > 200) text = text.substr(0, 200) + " ...";
@@ -296,9 +318,18 @@ absl::StatusOr<KernelSplit> SplitKernels(const std::string& name, const ir::Prim
     }
     int64_t threads = 1;
     for (int a = 0; a < 3; ++a) {
-      k.grid[a] = scan.extents[a].value_or(1);
+      k.grid_exprs[a] = scan.symbolic_grid[a];
+      k.grid[a] = scan.symbolic_grid[a] ? 0 : scan.extents[a].value_or(1);
       k.block[a] = scan.extents[3 + a].value_or(1);
       threads *= k.block[a];
+      for (const ir::Var& v :
+           k.grid_exprs[a] ? ir::arith::CollectVars(k.grid_exprs[a]) : std::vector<ir::Var>{}) {
+        if (!host_vars.contains(v.get())) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "gpu: ", where, ": the grid extent ", ir::PrintExpr(k.grid_exprs[a]), " of ", k.name,
+              " reads '", v->name, "', which is not a shape variable or scalar parameter"));
+        }
+      }
       if (k.grid[a] > kMaxGrid[a] || k.block[a] > kMaxBlock[a]) {
         const ir::ForNode* loop = scan.first_loop[k.grid[a] > kMaxGrid[a] ? a : 3 + a];
         return absl::InvalidArgumentError(absl::StrCat(

@@ -21,7 +21,9 @@
 // launches is not supported yet. The split is also the GPU
 // verifier: one thread axis has one extent in a kernel, extents are constants, a
 // block holds at most the target's threads, shared memory fits, and "vthread" is
-// refused; each error names the loop or buffer.
+// refused; each error names the loop or buffer. Grid (blockIdx) extents may be
+// expressions of the host's shape variables and scalar parameters; block extents
+// are constants.
 #ifndef TESSEL_PASSES_GPU_KERNEL_LAUNCH_H_
 #define TESSEL_PASSES_GPU_KERNEL_LAUNCH_H_
 
@@ -55,7 +57,10 @@ struct KernelLaunch {
   std::string library;
   std::vector<LibraryArg> library_args;
   ir::Stmt body;                             // The kernel's statement, thread-bound loops included.
-  std::array<int64_t, 3> grid = {1, 1, 1};   // blockIdx.x/y/z extents
+  std::array<int64_t, 3> grid = {1, 1, 1};   // blockIdx.x/y/z extents (0: symbolic)
+  // An axis whose extent is an expression of shape variables and scalar parameters
+  // ((n + 255) // 256), evaluated by the runtime per call; null for a constant one.
+  std::array<ir::Expr, 3> grid_exprs;
   std::array<int64_t, 3> block = {1, 1, 1};  // threadIdx.x/y/z extents
   int64_t shared_bytes = 0;                  // Static shared memory of the kernel.
   // The kernel's arguments in order: the storage it touches, by id (parameter i is

@@ -187,6 +187,36 @@ def test_an_f16_cublas_gemm_accumulates_in_f32():
                                    atol=2e-3)
 
 
+SYMBOLIC_ADD = """
+func @add[n](A: f32[n], B: f32[n]) {
+  for i in range(0, n) {
+    block B(vi: spatial[0, n] = i) {
+      reads(A[vi])
+      writes(B[vi])
+      B[vi] = A[vi] + 1.0f32
+    }
+  }
+}"""
+
+
+def test_a_symbolic_size_gets_a_grid_the_runtime_evaluates_per_call():
+    mod = tessel.transform.parse_pipeline(f'default-schedule{{target="{T}"}}')(
+        tessel.parse(SYMBOLIC_ADD))
+    for n in (1, 255, 256, 1000):  # The guard's tail, exact multiples, one block.
+        a, b = rand(n, seed=n), np.zeros(n, "float32")
+        tessel.interpret(mod["add"], a, b)
+        np.testing.assert_array_equal(b, a + 1)
+    ex = tessel.build(mod, target=T)
+    kernel = json.loads(ex.manifest)["functions"][0]["kernels"][0]
+    assert kernel["grid"] == ["(n + 255) // 256", 1, 1] and kernel["block"] == [256, 1, 1]
+    if gpu_error() is not None:
+        return
+    for n in (0, 1, 1000, 70000):
+        a, b = rand(n, seed=n), np.zeros(n, "float32")
+        ex["add"](a, b)
+        np.testing.assert_array_equal(b, a + 1)
+
+
 def test_graph_functions_on_cuda_are_refused_clearly():
     with tessel.graph.Builder("g") as b:
         y = b.emit(tessel.ops.relu(b.input("x", (4,))), "y")

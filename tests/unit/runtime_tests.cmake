@@ -6,6 +6,7 @@ add_executable(tessel_runtime_tests
   runtime_arg_check_test.cc
   runtime_cuda_program_test.cc
   runtime_cuda_test.cc
+  runtime_extent_expr_test.cc
   runtime_export_test.cc
   runtime_graph_program_test.cc
   runtime_ndarray_test.cc
