@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -48,7 +49,10 @@ Cublas* LoadCublas() {
   if (cublas != nullptr || !cublas_error.empty()) return cublas;
   void* lib = nullptr;
   std::string tried;
-  for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}) {
+  // $TESSEL_CUBLAS first: a cuBLAS outside the loader's path (a Python wheel's).
+  const char* chosen = std::getenv("TESSEL_CUBLAS");
+  for (const char* name : {chosen != nullptr && *chosen != '\0' ? chosen : "libcublas.so.13",
+                           "libcublas.so.13", "libcublas.so.12", "libcublas.so"}) {
     lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (lib != nullptr) break;
     const char* why = dlerror();

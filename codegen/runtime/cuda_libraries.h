@@ -12,8 +12,9 @@
 //      operands and result and f32 accumulation (f16), on C's transpose (cuBLAS is
 //      column-major): Cᵀ = Bᵀ Aᵀ, so B is cuBLAS's first operand and A its second.
 //
-// cuBLAS is loaded with dlopen (libcublas.so.13, then .12, then libcublas.so) on
-// first use, never linked; without it a step fails with one message ("no cuBLAS:
+// cuBLAS is loaded with dlopen ($TESSEL_CUBLAS if set, e.g. the libcublas.so.12 of a
+// Python wheel; then libcublas.so.13, .12, libcublas.so) on first use, never linked; without it a
+// step fails with one message ("no cuBLAS:
 // ..."). The handle is created once, on the device tessel_cuda_init chose.
 #ifndef TESSEL_CODEGEN_RUNTIME_CUDA_LIBRARIES_H_
 #define TESSEL_CODEGEN_RUNTIME_CUDA_LIBRARIES_H_
