@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/mlir_translator.h"
 #include "ir/arith/expr_util.h"
 #include "ir/printer.h"
@@ -344,8 +345,22 @@ std::string LaunchManifest(const GpuProgram& program) {
     }
     nlohmann::json workspaces = nlohmann::json::array();
     for (const ir::Buffer& b : f.workspaces) {
-      int64_t elements = 1;
-      for (const ir::Expr& e : b->shape) elements *= ir::arith::AsConstInt(e).value_or(0);
+      // A constant count, or the product of the extents as the runtime's ExtentExpr
+      // reads it ("(n) * 33"), evaluated per call.
+      int64_t constant = 1;
+      std::vector<std::string> factors;
+      for (const ir::Expr& e : b->shape) {
+        if (std::optional<int64_t> c = ir::arith::AsConstInt(e)) {
+          constant *= *c;
+        } else {
+          factors.push_back(absl::StrCat("(", ir::PrintExpr(e), ")"));
+        }
+      }
+      nlohmann::json elements = constant;
+      if (!factors.empty()) {
+        if (constant != 1) factors.push_back(absl::StrCat(constant));
+        elements = absl::StrJoin(factors, " * ");
+      }
       workspaces.push_back(
           {{"name", b->name}, {"dtype", b->dtype.ToString()}, {"elements", elements}});
     }

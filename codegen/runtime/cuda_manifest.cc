@@ -203,9 +203,24 @@ std::string ParseFunction(const Json& j, CudaFunction* f) {
   for (const Json& w : *workspaces) {
     CudaFunction::Workspace ws;
     std::string dtype;
+    const Json* elements = Field(w, "elements");
     if (!String(w, "name", &ws.name) || !String(w, "dtype", &dtype) ||
-        !ParseDType(dtype, &ws.dtype) || Field(w, "elements") == nullptr ||
-        !Int(*Field(w, "elements"), &ws.elements) || ws.elements < 0) {
+        !ParseDType(dtype, &ws.dtype) || elements == nullptr) {
+      return where + "a workspace is a name, a dtype and a count of elements";
+    }
+    if (elements->is_string()) {  // Sized per call by shape variables.
+      ExtentExpr e;
+      if (std::string why = ExtentExpr::Parse(elements->get<std::string>(), &e); !why.empty()) {
+        return where + "workspace " + ws.name + ": " + why;
+      }
+      for (const std::string& name : e.names()) {
+        if (!Names(f->signature, name)) {
+          return where + "workspace " + ws.name + " reads '" + name +
+                 "', which is no scalar parameter or shape variable";
+        }
+      }
+      ws.elements_expr = std::move(e);
+    } else if (!Int(*elements, &ws.elements) || ws.elements < 0) {
       return where + "a workspace is a name, a dtype and a count of elements";
     }
     f->workspaces.push_back(std::move(ws));

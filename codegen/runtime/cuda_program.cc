@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <utility>
 
@@ -99,6 +100,18 @@ bool ScalarValue(const FunctionSignature& sig, const std::vector<DLTensor*>& arg
   return true;
 }
 
+// The integer value of a shape variable or scalar parameter in this call, as the
+// manifest's extent expressions read them.
+std::function<bool(const std::string&, int64_t*)> IntegerLookup(const FunctionSignature& sig,
+                                                                const std::vector<DLTensor*>& args,
+                                                                const PackedArgs& packed) {
+  return [&sig, &args, &packed](const std::string& name, int64_t* v) {
+    double real = 0;
+    bool is_real = false;
+    return LookupValue(sig, args, packed, name, v, &real, &is_real) && !is_real;
+  };
+}
+
 // The device memory of one call: each buffer argument's (a copy of a host tensor,
 // or the caller's device tensor itself) and the function's workspaces. What it
 // allocated is freed when it goes.
@@ -110,8 +123,10 @@ class DeviceStorage {
     }
   }
   // Allocates and fills (copies host tensors in; `on_device`: uses the tensors'
-  // own memory); 0 or non-zero with the last error set.
-  int32_t Fill(const CudaFunction& f, const std::vector<DLTensor*>& args, bool on_device) {
+  // own memory), the workspaces sized for this call (`lookup`: its shape
+  // variables); 0 or non-zero with the last error set.
+  int32_t Fill(const CudaFunction& f, const std::vector<DLTensor*>& args, bool on_device,
+               const std::function<bool(const std::string&, int64_t*)>& lookup) {
     for (size_t i = 0; i < f.signature.params.size(); ++i) {
       pointers.push_back(nullptr);
       bytes.push_back(0);
@@ -132,8 +147,17 @@ class DeviceStorage {
       }
     }
     for (const CudaFunction::Workspace& w : f.workspaces) {
+      int64_t elements = w.elements;
+      std::string why;
+      if (w.elements_expr && !w.elements_expr->Evaluate(lookup, &elements, &why)) {
+        return Fail("workspace " + w.name + ": " + why);
+      }
+      if (elements < 0 || elements > (int64_t{1} << 40)) {
+        return Fail("workspace " + w.name + ": " + std::to_string(elements) +
+                    " elements for this call");
+      }
       pointers.push_back(nullptr);
-      bytes.push_back(static_cast<size_t>(w.elements * DTypeBytes(w.dtype)));
+      bytes.push_back(static_cast<size_t>(elements * DTypeBytes(w.dtype)));
       owned.push_back(true);
       if (bytes.back() != 0 && tessel_cuda_alloc(bytes.back(), &pointers.back()) != 0) return 1;
     }
@@ -247,12 +271,7 @@ int32_t CudaProgram::Launch(const CudaFunction& f, const std::vector<void*>& sto
     for (size_t a = 0; a < 3; ++a) {
       if (!k.grid_exprs[a]) continue;
       std::string why;
-      auto lookup = [&](const std::string& name, int64_t* v) {
-        double real = 0;
-        bool is_real = false;
-        return LookupValue(f.signature, args, packed, name, v, &real, &is_real) && !is_real;
-      };
-      if (!k.grid_exprs[a]->Evaluate(lookup, &grid[a], &why))
+      if (!k.grid_exprs[a]->Evaluate(IntegerLookup(f.signature, args, packed), &grid[a], &why))
         return Fail("kernel " + k.name + ": " + why);
       if (grid[a] < 0 || grid[a] > INT32_MAX) {
         return Fail("kernel " + k.name + ": grid extent '" + k.grid_exprs[a]->text() + "' is " +
@@ -312,7 +331,8 @@ CallOutcome CudaProgram::Call(std::string_view name, DLTensor* const* args,
   const std::vector<DLTensor*> tensors(args, args + num_args);
   DeviceStorage storage;
   void* module = nullptr;
-  if (Load(&module) != 0 || storage.Fill(*f, tensors, on_device) != 0 ||
+  if (Load(&module) != 0 ||
+      storage.Fill(*f, tensors, on_device, IntegerLookup(f->signature, tensors, packed)) != 0 ||
       Launch(*f, storage.pointers, tensors, packed, nullptr) != 0 ||
       tessel_cuda_synchronize() != 0) {
     return fail();
@@ -345,7 +365,9 @@ CallOutcome CudaProgram::Time(std::string_view name, DLTensor* const* args, int3
     return CallOutcome{CallOutcome::kKernelFailed, f->signature.name + ": " + tessel_last_error()};
   };
   void* module = nullptr;
-  if (Load(&module) != 0 || storage.Fill(*f, tensors, on_device) != 0) return fail();
+  if (Load(&module) != 0 ||
+      storage.Fill(*f, tensors, on_device, IntegerLookup(f->signature, tensors, packed)) != 0)
+    return fail();
   for (int w = 0; w < warmup; ++w) {
     if (Launch(*f, storage.pointers, tensors, packed, nullptr) != 0) return fail();
   }

@@ -61,6 +61,7 @@ struct CudaFunction {
     std::string name;
     DLDataType dtype;
     int64_t elements = 0;
+    std::optional<ExtentExpr> elements_expr;  // Set: the count, evaluated per call.
   };
   std::vector<Workspace> workspaces;  // Device buffers between kernels.
   std::vector<CudaKernel> kernels;    // Kernels and library steps, in order.

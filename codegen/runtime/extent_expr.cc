@@ -106,6 +106,11 @@ class ExtentParser {
       *node = Add({name == "min" ? 'm' : 'M', 0, lhs, rhs});
       return true;
     }
+    // An integer cast as the printer writes it (i64(n)): the values are int64 here.
+    if ((name == "i32" || name == "i64" || name == "u32" || name == "u64") && Eat("(")) {
+      if (!Sum(node)) return false;
+      return Eat(")") || Fail("')' expected");
+    }
     std::vector<std::string>& names = out_->names_;
     auto it = std::find(names.begin(), names.end(), name);
     if (it == names.end()) it = names.insert(names.end(), name);

@@ -7,8 +7,10 @@
 //   e.Evaluate([](const std::string& name, int64_t* v) { *v = 1000; return true; }, &grid, &why);
 //   // grid == 4
 //
-// Grammar: integers, names, + - * // (floor division) %% (floor modulo), min(a, b),
-// max(a, b), parentheses; * // %% bind tighter than + -, left to right.
+// Grammar: integers (a type suffix as in 33i64 allowed), names, + - * // (floor
+// division) %% (floor modulo), min(a, b), max(a, b), the integer casts i32(x),
+// i64(x), u32(x), u64(x) (values are int64 throughout), parentheses; * // %% bind
+// tighter than + -, left to right.
 #ifndef TESSEL_CODEGEN_RUNTIME_EXTENT_EXPR_H_
 #define TESSEL_CODEGEN_RUNTIME_EXTENT_EXPR_H_
 

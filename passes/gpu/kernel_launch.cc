@@ -219,11 +219,12 @@ class KernelScan : public ir::IRVisitor {
 // global allocations (workspaces); `storage` maps each host-level buffer to its
 // storage id.
 absl::Status TopLevel(const std::string& where, const ir::Stmt& body, int num_params,
+                      const absl::flat_hash_map<const ir::VarNode*, ir::Var>& host_vars,
                       absl::flat_hash_map<const ir::BufferNode*, int>& storage,
                       std::vector<ir::Buffer>& workspaces, std::vector<ir::Stmt>& out) {
   if (body->kind() == ir::NodeKind::kSeqStmt) {
     for (const ir::Stmt& s : ir::cast<ir::SeqStmtNode>(body)->seq) {
-      TESSEL_RETURN_IF_ERROR(TopLevel(where, s, num_params, storage, workspaces, out));
+      TESSEL_RETURN_IF_ERROR(TopLevel(where, s, num_params, host_vars, storage, workspaces, out));
     }
     return absl::OkStatus();
   }
@@ -231,21 +232,26 @@ absl::Status TopLevel(const std::string& where, const ir::Stmt& body, int num_pa
     auto it = storage.find(decl->source.get());
     if (it != storage.end()) {
       storage[decl->buffer.get()] = it->second;
-      return TopLevel(where, decl->body, num_params, storage, workspaces, out);
+      return TopLevel(where, decl->body, num_params, host_vars, storage, workspaces, out);
     }
   }
   if (const auto* alloc = ir::dyn_cast<ir::AllocateNode>(body);
       alloc != nullptr && alloc->buffer->scope == "global") {
+    // Sized per call where an extent reads shape variables (softmax's f32[n] row maxima).
     for (const ir::Expr& e : alloc->buffer->shape) {
-      if (!ir::arith::AsConstInt(e)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "gpu: ", where, ": buffer '", alloc->buffer->name, "' between kernels has extent ",
-            ir::PrintExpr(e), "; device workspaces need constant sizes"));
+      for (const ir::Var& v : ir::arith::CollectVars(e)) {
+        if (!host_vars.contains(v.get())) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("gpu: ", where, ": buffer '", alloc->buffer->name,
+                           "' between kernels has extent ", ir::PrintExpr(e),
+                           "; device workspaces are sized by constants, shape variables and "
+                           "scalar parameters"));
+        }
       }
     }
     storage[alloc->buffer.get()] = num_params + static_cast<int>(workspaces.size());
     workspaces.push_back(alloc->buffer);
-    return TopLevel(where, alloc->body, num_params, storage, workspaces, out);
+    return TopLevel(where, alloc->body, num_params, host_vars, storage, workspaces, out);
   }
   out.push_back(body);
   return absl::OkStatus();
@@ -288,7 +294,7 @@ absl::StatusOr<KernelSplit> SplitKernels(const std::string& name, const ir::Prim
   std::vector<ir::Stmt> statements;
   KernelSplit split;
   TESSEL_RETURN_IF_ERROR(TopLevel(where, func->body, static_cast<int>(func->params.size()),
-                                  buffer_param, split.workspaces, statements));
+                                  host_vars, buffer_param, split.workspaces, statements));
   std::vector<KernelLaunch>& launches = split.launches;
   int kernels = 0;
   for (const ir::Stmt& s : statements) {

@@ -76,7 +76,8 @@ struct KernelLaunch {
 
 // The host's part of a split function: its kernels in order and the device buffers
 // it allocates for them -- intermediates between kernels, which lowering leaves as
-// global `allocate`s around the kernels (constant sizes).
+// global `allocate`s around the kernels (sized by constants, shape variables and
+// scalar parameters).
 struct KernelSplit {
   std::vector<KernelLaunch> launches;
   std::vector<ir::Buffer> workspaces;

@@ -217,6 +217,26 @@ def test_a_symbolic_size_gets_a_grid_the_runtime_evaluates_per_call():
         np.testing.assert_array_equal(b, a + 1)
 
 
+def test_a_symbolic_softmax_sizes_its_workspaces_per_call():
+    text = open(os.path.join(HERE, "..", "lit", "gpu", "symbolic-grid.tsl")).read()
+    mod = tessel.transform.parse_pipeline(f'default-schedule{{target="{T}"}}')(tessel.parse(text))
+    for n in (1, 7):
+        x, y = rand(n, 33, seed=n), np.zeros((n, 33), "float32")
+        tessel.interpret(mod["softmax_n"], x, y)
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
+    ex = tessel.build(mod, target=T)
+    function = [f for f in json.loads(ex.manifest)["functions"] if f["name"] == "softmax_n"][0]
+    assert [w["elements"] for w in function["workspaces"]] == ["(n)", "(i64(n) * 33i64)", "(n)"]
+    if gpu_error() is not None:
+        return
+    for n in (1, 300):
+        x, y = rand(n, 33, seed=n), np.zeros((n, 33), "float32")
+        ex["softmax_n"](x, y)
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
 def test_graph_functions_on_cuda_are_refused_clearly():
     with tessel.graph.Builder("g") as b:
         y = b.emit(tessel.ops.relu(b.input("x", (4,))), "y")

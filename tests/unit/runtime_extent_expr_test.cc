@@ -37,6 +37,7 @@ TEST(ExtentExpr, EvaluatesThePrintersExtents) {
   EXPECT_EQ(Eval("(n * m + 255i64) // 256i64", {{"n", 10}, {"m", 100}}), "4");
   EXPECT_EQ(Eval("n - 7 %% 4 * 2", {{"n", 10}}), "4");
   EXPECT_EQ(Eval("min(n, 8) + max(n, 8)", {{"n", 3}}), "11");
+  EXPECT_EQ(Eval("(i64(n) * 33i64)", {{"n", 16}}), "528");  // A flattened workspace's size.
   EXPECT_EQ(Eval("(0 - n) // 4", {{"n", 5}}), "-2");  // Floor, not truncation.
   EXPECT_EQ(Eval("(0 - n) %% 4", {{"n", 5}}), "3");
   ExtentExpr e;
