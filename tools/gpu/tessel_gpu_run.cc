@@ -5,11 +5,16 @@
 //
 //   tessel-gpu-run --ptx add.ptx --launches add.json --function add --data DIR --repeat 50
 //   tessel-gpu-run --library add.so --function add --data DIR --repeat 50
+//   tessel-gpu-run --ptx add.ptx --launches add.json --function add --data DIR --var n=1000
+//       --device-arrays
 //
 // The program comes from the PTX and manifest files, or from a library exported
 // from a cuda build (--library). Either way the function runs as tessel.build's
 // and C's calls do (CudaProgram::Call: host buffers copied over and back) and
-// is timed by CudaProgram::Time (buffers copied once, kernels timed).
+// is timed by CudaProgram::Time (buffers copied once, kernels timed). With
+// --device-arrays the buffers are copied to device memory first and the call takes
+// them in place (the path of tessel.nd.array(..., device="cuda")); --var binds a
+// shape variable (f32[n] needs --var n=...).
 //
 // DIR holds PARAM.in (the raw bytes of each buffer parameter's input) and, for those
 // to check, PARAM.expected. It prints one JSON line: the device, each checked
@@ -21,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -75,6 +81,8 @@ double MaxError(const std::string& dtype, const std::string& got, const std::str
 struct Options {
   std::string ptx, launches, library, function, data;
   int repeat = 20;
+  bool device_arrays = false;
+  std::map<std::string, int64_t> vars;  // Shape variables' values.
 };
 
 using tessel::runtime::ParamSignature;
@@ -88,19 +96,24 @@ struct HostBuffers {
   std::vector<DLTensor> tensors;
 };
 std::string ReadInputs(const std::vector<ParamSignature>& params, const std::string& dir,
-                       HostBuffers* out) {
+                       const std::map<std::string, int64_t>& vars, HostBuffers* out) {
   for (const ParamSignature& p : params) {
     if (!p.is_buffer)
       return "scalar parameter '" + p.name + "': not supported by tessel-gpu-run yet";
     size_t count = 1;
     out->shapes.emplace_back();
     for (const tessel::runtime::Dim& d : p.shape) {
+      int64_t extent = d.value;
       if (d.is_var()) {
-        return "parameter '" + p.name + "' has extent " + d.var +
-               "; tessel-gpu-run takes constant shapes";
+        auto it = vars.find(d.var);
+        if (it == vars.end()) {
+          return "parameter '" + p.name + "' has extent " + d.var + "; give it with --var " +
+                 d.var + "=VALUE";
+        }
+        extent = it->second;
       }
-      count *= static_cast<size_t>(d.value);
-      out->shapes.back().push_back(d.value);
+      count *= static_cast<size_t>(extent);
+      out->shapes.back().push_back(extent);
     }
     const size_t bytes = count * static_cast<size_t>(tessel::runtime::DTypeBytes(p.dtype));
     out->bytes.push_back(bytes);
@@ -125,6 +138,41 @@ std::string ReadInputs(const std::vector<ParamSignature>& params, const std::str
   }
   return "";
 }
+
+// Device copies of a call's host buffers (kDLCUDA tensors), freed when it goes.
+struct DeviceArrays {
+  std::vector<void*> pointers;
+  std::vector<DLTensor> tensors;
+  ~DeviceArrays() {
+    for (void* p : pointers) {
+      if (p != nullptr) tessel_cuda_free(p);
+    }
+  }
+  std::string CopyIn(const HostBuffers& host) {
+    for (size_t i = 0; i < host.tensors.size(); ++i) {
+      void* p = nullptr;
+      if (tessel_cuda_alloc(std::max<size_t>(host.bytes[i], 1), &p) != 0)
+        return tessel_last_error();
+      pointers.push_back(p);  // Freed with the others from here on.
+      if (tessel_cuda_copy_to_device(p, host.data[i].get(), host.bytes[i]) != 0) {
+        return tessel_last_error();
+      }
+      DLTensor t = host.tensors[i];
+      t.data = p;
+      t.device = DLDevice{kDLCUDA, 0};
+      tensors.push_back(t);
+    }
+    return "";
+  }
+  std::string CopyOut(HostBuffers* host) const {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (tessel_cuda_copy_to_host(host->data[i].get(), pointers[i], host->bytes[i]) != 0) {
+        return tessel_last_error();
+      }
+    }
+    return "";
+  }
+};
 
 // Each parameter with a PARAM.expected file checked against what the call left in
 // its host buffer; "" or why a check could not be made.
@@ -180,18 +228,27 @@ int Run(const Options& o) {
   }
   const std::vector<ParamSignature>& params = func->signature.params;
   HostBuffers host;
-  if (std::string e = ReadInputs(params, o.data, &host); !e.empty()) return Fail(e);
+  if (std::string e = ReadInputs(params, o.data, o.vars, &host); !e.empty()) return Fail(e);
   nlohmann::json report = {{"function", o.function},
                            {"device", name},
                            {"capability", std::to_string(major) + "." + std::to_string(minor)},
                            {"multiprocessors", sms},
                            {"program", o.library.empty() ? "ptx and manifest" : "library"}};
+  // With --device-arrays: device copies of the inputs, which the call takes in place.
+  DeviceArrays device;
+  if (o.device_arrays) {
+    if (std::string e = device.CopyIn(host); !e.empty()) return Fail(e);
+    report["arrays"] = "device";
+  }
   std::vector<DLTensor*> args;
-  for (DLTensor& t : host.tensors) args.push_back(&t);
+  for (DLTensor& t : o.device_arrays ? device.tensors : host.tensors) args.push_back(&t);
   const int32_t n = static_cast<int32_t>(args.size());
   using tessel::runtime::CallOutcome;
   if (CallOutcome r = program.Call(o.function, args.data(), n); r.kind != CallOutcome::kOk) {
     return Fail(r.message);
+  }
+  if (o.device_arrays) {
+    if (std::string e = device.CopyOut(&host); !e.empty()) return Fail(e);
   }
   bool all_ok = true;
   nlohmann::json checks;
@@ -233,7 +290,18 @@ int main(int argc, char** argv) {
       ok = value(&o.data);
     else if (a == "--repeat" && (ok = value(&repeat)))
       o.repeat = std::max(0, std::atoi(repeat.c_str()));
-    else
+    else if (a == "--device-arrays")
+      o.device_arrays = true;
+    else if (std::string var; a == "--var" && (ok = value(&var))) {
+      const size_t eq = var.find('=');
+      char* end = nullptr;
+      const long long v =
+          eq == std::string::npos ? -1 : std::strtoll(var.c_str() + eq + 1, &end, 10);
+      if (eq == std::string::npos || eq == 0 || end == nullptr || *end != '\0' || v < 0) {
+        return Fail("--var takes NAME=VALUE (a non-negative integer), given '" + var + "'");
+      }
+      o.vars[var.substr(0, eq)] = v;
+    } else
       return Fail("unknown argument '" + a + "' (see the comment atop tessel_gpu_run.cc)");
     if (!ok) return Fail(a + " needs a value");
   }
@@ -241,7 +309,7 @@ int main(int argc, char** argv) {
   if (from_files == !o.library.empty() || o.function.empty() || o.data.empty()) {
     return Fail(
         "usage: tessel-gpu-run (--ptx FILE --launches FILE | --library FILE.so) --function NAME "
-        "--data DIR [--repeat N]");
+        "--data DIR [--repeat N] [--var NAME=VALUE ...] [--device-arrays]");
   }
   return Run(o);
 }

@@ -9,7 +9,7 @@ machine with tessel-gpu-run (which needs nothing of tessel but libtessel_runtime
     PYTHONPATH=build/python /usr/bin/python3 tools/scripts/gpu_check.py --out=gpu-check \
         --pipeline='default-schedule{target="cuda -arch=sm_90"}' workload.tsl ...
     # then, on the GPU machine, from the repository root:
-    bash gpu-check/run.sh            # one JSON line per function; exit 1 on a failure
+    bash gpu-check/run.sh            # three JSON lines per function; exit 1 on a failure
 
 References come from the reference interpreter on seeded random inputs (the
 unscheduled semantics); a function over `--max-check-steps` interpreter steps is
@@ -99,8 +99,12 @@ def main():
                 pass
             except RuntimeError as e:
                 print("%s/%s: not checked (%s)" % (stem, name, str(e).splitlines()[0]))
+            # From the files, from the library, and from the files on device arrays
+            # (the call takes device memory in place, as tessel.nd.array(..., device=
+            # "cuda") gives it).
             for source in ("--ptx %s.ptx --launches %s.json" % (stem, stem),
-                           "--library ./%s.so" % stem):
+                           "--library ./%s.so" % stem,
+                           "--ptx %s.ptx --launches %s.json --device-arrays" % (stem, stem)):
                 lines.append("LD_LIBRARY_PATH=lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ./tessel-gpu-run "
                              "%s --function %s --data %s --repeat %d || status=1"
                              % (source, shlex.quote(name), shlex.quote(os.path.join(stem, name)),
