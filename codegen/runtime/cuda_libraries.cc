@@ -4,12 +4,12 @@
 
 #include <dlfcn.h>
 
-#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <mutex>
 #include <string>
 
+#include "codegen/runtime/gemm_operand.h"
 #include "codegen/runtime/tessel_runtime.h"
 
 namespace tessel::runtime {
@@ -96,18 +96,12 @@ int32_t Check(Status s, const char* call) {
 }
 
 // How a rows x cols row-major-indexed operand with strides (rs, cs) reaches cuBLAS,
-// as the host's BLAS shim reads it: row-major (op N of its column-major transpose)
-// or transposed (op T), with the leading dimension; false when it is neither.
+// as the host's BLAS shim reads it (AsGemmOperand): row-major is op N of its
+// column-major transpose, stored transposed op T; false when it is neither.
 bool AsColumnMajor(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int* op, int64_t* ld) {
-  if (cs == 1 && rs >= std::max<int64_t>(1, cols)) {
-    *op = kOpN, *ld = rs;
-  } else if (rs == 1 && cs >= std::max<int64_t>(1, rows)) {
-    *op = kOpT, *ld = cs;
-  } else if (rows == 1 && cs == 1) {  // A single row: any row stride.
-    *op = kOpN, *ld = std::max<int64_t>(1, cols);
-  } else {
-    return false;
-  }
+  const std::optional<GemmOperand> g = AsGemmOperand(rows, cols, rs, cs);
+  if (!g) return false;
+  *op = g->transposed ? kOpT : kOpN, *ld = g->ld;
   return true;
 }
 

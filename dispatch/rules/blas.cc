@@ -6,6 +6,7 @@
 //                                               address_of(A[0, 0]), 4096, 1,
 //                                               address_of(x[0]), 1, address_of(y[0]), 1): packed
 #include "absl/strings/str_cat.h"
+#include "codegen/runtime/gemm_operand.h"
 #include "dispatch/matmul_rewrite.h"
 
 namespace tessel::dispatch {
@@ -18,10 +19,10 @@ std::string Check(const Contraction& c) {
   return "";
 }
 
-// Row-major or transposed with a leading dimension BLAS accepts.
+// Row-major or transposed with a leading dimension BLAS accepts: what the shim
+// takes (runtime::AsGemmOperand).
 bool BlasLayout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
-  return (cs == 1 && rs >= std::max<int64_t>(1, cols)) ||
-         (rs == 1 && cs >= std::max<int64_t>(1, rows)) || (rows == 1 && cs == 1);
+  return runtime::AsGemmOperand(rows, cols, rs, cs).has_value();
 }
 
 std::variant<ir::Stmt, std::string> Gemv(const MatmulSite& s, bool matrix_is_a) {

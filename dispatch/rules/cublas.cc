@@ -9,9 +9,10 @@
 //   for i, j, k: C[i, j] += A[i, k] * W[j, k]   (target "cuda -arch=sm_90")  ->
 //     @tessel_cublas_gemm(32, 1, M, N, K, address_of(A[0, 0]), 0, K, 1,
 //                         address_of(W[0, 0]), 0, 1, K, address_of(C[0, 0]), 0, N): packed
-#include <algorithm>
+#include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/runtime/gemm_operand.h"
 #include "dispatch/matmul_rewrite.h"
 
 namespace tessel::dispatch {
@@ -24,12 +25,10 @@ std::string Check(const Contraction& c) {
   return "";
 }
 
-// Row-major or transposed with a leading dimension cuBLAS accepts (a single row
-// with any row stride too), and within cuBLAS's int arguments.
+// Row-major or transposed with a leading dimension cuBLAS accepts (what the
+// runtime's step takes: runtime::AsGemmOperand), within cuBLAS's int arguments.
 bool CublasLayout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
-  const bool fits = rs <= INT32_MAX && cs <= INT32_MAX;
-  return fits && ((cs == 1 && rs >= std::max<int64_t>(1, cols)) ||
-                  (rs == 1 && cs >= std::max<int64_t>(1, rows)) || (rows == 1 && cs == 1));
+  return rs <= INT32_MAX && cs <= INT32_MAX && runtime::AsGemmOperand(rows, cols, rs, cs);
 }
 
 std::variant<ir::Stmt, std::string> Build(const MatmulSite& s) {

@@ -3,11 +3,11 @@
 //
 //   A with strides (row 64, column 1)  -> CblasNoTrans, lda 64
 //   A with strides (row 1, column 64)  -> CblasTrans, lda 64 (A is stored transposed)
-#include <algorithm>
 #include <atomic>
 #include <string>
 
 #include "cblas.h"
+#include "codegen/runtime/gemm_operand.h"
 #include "dispatch/runtime/dispatch_runtime.h"
 #include "dispatch/runtime/shim_args.h"
 
@@ -21,22 +21,14 @@ struct Operand {
   int64_t ld;
 };
 
-// How a rows x cols matrix with these strides is handed to BLAS; false when it is
-// neither row-major nor transposed with leading dimensions BLAS accepts.
+// How a rows x cols matrix with these strides is handed to BLAS (AsGemmOperand);
+// false when it is neither row-major nor transposed with leading dimensions BLAS
+// accepts.
 bool AsBlas(int64_t rows, int64_t cols, int64_t rs, int64_t cs, Operand* out) {
-  if (cs == 1 && rs >= std::max<int64_t>(1, cols)) {
-    *out = {CblasNoTrans, rs};
-    return true;
-  }
-  if (rs == 1 && cs >= std::max<int64_t>(1, rows)) {
-    *out = {CblasTrans, cs};
-    return true;
-  }
-  if (rows == 1 && cs == 1) {  // A single row: any row stride.
-    *out = {CblasNoTrans, std::max<int64_t>(1, cols)};
-    return true;
-  }
-  return false;
+  const std::optional<runtime::GemmOperand> g = runtime::AsGemmOperand(rows, cols, rs, cs);
+  if (!g) return false;
+  *out = {g->transposed ? CblasTrans : CblasNoTrans, g->ld};
+  return true;
 }
 
 std::string Strides(const char* what, int64_t rs, int64_t cs) {
