@@ -260,6 +260,8 @@ int32_t CudaProgram::Launch(const CudaFunction& f, const std::vector<void*>& sto
                             void* stream) const {
   void* module = nullptr;
   if (Load(&module) != 0) return 1;
+  const std::function<bool(const std::string&, int64_t*)> lookup =
+      IntegerLookup(f.signature, args, packed);
   for (const CudaKernel& k : f.kernels) {
     if (!k.library.empty()) {
       if (int32_t rc = CallLibrary(f, k, storage, stream)) return rc;
@@ -271,8 +273,9 @@ int32_t CudaProgram::Launch(const CudaFunction& f, const std::vector<void*>& sto
     for (size_t a = 0; a < 3; ++a) {
       if (!k.grid_exprs[a]) continue;
       std::string why;
-      if (!k.grid_exprs[a]->Evaluate(IntegerLookup(f.signature, args, packed), &grid[a], &why))
+      if (!k.grid_exprs[a]->Evaluate(lookup, &grid[a], &why)) {
         return Fail("kernel " + k.name + ": " + why);
+      }
       if (grid[a] < 0 || grid[a] > INT32_MAX) {
         return Fail("kernel " + k.name + ": grid extent '" + k.grid_exprs[a]->text() + "' is " +
                     std::to_string(grid[a]) + " for this call");

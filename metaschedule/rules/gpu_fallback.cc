@@ -73,21 +73,18 @@ class GpuFallback : public ScheduleRule {
 
     const std::vector<int64_t> candidates = GpuThreadCounts(ctx.machine.max_threads_per_block);
     // The largest candidate up to kGpuHeuristicThreads that divides the domain (no
-    // guard, and the bound loops stay a bijection of the fused index), else the
-    // largest up to it.
+    // guard, and the bound loops stay a bijection of the fused index), else -- and
+    // for a domain of unknown size -- the largest up to it.
+    const bool symbolic = domain == kSymbolicExtent;
     int64_t heuristic = 0;
-    for (size_t c = 0; c < candidates.size() && candidates[c] <= kGpuHeuristicThreads; ++c) {
-      if (domain == kSymbolicExtent) {  // Unknown: the largest, guarded.
-        heuristic = static_cast<int64_t>(c);
-        continue;
-      }
+    for (size_t c = 0; !symbolic && c < candidates.size() && candidates[c] <= kGpuHeuristicThreads;
+         ++c) {
       if (domain % candidates[c] == 0 || domain <= candidates[c]) {
         heuristic = static_cast<int64_t>(c);
         if (domain <= candidates[c]) break;
       }
     }
-    if (heuristic == 0 && domain != kSymbolicExtent && domain % candidates[0] != 0 &&
-        domain > candidates[0]) {
+    if (heuristic == 0 && (symbolic || (domain % candidates[0] != 0 && domain > candidates[0]))) {
       while (heuristic + 1 < static_cast<int64_t>(candidates.size()) &&
              candidates[heuristic + 1] <= kGpuHeuristicThreads) {
         ++heuristic;
