@@ -99,8 +99,11 @@ absl::StatusOr<int64_t> SampleThreadCount(const RuleContext& ctx, sch::Schedule&
   const std::vector<int64_t> candidates = GpuThreadCounts(ctx.machine.max_threads_per_block);
   int64_t heuristic = 0;
   for (size_t c = 0; c < candidates.size() && candidates[c] <= kGpuHeuristicThreads; ++c) {
-    if (candidates[c] <= extent &&
-        (extent % candidates[c] == 0 || extent % candidates[heuristic] != 0)) {
+    // A symbolic extent (a row of n) is taken to be long; the split's predicate
+    // guards the tail.
+    if (extent == kSymbolicExtent ||
+        (candidates[c] <= extent &&
+         (extent % candidates[c] == 0 || extent % candidates[heuristic] != 0))) {
       heuristic = static_cast<int64_t>(c);
     }
   }
@@ -108,7 +111,9 @@ absl::StatusOr<int64_t> SampleThreadCount(const RuleContext& ctx, sch::Schedule&
   // more bytes per instruction: layer_norm's 768 columns take 64 x 4 before 256 x 3.
   // Two warps at least, so that a block still hides some latency itself.
   constexpr int64_t kMinVectorThreads = 64;
-  for (size_t c = 0; c < candidates.size() && candidates[c] <= kGpuHeuristicThreads; ++c) {
+  for (size_t c = 0;
+       extent != kSymbolicExtent && c < candidates.size() && candidates[c] <= kGpuHeuristicThreads;
+       ++c) {
     if (candidates[c] >= kMinVectorThreads && extent % (candidates[c] * 4) == 0) {
       heuristic = static_cast<int64_t>(c);
     }
@@ -141,8 +146,9 @@ absl::Status SpreadOverThreads(sch::Schedule& s, sch::LoopRV loop, int64_t threa
 absl::StatusOr<int64_t> SampleElementsPerThread(const RuleContext& ctx, sch::Schedule& s,
                                                 int64_t extent, int64_t threads) {
   const std::vector<int64_t> candidates = {1, 2, 4};
+  const bool symbolic = extent == kSymbolicExtent;
   int64_t heuristic = 0;
-  for (size_t c = 0; c < candidates.size(); ++c) {
+  for (size_t c = 0; !symbolic && c < candidates.size(); ++c) {
     if (extent % (threads * candidates[c]) == 0) heuristic = static_cast<int64_t>(c);
   }
   std::vector<double> probs(candidates.size(), 1.0 / static_cast<double>(candidates.size()));
@@ -151,7 +157,8 @@ absl::StatusOr<int64_t> SampleElementsPerThread(const RuleContext& ctx, sch::Sch
   TESSEL_ASSIGN_OR_RETURN(int64_t v, s.Get(choice));
   // A drawn width that does not divide the extent leaves a predicated tail; the
   // threads then read one element at a time (the unrolled copies could not merge).
-  return extent % (threads * v) == 0 ? v : 1;
+  // So does every width over a symbolic extent, which no width is known to divide.
+  return !symbolic && extent % (threads * v) == 0 ? v : 1;
 }
 
 int64_t LargestDivisorAtMost(int64_t n, int64_t bound) {

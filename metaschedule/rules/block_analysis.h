@@ -63,7 +63,8 @@ std::vector<int64_t> GpuThreadCounts(int max_threads_per_block);
 // kGpuHeuristicThreads whose four-element steps divide the extent (see
 // SampleElementsPerThread), else the largest up to kGpuHeuristicThreads that the
 // extent fills, preferring one that divides it (else the split's predicate guards
-// the tail).
+// the tail). A symbolic extent (kSymbolicExtent) is taken to be long: the largest
+// up to kGpuHeuristicThreads.
 absl::StatusOr<int64_t> SampleThreadCount(const RuleContext& ctx, sch::Schedule& s, int64_t extent);
 // What every GPU rule checks first: the target is a GPU and the block sits in
 // a trivial nest (AnalyzeNest); else why not.
@@ -80,7 +81,7 @@ absl::Status SpreadOverThreads(sch::Schedule& s, sch::LoopRV loop, int64_t threa
                                int64_t per_thread = 1);
 // Elements per thread and step for SpreadOverThreads: a sample_categorical over
 // 1, 2 and 4; the heuristic takes the largest that `threads` times it divides
-// `extent` (a drawn one that does not gives 1).
+// `extent` (a drawn one that does not gives 1, as any does for a symbolic extent).
 absl::StatusOr<int64_t> SampleElementsPerThread(const RuleContext& ctx, sch::Schedule& s,
                                                 int64_t extent, int64_t threads);
 // The largest divisor of `n` no larger than `bound` (1 when none above 1 is).

@@ -27,9 +27,12 @@
 // the powers of two from 32 to the target's limit (heuristic: the largest up to
 // 256 that divides the row, else up to 256 with the tail guarded). layer_norm's
 // tuple reduction (sum and sum of squares) combines each output on its own. Not
-// applicable to a reduction that is itself an output of the function.
+// applicable to a reduction that is itself an output of the function. Extents may
+// be shape variables: softmax of f32[n, 4096] takes a grid of n blocks, and a
+// row of symbolic length 256 threads that the split's predicate guards.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/arith/analyzer.h"
 #include "ir/arith/expr_util.h"
 #include "ir/schedule/block_dataflow.h"
 #include "metaschedule/rules/block_analysis.h"
@@ -48,7 +51,8 @@ class GpuGeneralReduction : public ScheduleRule {
 
   absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
                                     const std::string& block) const override {
-    std::variant<TrivialNest, std::string> analyzed = AnalyzeGpuNest(ctx.machine.gpu, s, block);
+    std::variant<TrivialNest, std::string> analyzed =
+        AnalyzeGpuNest(ctx.machine.gpu, s, block, /*symbolic=*/true);
     if (const std::string* why = std::get_if<std::string>(&analyzed)) {
       return RuleOutcome::NotApplicable(*why);
     }
@@ -62,9 +66,18 @@ class GpuGeneralReduction : public ScheduleRule {
     if (siblings.empty() || siblings.back() != sref) {
       return RuleOutcome::NotApplicable("it is not the function's last block");
     }
-    int64_t rows = 1;
-    for (size_t l = 0; l + 1 < nest.extents.size(); ++l) rows *= nest.extents[l];
-    const int64_t cols = nest.extents.back();
+    // The output's rows and columns, as expressions: n rows of 33 for softmax of f32[n, 33].
+    ir::Expr rows, cols;
+    for (size_t l = 0; l < nest.loops.size(); ++l) {
+      TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(nest.loops[l]));
+      if (l + 1 == nest.loops.size()) {
+        cols = f->extent;
+      } else {
+        rows = rows.defined() ? ir::Mul(rows, f->extent) : f->extent;
+      }
+    }
+    const int64_t cols_extent = nest.extents.back();
+    ir::arith::Analyzer ana;
     std::vector<std::string> spatial, reductions;
     for (int o : siblings) {
       if (o == sref) continue;
@@ -73,14 +86,14 @@ class GpuGeneralReduction : public ScheduleRule {
         spatial.push_back(ob->name);
         continue;
       }
-      std::optional<int64_t> domain = DomainSize(ob);
-      int64_t reduced = 1;
+      // It reduces rows x cols elements along the columns: its spatial extents
+      // multiply to the rows, its reduce extents to the columns.
+      ir::Expr kept = ir::IntImm(rows->dtype, 1), reduced = ir::IntImm(cols->dtype, 1);
       for (const ir::IterVar& iv : ob->iter_vars) {
-        if (iv.kind != ir::IterKind::kReduce) continue;
-        std::optional<int64_t> e = ir::arith::AsConstInt(iv.dom.extent);
-        reduced *= e.value_or(0);
+        ir::Expr& product = iv.kind == ir::IterKind::kReduce ? reduced : kept;
+        product = ir::Mul(product, ir::Cast(product->dtype, iv.dom.extent));
       }
-      if (!domain || reduced != cols || *domain != rows * cols) {
+      if (!ana.CanProveEqual(reduced, cols) || !ana.CanProveEqual(kept, rows)) {
         return RuleOutcome::NotApplicable(
             absl::StrCat("block ", ob->name, " is not a reduction of the rows along the columns"));
       }
@@ -110,8 +123,9 @@ class GpuGeneralReduction : public ScheduleRule {
     }
     TESSEL_RETURN_IF_ERROR(s.Bind(row, "blockIdx.x"));
 
-    TESSEL_ASSIGN_OR_RETURN(int64_t threads, SampleThreadCount(ctx, s, cols));
-    TESSEL_ASSIGN_OR_RETURN(int64_t per_thread, SampleElementsPerThread(ctx, s, cols, threads));
+    TESSEL_ASSIGN_OR_RETURN(int64_t threads, SampleThreadCount(ctx, s, cols_extent));
+    TESSEL_ASSIGN_OR_RETURN(int64_t per_thread,
+                            SampleElementsPerThread(ctx, s, cols_extent, threads));
     TESSEL_RETURN_IF_ERROR(SpreadOverThreads(s, nest.loops.back(), threads, per_thread));
 
     // The reductions under the row, consumers first, their results in shared memory.
@@ -131,7 +145,8 @@ class GpuGeneralReduction : public ScheduleRule {
       }
     }
     std::vector<std::string> did = {absl::StrCat(
-        "a block of ", threads, " threads per row of ", cols,
+        "a block of ", threads, " threads per row of ",
+        cols_extent == kSymbolicExtent ? std::string("symbolic length") : absl::StrCat(cols_extent),
         per_thread > 1 ? absl::StrCat(" (", per_thread, " neighbouring elements each per step)")
                        : "",
         ", reductions ", absl::StrJoin(reductions, ", "))};

@@ -20,6 +20,10 @@
 // GPU), or whose body
 // the lowering cannot turn into a collective (several outputs, an init that reads),
 // which gpu-fallback then schedules with the reduction inside each thread.
+// Extents may be shape variables: the sum of f32[n, 4096]'s rows takes a grid of n
+// blocks; a reduction of length n, 256 threads whose strided walk the split's
+// predicate (k_0 * 256 + k_1 < n) guards. A symbolic reduction counts as long, and
+// symbolic outputs as many as their constant extents alone.
 
 #include "absl/strings/str_cat.h"
 #include "metaschedule/rules/block_analysis.h"
@@ -44,7 +48,8 @@ class GpuReduction : public ScheduleRule {
 
   absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
                                     const std::string& block) const override {
-    std::variant<TrivialNest, std::string> analyzed = AnalyzeGpuNest(ctx.machine.gpu, s, block);
+    std::variant<TrivialNest, std::string> analyzed =
+        AnalyzeGpuNest(ctx.machine.gpu, s, block, /*symbolic=*/true);
     if (const std::string* why = std::get_if<std::string>(&analyzed)) {
       return RuleOutcome::NotApplicable(*why);
     }
@@ -58,12 +63,22 @@ class GpuReduction : public ScheduleRule {
     const NestLoops loops = SplitNestLoops(nest);
     const std::vector<sch::LoopRV>&unit = loops.unit, &spatial = loops.spatial,
           &reduce = loops.reduce;
-    const int64_t reduction = loops.reduce_extent, outputs = loops.spatial_extent;
-    if (reduction < kMinReduction) {
+    const int64_t reduction = loops.reduce_extent;
+    // A symbolic reduction is taken to be long; symbolic outputs count as at least
+    // the product of the constant spatial extents.
+    int64_t outputs = 1;
+    for (size_t k = 0; k < nest.block->iter_vars.size(); ++k) {
+      const int64_t e = nest.extents[nest.loop_of_iter[k]];
+      if (nest.block->iter_vars[k].kind == ir::IterKind::kSpatial && e != kSymbolicExtent) {
+        outputs *= e;
+      }
+    }
+    const bool symbolic = reduction == kSymbolicExtent;
+    if (!symbolic && reduction < kMinReduction) {
       return RuleOutcome::NotApplicable(absl::StrCat("its reduction of ", reduction,
                                                      " elements is shorter than ", kMinReduction));
     }
-    if (outputs > kManyOutputs && reduction < outputs) {
+    if (!symbolic && outputs > kManyOutputs && reduction < outputs) {
       return RuleOutcome::NotApplicable(
           absl::StrCat("its ", outputs, " outputs fill the GPU with a thread each (reduction of ",
                        reduction, ")"));
@@ -90,7 +105,8 @@ class GpuReduction : public ScheduleRule {
     TESSEL_RETURN_IF_ERROR(SpreadOverThreads(s, k, threads, per_thread));
     return RuleOutcome::Applied(absl::StrCat(
         spatial.empty() ? "one block" : "a block per output", ", ", threads,
-        " threads across the reduction of ", reduction,
+        " threads across the reduction of ",
+        symbolic ? std::string("symbolic length") : absl::StrCat(reduction),
         per_thread > 1 ? absl::StrCat(", ", per_thread, " neighbouring elements per step") : ""));
   }
 };

@@ -13,11 +13,16 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "ir/arith/analyzer.h"
+#include "ir/arith/expr_util.h"
 #include "ir/graph/interpreter.h"
 #include "ir/interpreter.h"
 #include "ir/status_macros.h"
+#include "ir/substitute.h"
 #include "passes/pass.h"
 #include "passes/pass_config.h"
 #include "passes/pass_context.h"
@@ -29,8 +34,31 @@ TESSEL_REGISTER_CONFIG(IntOption("check-semantics.seed", 1,
 TESSEL_REGISTER_CONFIG(IntOption("check-semantics.work-limit", int64_t{1} << 22,
                                  "check-semantics skips functions estimated to execute more "
                                  "statements than this"));
+TESSEL_REGISTER_CONFIG(
+    ListOption("check-semantics.shape-vars", {},
+               "Values of shape variables for the random inputs of "
+               "symbolic functions, \"NAME=VALUE\" each ([\"n=37\",\"m=45\"]); a "
+               "function with a shape variable not given is skipped"));
 
 namespace {
+
+using ShapeVars = std::vector<std::pair<std::string, int64_t>>;
+
+// check-semantics.shape-vars as (name, value) pairs: "n=37" -> ("n", 37).
+absl::StatusOr<ShapeVars> ShapeVarValues(const PassContext& ctx) {
+  ShapeVars values;
+  for (const std::string& entry : ctx.GetConfigList("check-semantics.shape-vars")) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(entry, absl::MaxSplits('=', 1));
+    int64_t v = 0;
+    if (kv.first.empty() || !absl::SimpleAtoi(kv.second, &v) || v < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("check-semantics.shape-vars: '", entry,
+                       "' is not NAME=VALUE with a non-negative integer value"));
+    }
+    values.emplace_back(kv.first, v);
+  }
+  return values;
+}
 
 constexpr int64_t kCap = std::numeric_limits<int64_t>::max() / 4;
 
@@ -94,10 +122,26 @@ int64_t NumElements(const std::vector<int64_t>& shape) {
   return n;
 }
 
+// A buffer extent with the shape variables of check-semantics.shape-vars put in
+// (i64(n) * 33i64 with n = 7: 231), or nothing when one is left.
+std::optional<int64_t> Extent(const ir::Expr& e, const ShapeVars& shape_vars) {
+  if (const auto* imm = ir::dyn_cast<ir::IntImmNode>(e)) return imm->value;
+  ir::VarMap values;
+  ir::arith::AnyVar(e, [&](const ir::VarNode* v) {
+    for (const auto& [name, value] : shape_vars) {
+      if (v->name == name) values[v] = ir::IntImm(v->dtype, value);
+    }
+    return false;
+  });
+  ir::arith::Analyzer ana;
+  return ir::arith::AsConstInt(ana.Simplify(ir::Substitute(e, values)));
+}
+
 // The arguments `args` (made for `from`) reshaped for `to`, whose buffers may
 // have been reshaped by a pass (e.g. flattened) but hold the same elements.
 absl::StatusOr<std::vector<ir::Arg>> AdaptArgs(const std::vector<ir::Arg>& args,
-                                               const ir::PrimFunc& to) {
+                                               const ir::PrimFunc& to,
+                                               const ShapeVars& shape_vars) {
   if (to->params.size() != args.size()) {
     return absl::FailedPreconditionError(
         absl::StrCat("its parameter count changed from ", args.size(), " to ", to->params.size()));
@@ -116,12 +160,13 @@ absl::StatusOr<std::vector<ir::Arg>> AdaptArgs(const std::vector<ir::Arg>& args,
     }
     std::vector<int64_t> shape;
     for (const ir::Expr& e : p.buffer->shape) {
-      const auto* imm = ir::dyn_cast<ir::IntImmNode>(e);
-      if (imm == nullptr) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("buffer '", p.buffer->name, "' has a symbolic shape"));
+      std::optional<int64_t> extent = Extent(e, shape_vars);
+      if (!extent) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "buffer '", p.buffer->name,
+            "' has a symbolic shape (give its shape variables in check-semantics.shape-vars)"));
       }
-      shape.push_back(imm->value);
+      shape.push_back(*extent);
     }
     if (p.buffer->dtype != hb->dtype() || NumElements(shape) != hb->size()) {
       return absl::FailedPreconditionError(
@@ -156,6 +201,7 @@ class SemanticCheck : public PassInstrument {
     comparisons_ = 0;
     uint64_t seed = static_cast<uint64_t>(ctx.GetConfigInt("check-semantics.seed"));
     int64_t limit = ctx.GetConfigInt("check-semantics.work-limit");
+    TESSEL_ASSIGN_OR_RETURN(shape_vars_, ShapeVarValues(ctx));
     for (const auto& [gname, g] : mod->graph_functions) StartGraph(ctx, mod, gname, g, seed, limit);
     for (const auto& [fname, func] : mod->functions) {
       int64_t work = EstimateWork(func);
@@ -166,7 +212,7 @@ class SemanticCheck : public PassInstrument {
              "over the work limit");
         continue;
       }
-      absl::StatusOr<std::vector<ir::Arg>> args = ir::RandomArgs(func, seed);
+      absl::StatusOr<std::vector<ir::Arg>> args = ir::RandomArgs(func, seed, shape_vars_);
       if (!args.ok()) {
         Skip(ctx, fname, absl::StrCat("no random inputs: ", args.status().message()),
              "no random inputs");
@@ -210,7 +256,8 @@ class SemanticCheck : public PassInstrument {
         ++it;
         continue;
       }
-      absl::StatusOr<std::vector<ir::Arg>> args = AdaptArgs(ir::CloneArgs(r.inputs), f);
+      absl::StatusOr<std::vector<ir::Arg>> args =
+          AdaptArgs(ir::CloneArgs(r.inputs), f, shape_vars_);
       if (!args.ok()) {
         Note(ctx, absl::StrCat("cannot check function '", fname, "' after pass '", pass.name(),
                                "': ", args.status().message(), "; it is no longer checked"));
@@ -228,7 +275,7 @@ class SemanticCheck : public PassInstrument {
                                                    "' no longer runs after pass '", pass.ToString(),
                                                    "': ", s.message()));
       }
-      absl::StatusOr<std::vector<ir::Arg>> back = AdaptArgs(*args, r.func);
+      absl::StatusOr<std::vector<ir::Arg>> back = AdaptArgs(*args, r.func, shape_vars_);
       if (!back.ok()) return back.status();
       // A library call computes in its own order and with its own approximations
       // (oneDNN's erf, tanh and exp are polynomials): a dispatched function is
@@ -285,7 +332,8 @@ class SemanticCheck : public PassInstrument {
 
   void StartGraph(PassContext& ctx, const ir::IRModule& mod, const std::string& gname,
                   const ir::GraphFunc& g, uint64_t seed, int64_t limit) {
-    absl::StatusOr<std::vector<ir::HostBuffer>> inputs = ir::graph::RandomGraphInputs(g, seed);
+    absl::StatusOr<std::vector<ir::HostBuffer>> inputs =
+        ir::graph::RandomGraphInputs(g, seed, shape_vars_);
     if (!inputs.ok()) {
       Skip(ctx, gname, absl::StrCat("no random inputs: ", inputs.status().message()),
            "no random inputs");
@@ -374,6 +422,7 @@ class SemanticCheck : public PassInstrument {
   std::ostream* diag_;
   std::vector<std::pair<std::string, Reference>> refs_;
   std::vector<std::pair<std::string, GraphReference>> graph_refs_;
+  ShapeVars shape_vars_;  // check-semantics.shape-vars
   // Functions not compared to the end, with the summary's reason.
   std::vector<std::pair<std::string, std::string>> skipped_;
   size_t comparisons_ = 0;

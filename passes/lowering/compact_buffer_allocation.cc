@@ -11,7 +11,8 @@
 //
 // The shifted indices are simplified in their loops' context. The box may
 // start at a value of the loops outside the allocation, but its extents must be
-// constants no larger than the old ones; otherwise the allocation is kept.
+// constants no larger than the old ones (any constant, where the old one is a
+// shape variable's); otherwise the allocation is kept.
 // Parameters are never touched: their shape is the caller's. A buffer with
 // explicit strides (storage_align) keeps them, so the shrunk allocation spans
 // up to its last element under those strides.
@@ -190,8 +191,10 @@ class Compactor : public lowering::ContextMutator {
     for (int d = 0; d < a->buffer->ndim(); ++d) {
       std::optional<int64_t> old_ext = ir::arith::AsConstInt(a->buffer->shape[d]);
       std::optional<int64_t> ext = ir::arith::AsConstInt((*box)[d].extent);
-      if (!old_ext || !ext || *ext > *old_ext || *ext < 1) return s;
-      smaller |= *ext < *old_ext;
+      // A constant box of a buffer of symbolic extent (softmax's row maxima, f32[n],
+      // in a block per row) shrinks to the box: a kernel allocates constant sizes.
+      if (!ext || *ext < 1 || (old_ext && *ext > *old_ext)) return s;
+      smaller |= !old_ext || *ext < *old_ext;
       shape.push_back(ir::IntImm(a->buffer->shape[d]->dtype, *ext));
       origin.push_back((*box)[d].min);
     }

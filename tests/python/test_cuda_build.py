@@ -217,24 +217,36 @@ def test_a_symbolic_size_gets_a_grid_the_runtime_evaluates_per_call():
         np.testing.assert_array_equal(b, a + 1)
 
 
-def test_a_symbolic_softmax_sizes_its_workspaces_per_call():
+def softmax_ref(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_symbolic_reductions_take_the_reduction_rules():
     text = open(os.path.join(HERE, "..", "lit", "gpu", "symbolic-grid.tsl")).read()
     mod = tessel.transform.parse_pipeline(f'default-schedule{{target="{T}"}}')(tessel.parse(text))
-    for n in (1, 7):
-        x, y = rand(n, 33, seed=n), np.zeros((n, 33), "float32")
-        tessel.interpret(mod["softmax_n"], x, y)
-        e = np.exp(x - x.max(axis=1, keepdims=True))
-        np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
+    for n, m in ((1, 1), (7, 33), (3, 300)):  # One thread's element, a guarded tail, several steps.
+        x, y = rand(n, m, seed=n), np.zeros((n, m), "float32")
+        tessel.interpret(mod["softmax_m"], x, y)
+        np.testing.assert_allclose(y, softmax_ref(x), rtol=1e-5, atol=1e-6)
+        x, t = rand(n, 33, seed=m), np.zeros(1, "float32")
+        tessel.interpret(mod["sum_of_row_sums"], x, t)
+        np.testing.assert_allclose(t, [x.sum()], rtol=1e-5)
     ex = tessel.build(mod, target=T)
-    function = [f for f in json.loads(ex.manifest)["functions"] if f["name"] == "softmax_n"][0]
-    assert [w["elements"] for w in function["workspaces"]] == ["(n)", "(i64(n) * 33i64)", "(n)"]
+    functions = {f["name"]: f for f in json.loads(ex.manifest)["functions"]}
+    softmax = functions["softmax_m"]
+    assert len(softmax["kernels"]) == 1 and softmax["kernels"][0]["grid"] == ["n", 1, 1]
+    assert softmax["workspaces"] == []
+    assert [w["elements"] for w in functions["sum_of_row_sums"]["workspaces"]] == ["(n)"]
     if gpu_error() is not None:
         return
-    for n in (1, 300):
-        x, y = rand(n, 33, seed=n), np.zeros((n, 33), "float32")
-        ex["softmax_n"](x, y)
-        e = np.exp(x - x.max(axis=1, keepdims=True))
-        np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
+    for n, m in ((1, 1), (300, 1000)):
+        x, y = rand(n, m, seed=n), np.zeros((n, m), "float32")
+        ex["softmax_m"](x, y)
+        np.testing.assert_allclose(y, softmax_ref(x), rtol=1e-5, atol=1e-6)
+        x, t = rand(n, 33, seed=m), np.zeros(1, "float32")
+        ex["sum_of_row_sums"](x, t)
+        np.testing.assert_allclose(t, [x.sum()], rtol=1e-4)
 
 
 def test_graph_functions_on_cuda_are_refused_clearly():
