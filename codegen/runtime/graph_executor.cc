@@ -131,7 +131,8 @@ absl::StatusOr<GraphExecutor> GraphExecutor::Create(const ir::IRModule& mod,
   auto resolve = [&](const std::string& function, GraphRunner::Kernel* out) -> std::string {
     absl::StatusOr<const Module::Function*> f = m.GetFunction(function);
     if (!f.ok()) return absl::StrCat("not compiled: ", f.status().message());
-    *out = GraphRunner::Kernel{&(*f)->signature, (*f)->packed, (*f)->num_threads, (*f)->cannot_run};
+    *out = GraphRunner::Kernel{
+        &(*f)->signature, (*f)->packed, (*f)->num_threads, (*f)->cannot_run, {}};
     return "";
   };
   if (std::string why = GraphRunner::Create(std::move(program), resolve, &s->owned); !why.empty()) {

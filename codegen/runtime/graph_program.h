@@ -1,6 +1,7 @@
 // GraphProgram: a graph function as the runtime runs it — values with their
 // shapes, the storage each intermediate shares, the kernels in order — and the
 // text an exported library carries it in, after its functions' signatures.
+// GraphRunner (graph_runner.h) runs it.
 // Plain C++ (no Abseil): libtessel_runtime reads and runs it, for the C API
 // (tessel_graph_run) and for graph functions built in-process (GraphExecutor).
 //
@@ -24,10 +25,8 @@
 #include <dlpack/dlpack.h>
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,66 +100,13 @@ int64_t ConstantBytes(const GraphProgram::Value& v);
 // their offsets; "" or why not (one reaches past the end).
 std::string PlaceConstants(GraphProgram* g, const void* blob, int64_t size);
 
-// A program's kernels resolved to entry points, and the storage of its last call.
-class GraphRunner {
- public:
-  struct Kernel {
-    const FunctionSignature* signature = nullptr;
-    TesselPackedFunc packed = nullptr;
-    int32_t num_threads = 0;  // Threads of its parallel loops (0: the process's setting).
-    std::string cannot_run;   // Non-empty: why this process may not call it (Run refuses).
-  };
-  using Resolve = std::function<std::string(const std::string& function, Kernel* out)>;
-
-  // "" and `*out` set, or why not: an invalid program, a kernel `resolve` refuses, or
-  // one whose signature does not fit the graph's call (another argument count, or a
-  // kernel that may write an argument the graph only reads: an input or a value a
-  // later kernel still needs).
-  static std::string Create(GraphProgram program, const Resolve& resolve, GraphRunner* out);
-
-  const GraphProgram& program() const { return program_; }
-  const FunctionSignature& call_signature() const { return call_signature_; }
-  // Its inputs' part: what a caller passes before the results.
-  const FunctionSignature& input_signature() const { return input_signature_; }
-
-  // Checks `args` (inputs then results, as call_signature() says), runs the kernels
-  // and writes the results. kBadArgument when an argument is refused or its shapes
-  // need more memory than there is (nothing ran); kKernelFailed when a kernel
-  // failed or may not run here (the results may be partly written). Calls on one
-  // runner are serialized. With `kernel_seconds`, each kernel's wall time, in order.
-  CallOutcome Run(DLTensor* const* args, int32_t num_args,
-                  std::vector<double>* kernel_seconds = nullptr) const;
-
-  // The result shapes a call on `inputs` (checked as Run checks them) takes: what a
-  // caller allocates before Run. "" or the message.
-  std::string ResultShapes(DLTensor* const* inputs, int32_t num_inputs,
-                           std::vector<std::vector<int64_t>>* out) const;
-
-  // The shapes (by value) and storage bytes of the last call, read at once.
-  struct LastCall {
-    std::vector<std::vector<int64_t>> shapes;  // Empty before a call.
-    int64_t planned_bytes = 0, unplanned_bytes = 0;
-  };
-  LastCall last_call() const;
-
-  GraphRunner() = default;
-  GraphRunner(GraphRunner&& other) noexcept;
-  GraphRunner& operator=(GraphRunner&& other) noexcept;
-  ~GraphRunner();
-
- private:
-  std::string Prepare(DLTensor* const* args) const;
-
-  GraphProgram program_;
-  FunctionSignature call_signature_;
-  FunctionSignature input_signature_;  // The inputs' part of call_signature_.
-  std::vector<Kernel> kernels_;
-  mutable std::mutex mu_;
-  mutable std::vector<std::vector<int64_t>> shapes_;  // By value, for the last call.
-  mutable std::vector<void*> storage_;
-  mutable std::vector<int64_t> storage_bytes_;
-  mutable int64_t planned_ = 0, unplanned_ = 0;
-};
+// A dimension's value under the shape variables' bindings, or false when a variable
+// is unbound or it overflows.
+using ShapeBindings = std::map<std::string, int64_t>;
+bool EvaluateDim(const ProductDim& d, const ShapeBindings& vars, int64_t* out);
+// Each variable of `sig` bound to the first argument extent it names (a checked
+// call's extents agree, so the first is the value).
+ShapeBindings BindShapeVars(const FunctionSignature& sig, DLTensor* const* args);
 
 }  // namespace tessel::runtime
 

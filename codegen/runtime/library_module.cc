@@ -231,7 +231,7 @@ std::unique_ptr<LibraryModule> LibraryModule::Load(const std::string& path, std:
     auto resolve = [&](const std::string& function, GraphRunner::Kernel* out) -> std::string {
       const Function* f = m.Find(function);
       if (f == nullptr) return "the library has no function " + function;
-      *out = GraphRunner::Kernel{&f->signature, f->packed, 0, f->cannot_run};
+      *out = GraphRunner::Kernel{&f->signature, f->packed, 0, f->cannot_run, {}};
       return "";
     };
     if (std::string e = GraphRunner::Create(std::move(g), resolve, runner.get()); !e.empty()) {

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "codegen/runtime/graph_program.h"
+#include "codegen/runtime/graph_runner.h"
 #include "codegen/runtime/signature.h"
 #include "codegen/runtime/tessel_runtime.h"
 

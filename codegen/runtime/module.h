@@ -22,7 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "codegen/runtime/graph_program.h"
+#include "codegen/runtime/graph_runner.h"
 #include "codegen/runtime/ndarray.h"
 #include "codegen/runtime/signature.h"
 #include "codegen/runtime/tessel_runtime.h"

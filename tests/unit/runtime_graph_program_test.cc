@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "codegen/runtime/graph_program.h"
+#include "codegen/runtime/graph_runner.h"
 
 namespace tessel::runtime {
 namespace {
@@ -152,7 +152,7 @@ class RuntimeGraphRunner : public ::testing::Test {
   void SetUp() override {
     auto resolve = [](const std::string& f, GraphRunner::Kernel* out) -> std::string {
       if (f != "add_one") return "no function " + f;
-      *out = GraphRunner::Kernel{&kAddOne, &AddOneKernel, 0, ""};
+      *out = GraphRunner::Kernel{&kAddOne, &AddOneKernel, 0, "", {}};
       return "";
     };
     ASSERT_EQ(GraphRunner::Create(Chain(), resolve, &runner_), "");
@@ -238,7 +238,7 @@ TEST(RuntimeGraphRunnerCreate, RefusesAKernelItCannotResolve) {
   const FunctionSignature three{"add_one",
                                 {kAddOne.params[0], kAddOne.params[1], kAddOne.params[1]}};
   auto wrong = [&](const std::string&, GraphRunner::Kernel* out) -> std::string {
-    *out = GraphRunner::Kernel{&three, &AddOneKernel, 0, ""};
+    *out = GraphRunner::Kernel{&three, &AddOneKernel, 0, "", {}};
     return "";
   };
   EXPECT_THAT(GraphRunner::Create(Chain(), wrong, &r),
@@ -247,7 +247,7 @@ TEST(RuntimeGraphRunnerCreate, RefusesAKernelItCannotResolve) {
   const FunctionSignature in_place{
       "add_one", {ParamSignature::Buffer("A", kF32, {Dim::Var("n")}), kAddOne.params[1]}};
   auto writes = [&](const std::string&, GraphRunner::Kernel* out) -> std::string {
-    *out = GraphRunner::Kernel{&in_place, &AddOneKernel, 0, ""};
+    *out = GraphRunner::Kernel{&in_place, &AddOneKernel, 0, "", {}};
     return "";
   };
   EXPECT_THAT(GraphRunner::Create(Chain(), writes, &r),
@@ -257,7 +257,7 @@ TEST(RuntimeGraphRunnerCreate, RefusesAKernelItCannotResolve) {
 TEST(RuntimeGraphRunnerCreate, AKernelThatCannotRunHereIsRefusedAtTheCall) {
   GraphRunner r;
   auto foreign = [](const std::string&, GraphRunner::Kernel* out) -> std::string {
-    *out = GraphRunner::Kernel{&kAddOne, &AddOneKernel, 0, "compiled for avx512f"};
+    *out = GraphRunner::Kernel{&kAddOne, &AddOneKernel, 0, "compiled for avx512f", {}};
     return "";
   };
   ASSERT_EQ(GraphRunner::Create(Chain(), foreign, &r), "");
@@ -326,7 +326,7 @@ TEST(RuntimeGraphProgram, ConstantsAreReadFromTheLibrarysBytes) {
   std::string error;
   ASSERT_TRUE(ParseGraphPrograms(text, &back, &error)) << error;
   auto add = [](const std::string&, GraphRunner::Kernel* out) -> std::string {
-    *out = GraphRunner::Kernel{&kAdd, &AddKernel, 0, ""};
+    *out = GraphRunner::Kernel{&kAdd, &AddKernel, 0, "", {}};
     return "";
   };
   GraphRunner r;

@@ -9,6 +9,7 @@ add_executable(tessel_runtime_tests
   runtime_extent_expr_test.cc
   runtime_export_test.cc
   runtime_graph_program_test.cc
+  runtime_graph_runner_memory_test.cc
   runtime_ndarray_test.cc
   runtime_signature_test.cc
   runtime_thread_pool_test.cc
