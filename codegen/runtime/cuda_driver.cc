@@ -40,6 +40,7 @@ struct Driver {
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
   CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
   CUresult (*cuModuleLoadDataEx)(CUmodule*, const void*, unsigned, int*, void**);
   CUresult (*cuModuleUnload)(CUmodule);
@@ -98,6 +99,7 @@ bool LoadDriver() {
             Resolve(lib, &d.cuMemFree, {"cuMemFree_v2"}) &&
             Resolve(lib, &d.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"}) &&
             Resolve(lib, &d.cuMemcpyDtoH, {"cuMemcpyDtoH_v2"}) &&
+            Resolve(lib, &d.cuMemcpyDtoD, {"cuMemcpyDtoD_v2"}) &&
             Resolve(lib, &d.cuMemsetD8, {"cuMemsetD8_v2"}) &&
             Resolve(lib, &d.cuModuleLoadDataEx, {"cuModuleLoadDataEx"}) &&
             Resolve(lib, &d.cuModuleUnload, {"cuModuleUnload"}) &&
@@ -223,6 +225,11 @@ int32_t tessel_cuda_copy_to_device(void* device_dst, const void* host_src, size_
 int32_t tessel_cuda_copy_to_host(void* host_dst, const void* device_src, size_t bytes) {
   if (int32_t rc = Ready("tessel_cuda_copy_to_host")) return rc;
   return Check(driver->cuMemcpyDtoH(host_dst, Ptr(device_src), bytes), "cuMemcpyDtoH");
+}
+
+int32_t tessel_cuda_copy_on_device(void* device_dst, const void* device_src, size_t bytes) {
+  if (int32_t rc = Ready("tessel_cuda_copy_on_device")) return rc;
+  return Check(driver->cuMemcpyDtoD(Ptr(device_dst), Ptr(device_src), bytes), "cuMemcpyDtoD");
 }
 
 int32_t tessel_cuda_memset(void* device_dst, uint8_t value, size_t bytes) {

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "codegen/runtime/cuda_graph.h"
 #include "codegen/runtime/func_signature.h"
 #include "ir/graph_memory_plan.h"
 #include "ir/printer.h"
@@ -36,7 +37,8 @@ bool AsProduct(const ir::Expr& e, ProductDim* out) {
 
 }  // namespace
 
-absl::StatusOr<GraphProgram> GraphProgramOf(const ir::IRModule& mod, const std::string& name) {
+absl::StatusOr<GraphProgram> GraphProgramOf(const ir::IRModule& mod, const std::string& name,
+                                            bool callee_names) {
   if (!mod) return absl::InvalidArgumentError("graph program: the module is missing");
   ir::GraphFunc g = mod->LookupGraph(name);
   if (!g) {
@@ -96,7 +98,8 @@ absl::StatusOr<GraphProgram> GraphProgramOf(const ir::IRModule& mod, const std::
                        ", which has no kernel yet: run `legalize` before building"));
     }
     GraphProgram::Kernel k;
-    k.function = FunctionSymbol(b.call.callee, mod->Lookup(b.call.callee));
+    k.function =
+        callee_names ? b.call.callee : FunctionSymbol(b.call.callee, mod->Lookup(b.call.callee));
     for (const ir::Buffer& a : b.call.args) k.args.push_back(id.at(a.get()));
     for (const ir::Buffer& o : b.outputs) {
       int role = GraphProgram::kResult;
@@ -118,6 +121,7 @@ absl::StatusOr<GraphProgram> GraphProgramOf(const ir::IRModule& mod, const std::
 
 struct GraphExecutor::State {
   Module kernels;                      // Keeps the code the runner calls loaded.
+  std::shared_ptr<const CudaProgram> cuda;  // Or the GPU program it calls.
   GraphRunner owned;                   // The runner of a graph built in this process.
   const GraphRunner* runner = &owned;  // Or the library's own.
 };
@@ -136,6 +140,21 @@ absl::StatusOr<GraphExecutor> GraphExecutor::Create(const ir::IRModule& mod,
     return "";
   };
   if (std::string why = GraphRunner::Create(std::move(program), resolve, &s->owned); !why.empty()) {
+    return absl::FailedPreconditionError(why);
+  }
+  GraphExecutor ex;
+  ex.state_ = std::move(s);
+  return ex;
+}
+
+absl::StatusOr<GraphExecutor> GraphExecutor::CreateOnCuda(
+    const ir::IRModule& mod, const std::string& name, std::shared_ptr<const CudaProgram> program) {
+  if (program == nullptr) return absl::InvalidArgumentError("graph executor: no GPU program");
+  TESSEL_ASSIGN_OR_RETURN(GraphProgram graph, GraphProgramOf(mod, name, /*callee_names=*/true));
+  auto s = std::make_shared<State>();
+  s->cuda = std::move(program);
+  if (std::string why = CreateCudaGraphRunner(s->cuda.get(), std::move(graph), &s->owned);
+      !why.empty()) {
     return absl::FailedPreconditionError(why);
   }
   GraphExecutor ex;
@@ -162,16 +181,33 @@ absl::StatusOr<GraphExecutor> GraphExecutor::FromLibrary(Module library, const s
 absl::StatusOr<std::vector<NDArray>> GraphExecutor::Run(absl::Span<DLTensor* const> inputs,
                                                         std::vector<double>* kernel_seconds) const {
   const GraphRunner& r = *state_->runner;
+  std::vector<DLTensor*> args(inputs.begin(), inputs.end());
+  // A GPU program's graph: results allocated on the device, and host inputs, once
+  // checked where they are, copied there.
+  const DLDevice device = state_->cuda ? DLDevice{kDLCUDA, 0} : DLDevice{kDLCPU, 0};
+  const bool host_inputs =
+      state_->cuda && !args.empty() && args[0] != nullptr && args[0]->device.device_type == kDLCPU;
+  const DLDevice host{kDLCPU, 0};
   std::vector<std::vector<int64_t>> shapes;
-  if (std::string e = r.ResultShapes(inputs.data(), static_cast<int32_t>(inputs.size()), &shapes);
+  if (std::string e = r.ResultShapes(args.data(), static_cast<int32_t>(args.size()), &shapes,
+                                     host_inputs ? &host : nullptr);
       !e.empty()) {
     return absl::InvalidArgumentError(e);
   }
+  std::vector<NDArray> on_device;
+  for (DLTensor*& in : args) {
+    if (!host_inputs) break;
+    TESSEL_ASSIGN_OR_RETURN(NDArray copy, NDArray::CopyOf(*in));  // Dense, on the host.
+    TESSEL_ASSIGN_OR_RETURN(NDArray d, NDArray::Zeros(copy.shape(), in->dtype, device));
+    TESSEL_RETURN_IF_ERROR(d.CopyFromBytes(absl::Span<const uint8_t>(
+        static_cast<const uint8_t*>(copy.data()), static_cast<size_t>(copy.nbytes()))));
+    on_device.push_back(d);
+    in = d.dltensor();
+  }
   std::vector<NDArray> results;
-  std::vector<DLTensor*> args(inputs.begin(), inputs.end());
   for (size_t k = 0; k < shapes.size(); ++k) {
     const GraphProgram::Value& v = r.program().values[r.program().results[k]];
-    TESSEL_ASSIGN_OR_RETURN(NDArray out, NDArray::Zeros(shapes[k], v.dtype));
+    TESSEL_ASSIGN_OR_RETURN(NDArray out, NDArray::Zeros(shapes[k], v.dtype, device));
     results.push_back(out);
     args.push_back(out.dltensor());
   }

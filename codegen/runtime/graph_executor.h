@@ -33,6 +33,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "codegen/runtime/cuda_program.h"
 #include "codegen/runtime/graph_program.h"
 #include "codegen/runtime/module.h"
 #include "codegen/runtime/ndarray.h"
@@ -44,7 +45,10 @@ namespace tessel::runtime {
 // Graph function `name` of `mod` as a program over the compiled symbols of its
 // PrimFuncs. Fails, naming the binding or value, on what a program cannot hold
 // (an operator binding, a dimension that is not a product).
-absl::StatusOr<GraphProgram> GraphProgramOf(const ir::IRModule& mod, const std::string& name);
+// Kernels name the compiled symbols of the PrimFuncs (FunctionSymbol), or with
+// `callee_names` the PrimFuncs themselves (a GPU program's functions).
+absl::StatusOr<GraphProgram> GraphProgramOf(const ir::IRModule& mod, const std::string& name,
+                                            bool callee_names = false);
 
 class GraphExecutor {
  public:
@@ -53,6 +57,13 @@ class GraphExecutor {
   // a binding calls an operator or a PrimFunc `kernels` lacks, or the plan is invalid.
   static absl::StatusOr<GraphExecutor> Create(const ir::IRModule& mod, const std::string& name,
                                               Module kernels);
+  // Graph function `name` of `mod` over the functions of a GPU program compiled from
+  // `mod`'s PrimFuncs (codegen's BuildGpuProgram; cuda_graph.h): storage and
+  // constants on cuda:0, results returned as device NDArrays; host inputs are copied
+  // to the device first.
+  static absl::StatusOr<GraphExecutor> CreateOnCuda(const ir::IRModule& mod,
+                                                    const std::string& name,
+                                                    std::shared_ptr<const CudaProgram> program);
   // Graph function `name` of a loaded library (Module::LoadLibrary), as exported.
   static absl::StatusOr<GraphExecutor> FromLibrary(Module library, const std::string& name);
 

@@ -282,9 +282,12 @@ CallOutcome GraphRunner::Run(DLTensor* const* args, int32_t num_args,
 }
 
 std::string GraphRunner::ResultShapes(DLTensor* const* inputs, int32_t num_inputs,
-                                      std::vector<std::vector<int64_t>>* out) const {
+                                      std::vector<std::vector<int64_t>>* out,
+                                      const DLDevice* inputs_on) const {
   PackedArgs checked;
-  if (std::string e = PackArguments(input_signature_, inputs, num_inputs, &checked); !e.empty())
+  if (std::string e = PackArguments(input_signature_, inputs, num_inputs, &checked,
+                                    inputs_on != nullptr ? *inputs_on : memory_.device);
+      !e.empty())
     return e;
   const ShapeBindings vars = BindShapeVars(input_signature_, inputs);
   out->clear();

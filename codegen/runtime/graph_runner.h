@@ -84,8 +84,11 @@ class GraphRunner {
 
   // The result shapes a call on `inputs` (checked as Run checks them) takes: what a
   // caller allocates before Run. "" or the message.
+  // The inputs are checked as tensors on `inputs_on` (default: where the runner's
+  // memory is), so that a caller may check host inputs before moving them there.
   std::string ResultShapes(DLTensor* const* inputs, int32_t num_inputs,
-                           std::vector<std::vector<int64_t>>* out) const;
+                           std::vector<std::vector<int64_t>>* out,
+                           const DLDevice* inputs_on = nullptr) const;
 
   // The shapes (by value) and storage bytes of the last call, read at once.
   struct LastCall {

@@ -38,6 +38,7 @@ int32_t tessel_cuda_alloc(size_t bytes, void** device_ptr);
 int32_t tessel_cuda_free(void* device_ptr);
 int32_t tessel_cuda_copy_to_device(void* device_dst, const void* host_src, size_t bytes);
 int32_t tessel_cuda_copy_to_host(void* host_dst, const void* device_src, size_t bytes);
+int32_t tessel_cuda_copy_on_device(void* device_dst, const void* device_src, size_t bytes);
 int32_t tessel_cuda_memset(void* device_dst, uint8_t value, size_t bytes);
 
 /* Loads PTX text (NUL-terminated) with the driver's JIT; on failure the error holds

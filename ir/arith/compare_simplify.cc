@@ -34,18 +34,34 @@ LinearSum DivideByGcd(LinearSum s) {
   return s;
 }
 
-// `s` with each term c * k * (X // c) (c > 1 a constant) written k * (X - X %% c),
-// exactly equal: what lets X's terms meet the rest of `s` (a split's ceil-div
-// extent against the bound it covers). Nullopt when there is no such term or a
-// new term would not fit.
+// `s`, as `s <= 0`, with each term c * k * (X // c) (c > 1 a constant) written
+// k * (X - X %% c): what lets X's terms meet the rest of `s` (a split's ceil-div
+// extent against the bound it covers). A term whose scale c does not divide is
+// first made so by multiplying all of `s` by the least m that does, which keeps
+// `s <= 0` equivalent: n - 128 * ((8 * n + 1023) // 1024) - 1 <= 0 (a bound already
+// divided by its gcd) becomes 8 * n - (8 * n + 1023 - (8 * n + 1023) %% 1024) - 8.
+// Nullopt when there is no such term or a new term would not fit.
 std::optional<LinearSum> ExpandFloorDivs(const LinearSum& s) {
-  LinearSum out{s.dtype, {}, s.base};
-  bool expanded = false;
+  auto expandable = [](const SplitTerm& t) {
+    return t.lower > 1 && t.extent == 0 && ToLinear(t.index).has_value();
+  };
+  int64_t m = 1;
   for (const SplitTerm& t : s.terms) {
+    if (!expandable(t)) continue;
+    // c divides scale * m when c / gcd(c, scale), coprime with scale's rest, divides m.
+    const int64_t step = t.lower / Gcd(t.lower, t.scale);
+    const int64_t need = step / Gcd(step, m);
+    if (__builtin_mul_overflow(m, need, &m) || m > (int64_t{1} << 20)) return std::nullopt;
+  }
+  LinearSum scaled = s;
+  if (m > 1 && !ScaleLinear(&scaled, m)) return std::nullopt;
+  LinearSum out{s.dtype, {}, scaled.base};
+  bool expanded = false;
+  for (const SplitTerm& t : scaled.terms) {
     // floordiv(X, c) is the split of X with lower c (linear_form.h).
     const int64_t c = t.lower;
     std::optional<LinearSum> x =
-        c > 1 && t.extent == 0 && t.scale % c == 0 ? ToLinear(t.index) : std::nullopt;
+        expandable(t) && t.scale % c == 0 ? ToLinear(t.index) : std::nullopt;
     if (!x) {
       if (!AddTerm(&out, t)) return std::nullopt;
       continue;

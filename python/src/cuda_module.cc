@@ -12,6 +12,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "codegen/gpu_codegen.h"
 #include "codegen/runtime/cuda_program.h"
 #include "codegen/runtime/export_library.h"
+#include "codegen/runtime/graph_executor.h"
 #include "codegen/runtime/signature.h"
 #include "codegen/target.h"
 #include "python/src/call_args.h"
@@ -32,16 +34,16 @@ namespace {
 using runtime::CudaFunction;
 using runtime::CudaProgram;
 
-// Python's handle of a GPU program.
+// Python's handle of a GPU program, shared with the graph executors over it.
 struct CudaModule {
-  CudaProgram program;
+  std::shared_ptr<CudaProgram> program = std::make_shared<CudaProgram>();
 };
 
 const CudaFunction& FindFunction(const CudaModule& m, const std::string& name) {
-  const CudaFunction* f = m.program.Find(name);
+  const CudaFunction* f = m.program->Find(name);
   if (f == nullptr) {
     std::string names;
-    for (const CudaFunction& g : m.program.functions()) {
+    for (const CudaFunction& g : m.program->functions()) {
       names += (names.empty() ? "" : ", ") + g.signature.name;
     }
     Throw(ErrorKind::kArgument, "no GPU function named '" + name + "' (the module has " +
@@ -69,8 +71,8 @@ CudaModule BuildCuda(ir::IRModule mod, const std::string& target_text) {
   }
   codegen::GpuProgram built = Unwrap(std::move(program), ErrorKind::kBuild);
   CudaModule out;
-  if (std::string e =
-          CudaProgram::Parse(std::move(built.ptx), codegen::LaunchManifest(built), &out.program);
+  if (std::string e = CudaProgram::Parse(std::move(built.ptx), codegen::LaunchManifest(built),
+                                         out.program.get());
       !e.empty()) {
     Throw(ErrorKind::kBuild, "build: " + e);
   }
@@ -83,7 +85,7 @@ void Call(const CudaModule& m, const std::string& name, py::sequence args) {
   runtime::CallOutcome r;
   {
     py::gil_scoped_release release;
-    r = m.program.Call(name, call.tensors().data(), static_cast<int32_t>(call.tensors().size()));
+    r = m.program->Call(name, call.tensors().data(), static_cast<int32_t>(call.tensors().size()));
   }
   if (r.kind != runtime::CallOutcome::kOk) ThrowOutcome(r);
   call.CopyBack();
@@ -100,8 +102,8 @@ std::vector<double> TimeMs(const CudaModule& m, const std::string& name, py::seq
   std::vector<double> ms;
   {
     py::gil_scoped_release release;
-    r = m.program.Time(name, call.tensors().data(), static_cast<int32_t>(call.tensors().size()),
-                       warmup, repeat, &ms);
+    r = m.program->Time(name, call.tensors().data(), static_cast<int32_t>(call.tensors().size()),
+                        warmup, repeat, &ms);
   }
   if (r.kind != runtime::CallOutcome::kOk) ThrowOutcome(r);
   return ms;
@@ -112,8 +114,8 @@ void Export(const CudaModule& self, const std::string& path, const std::string& 
   runtime::ExportOptions options;
   options.header_path = header_path;
   options.bundle_runtime = bundle_runtime;
-  options.cuda_ptx = self.program.ptx();
-  options.cuda_manifest = self.program.manifest();
+  options.cuda_ptx = self.program->ptx();
+  options.cuda_manifest = self.program->manifest();
   absl::Status s;
   {
     py::gil_scoped_release release;
@@ -126,7 +128,7 @@ void Export(const CudaModule& self, const std::string& path, const std::string& 
 py::object LoadCudaLibrary(const std::string& path) {
   CudaModule out;
   bool carries = false;
-  std::string error = CudaProgram::FromLibrary(path, &out.program, &carries);
+  std::string error = CudaProgram::FromLibrary(path, out.program.get(), &carries);
   if (!carries) return py::none();
   if (!error.empty()) Throw(ErrorKind::kRuntime, error);
   return py::cast(std::move(out));
@@ -139,7 +141,7 @@ void BindCudaModule(py::module_& m) {
       .def("function_names",
            [](const CudaModule& self) {
              std::vector<std::string> names;
-             for (const CudaFunction& f : self.program.functions()) {
+             for (const CudaFunction& f : self.program->functions()) {
                names.push_back(f.signature.name);
              }
              return names;
@@ -156,14 +158,22 @@ void BindCudaModule(py::module_& m) {
              }
              return names;
            })
-      .def_property_readonly("ptx", [](const CudaModule& self) { return self.program.ptx(); })
+      .def_property_readonly("ptx", [](const CudaModule& self) { return self.program->ptx(); })
       .def_property_readonly("manifest",
-                             [](const CudaModule& self) { return self.program.manifest(); })
+                             [](const CudaModule& self) { return self.program->manifest(); })
       .def("call", &Call, py::arg("name"), py::arg("args"))
       .def("export_library", &Export, py::arg("path"), py::arg("header_path") = "",
            py::arg("bundle_runtime") = false)
       .def("time_ms", &TimeMs, py::arg("name"), py::arg("args"), py::arg("warmup"),
            py::arg("repeat"));
+  m.def(
+      "cuda_graph_executor",
+      [](ir::IRModule mod, const std::string& name, const CudaModule& kernels) {
+        return Unwrap(runtime::GraphExecutor::CreateOnCuda(mod, name, kernels.program),
+                      ErrorKind::kBuild);
+      },
+      py::arg("mod"), py::arg("name"), py::arg("kernels"),
+      "Graph function `name` of `mod` over the GPU program `kernels` built from it.");
   m.def("load_cuda_library", &LoadCudaLibrary, py::arg("path"),
         "The GPU program an exported library carries, or None.");
   m.def("build_cuda", &BuildCuda, py::arg("mod"), py::arg("target"),

@@ -41,7 +41,12 @@ py::list Run(const GraphExecutor& ex, py::sequence args, std::vector<double>* ke
         results.status());
   }
   py::list out;
-  for (runtime::NDArray& r : *results) out.append(NumpyViewOf(py::cast(std::move(r))));
+  for (runtime::NDArray& r : *results) {
+    // A GPU program's results are on the device: copied back.
+    const bool on_device = r.dltensor()->device.device_type != kDLCPU;
+    py::object array = py::cast(std::move(r));
+    out.append(on_device ? array.attr("numpy")() : NumpyViewOf(array));
+  }
   return out;
 }
 

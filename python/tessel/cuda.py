@@ -31,6 +31,15 @@ place, so data stays on the GPU from one call to the next::
 
 A call's buffers are all host arrays or all device arrays; a mix is refused
 naming the argument (scalars are plain numbers either way).
+
+A graph function (a whole model, legalized and scheduled for the GPU) runs on its
+kernels with its intermediates in device storage that is kept from call to call;
+bound parameters (``params=``) are uploaded on the first call. It takes host or
+device arrays and returns numpy arrays, as on a CPU::
+
+    mod = tessel.transform.parse_pipeline(
+        'legalize,fuse-ops,fuse-tir,default-schedule{target="cuda -arch=sm_90"},plan-memory')(model)
+    y = tessel.build(mod, target="cuda -arch=sm_90")["main"](x)
 """
 
 from __future__ import annotations
@@ -38,8 +47,8 @@ from __future__ import annotations
 from typing import Any, Callable, List, Optional
 
 from . import _core
-from .errors import ArgumentError
-from .runtime import BenchmarkResult, Function
+from .errors import ArgumentError, BuildError
+from .runtime import BenchmarkResult, Function, GraphFunction
 
 
 class CudaModule:
@@ -50,10 +59,17 @@ class CudaModule:
         self._core = core
         self._ir_module = ir_module
         self._target = target
+        self._graphs: dict = {}
+
+    def _graph_names(self) -> List[str]:
+        if self._ir_module is None:  # A loaded library carries no graph functions.
+            return []
+        return [name for name, _ in self._ir_module.graph_functions]
 
     @property
     def function_names(self) -> List[str]:
-        return self._core.function_names()
+        """The names of the functions (graph functions first), in the module's order."""
+        return self._graph_names() + self._core.function_names()
 
     @property
     def target(self) -> Optional[str]:
@@ -80,9 +96,14 @@ class CudaModule:
         """The kernels function ``name`` launches, in order."""
         return self._core.kernel_names(name)
 
-    def __getitem__(self, name: str) -> Function:
+    def __getitem__(self, name: str) -> Any:
         if not isinstance(name, str):
             raise ArgumentError(f"functions are looked up by name (a str), got {name!r}")
+        if name in self._graph_names():
+            if name not in self._graphs:
+                core = _core.cuda_graph_executor(self._ir_module, name, self._core)
+                self._graphs[name] = GraphFunction(self, name, core)
+            return self._graphs[name]
         self._core.signature(name)  # Raises ArgumentError listing the names there are.
         return Function(self, name)  # Calls self._core.call, as a CPU module's do.
 
@@ -117,6 +138,10 @@ class CudaModule:
         CudaModule. ``bundle_runtime`` is :meth:`tessel.runtime.Module.export_library`'s.
         Raises :class:`tessel.BuildError` when linking fails."""
         from .runtime import _path
+        if self._graph_names():
+            raise BuildError("export_library: graph functions of a cuda module are not exported "
+                             f"yet ({', '.join(self._graph_names())}); export its kernels from a "
+                             "module without them")
         self._core.export_library(_path(path, "export_library"),
                                   "" if header_path is None else _path(header_path, "export_library"),
                                   bool(bundle_runtime))

@@ -401,13 +401,10 @@ def build(mod: Any, target: str = "llvm", pipeline: Any = "lower",
         if not isinstance(mod, IRModule):
             raise ArgumentError(
                 f"build: the pipeline returned {type(mod).__name__} {mod!r}, expected an IRModule")
+    mod = _bind_params(mod, params)
     if canonical.startswith("cuda"):
-        if mod.graph_functions or params is not None:
-            raise BuildError("build: graph functions (and params) on a cuda target are not "
-                             "supported yet; build their kernels, or target 'llvm'")
         from . import cuda
         return cuda.build(mod, canonical)
-    mod = _bind_params(mod, params)
     return Module(core.build(mod, canonical), mod, canonical)
 
 

@@ -52,6 +52,11 @@ TEST(Analyzer, ACeilDivProductCoversItsBound) {
   EXPECT_TRUE(ana.CanProve(LT(n, Fd(n + C(256), 256) * C(256))));
   EXPECT_FALSE(ana.CanProve(LE(n, Fd(n + C(254), 256) * C(256))));
   EXPECT_FALSE(ana.CanProve(LT(n, Fd(n + C(255), 256) * C(256))));
+  // A fused symbolic nest, [n, 8] split by 1024 threads: the comparison divided
+  // by its gcd (n <= (8n + 1023) // 1024 * 128) still meets its ceil-div.
+  EXPECT_TRUE(ana.CanProve(LE(n * C(8), Fd(n * C(8) + C(1023), 1024) * C(1024))));
+  EXPECT_TRUE(ana.CanProve(LT(n * C(8), Fd(n * C(8) + C(1024), 1024) * C(1024))));
+  EXPECT_FALSE(ana.CanProve(LE(n * C(8), Fd(n * C(8) + C(1015), 1024) * C(1024))));
 }
 
 TEST(Analyzer, SymbolicRangesAndLets) {
