@@ -22,8 +22,9 @@
 // which gpu-fallback then schedules with the reduction inside each thread.
 // Extents may be shape variables: the sum of f32[n, 4096]'s rows takes a grid of n
 // blocks; a reduction of length n, 256 threads whose strided walk the split's
-// predicate (k_0 * 256 + k_1 < n) guards. A symbolic reduction counts as long, and
-// symbolic outputs as many as their constant extents alone.
+// predicate (k_0 * 256 + k_1 < n) guards. A symbolic reduction counts as long. Symbolic
+// outputs with a warp or more of constant ones per row (a dense layer over n tokens)
+// are left to gpu-fallback's thread per output.
 
 #include "absl/strings/str_cat.h"
 #include "metaschedule/rules/block_analysis.h"
@@ -41,6 +42,8 @@ constexpr int64_t kMinReduction = 64;
 // fills a GPU (a matmul's many outputs), and a block per output would spend its
 // threads on shuffles: gpu-fallback is the better default there.
 constexpr int64_t kManyOutputs = 8192;
+// Constant outputs per symbolic row from which a thread per output wins.
+constexpr int64_t kWarpOfOutputs = 32;
 
 class GpuReduction : public ScheduleRule {
  public:
@@ -74,6 +77,14 @@ class GpuReduction : public ScheduleRule {
       }
     }
     const bool symbolic = reduction == kSymbolicExtent;
+    // Symbolic rows of constant columns, a warp of them at least (a dense layer of n
+    // tokens, [n, 4096]): a thread per output reads the columns coalesced, where a
+    // block per output would read a weight column with a stride.
+    if (loops.spatial_extent == kSymbolicExtent && outputs >= kWarpOfOutputs) {
+      return RuleOutcome::NotApplicable(absl::StrCat(
+          "its symbolic number of outputs, ", outputs,
+          " per row, fills the GPU with a thread each"));
+    }
     if (!symbolic && reduction < kMinReduction) {
       return RuleOutcome::NotApplicable(absl::StrCat("its reduction of ", reduction,
                                                      " elements is shorter than ", kMinReduction));
