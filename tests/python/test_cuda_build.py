@@ -4,6 +4,8 @@ with a GPU -- results equal to the CPU's (those tests skip elsewhere)."""
 
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -308,3 +310,31 @@ def test_an_exported_library_carries_the_ptx_and_loads_back(tmp_path):
     cpu, _ = scheduled("matmul_64x64x64_f32")
     tessel.build(cpu, target="llvm").export_library(str(tmp_path / "cpu.so"))
     assert isinstance(tessel.load_library(str(tmp_path / "cpu.so")), tessel.runtime.Module)
+
+
+def test_gpu_check_prepares_functions_of_symbolic_size(tmp_path):
+    """tools/scripts/gpu_check.py (the device run's preparation) makes inputs at the
+    sizes --var gives and passes them on to tessel-gpu-run; without them it leaves
+    the function out, saying which variable is missing."""
+    build = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(tessel.__file__))))
+    opt = os.path.join(build, "bin", "tessel-opt")
+    if not os.path.exists(opt):
+        pytest.skip("no tessel-opt beside the package")
+    script = os.path.join(HERE, "..", "..", "tools", "scripts", "gpu_check.py")
+    grid = os.path.join(HERE, "..", "lit", "gpu", "symbolic-grid.tsl")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(tessel.__file__)))
+
+    def prepare(out, *extra):
+        return subprocess.run([sys.executable, script, "--opt", opt, "--out", str(out),
+                               f'--pipeline=default-schedule{{target="{T}"}}', *extra, grid],
+                              capture_output=True, text=True, env=env, check=True).stdout
+
+    said = prepare(tmp_path / "none")
+    assert "symbolic-grid/softmax_m: left out (symbolic size: give --var n=N)" in said
+    prepare(tmp_path / "sized", "--var", "n=5", "--var", "m=40")
+    run = (tmp_path / "sized" / "run.sh").read_text()
+    assert "--function softmax_m --data symbolic-grid/softmax_m --repeat 50 --var m=40 --var n=5" in run
+    x = np.fromfile(tmp_path / "sized" / "symbolic-grid" / "softmax_m" / "x.in", "float32")
+    y = np.fromfile(tmp_path / "sized" / "symbolic-grid" / "softmax_m" / "y.expected", "float32")
+    assert x.size == 5 * 40
+    np.testing.assert_allclose(y, softmax_ref(x.reshape(5, 40)).ravel(), rtol=1e-5, atol=1e-6)
