@@ -52,6 +52,12 @@ struct Driver {
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
+  CUresult (*cuStreamCreate)(CUstream*, unsigned);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  // Stream-ordered allocation (CUDA 11.2 on); null in an older driver.
+  CUresult (*cuMemAllocAsync)(CUdeviceptr*, size_t, CUstream) = nullptr;
+  CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char**);
   CUresult (*cuGetErrorString)(CUresult, const char**);
 };
@@ -110,9 +116,14 @@ bool LoadDriver() {
             Resolve(lib, &d.cuEventRecord, {"cuEventRecord"}) &&
             Resolve(lib, &d.cuEventSynchronize, {"cuEventSynchronize"}) &&
             Resolve(lib, &d.cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}) &&
+            Resolve(lib, &d.cuStreamCreate, {"cuStreamCreate"}) &&
+            Resolve(lib, &d.cuStreamDestroy, {"cuStreamDestroy_v2", "cuStreamDestroy"}) &&
+            Resolve(lib, &d.cuStreamSynchronize, {"cuStreamSynchronize"}) &&
             Resolve(lib, &d.cuGetErrorName, {"cuGetErrorName"}) &&
             Resolve(lib, &d.cuGetErrorString, {"cuGetErrorString"});
   if (!ok) return false;
+  d.cuMemAllocAsync = reinterpret_cast<decltype(d.cuMemAllocAsync)>(dlsym(lib, "cuMemAllocAsync"));
+  d.cuMemFreeAsync = reinterpret_cast<decltype(d.cuMemFreeAsync)>(dlsym(lib, "cuMemFreeAsync"));
   driver = &d;
   return true;
 }
@@ -286,6 +297,46 @@ int32_t tessel_cuda_launch(void* module, const char* name, const int64_t grid[3]
 int32_t tessel_cuda_synchronize(void) {
   if (int32_t rc = Ready("tessel_cuda_synchronize")) return rc;
   return Check(driver->cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+int32_t tessel_cuda_stream_create(void** stream) {
+  if (int32_t rc = Ready("tessel_cuda_stream_create")) return rc;
+  // Non-blocking: work on it does not wait for the default stream's.
+  constexpr unsigned kNonBlocking = 1;
+  return Check(driver->cuStreamCreate(stream, kNonBlocking), "cuStreamCreate");
+}
+
+int32_t tessel_cuda_stream_destroy(void* stream) {
+  if (stream == nullptr) return 0;
+  if (int32_t rc = Ready("tessel_cuda_stream_destroy")) return rc;
+  return Check(driver->cuStreamDestroy(stream), "cuStreamDestroy");
+}
+
+int32_t tessel_cuda_stream_synchronize(void* stream) {
+  if (int32_t rc = Ready("tessel_cuda_stream_synchronize")) return rc;
+  return Check(driver->cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+int32_t tessel_cuda_alloc_async(size_t bytes, void** device_ptr, void* stream) {
+  if (int32_t rc = Ready("tessel_cuda_alloc_async")) return rc;
+  if (driver->cuMemAllocAsync == nullptr) {
+    return tessel_set_last_error(
+        "tessel_cuda_alloc_async: this CUDA driver has no cuMemAllocAsync (CUDA 11.2 or later)");
+  }
+  CUdeviceptr p = 0;
+  int32_t rc = Check(driver->cuMemAllocAsync(&p, bytes, stream), "cuMemAllocAsync");
+  *device_ptr = rc == 0 ? reinterpret_cast<void*>(p) : nullptr;
+  return rc;
+}
+
+int32_t tessel_cuda_free_async(void* device_ptr, void* stream) {
+  if (device_ptr == nullptr) return 0;
+  if (int32_t rc = Ready("tessel_cuda_free_async")) return rc;
+  if (driver->cuMemFreeAsync == nullptr) {
+    return tessel_set_last_error(
+        "tessel_cuda_free_async: this CUDA driver has no cuMemFreeAsync (CUDA 11.2 or later)");
+  }
+  return Check(driver->cuMemFreeAsync(Ptr(device_ptr), stream), "cuMemFreeAsync");
 }
 
 int32_t tessel_cuda_event_create(void** event) {

@@ -351,6 +351,62 @@ CallOutcome CudaProgram::Call(std::string_view name, DLTensor* const* args,
   return {};
 }
 
+CallOutcome CudaProgram::Enqueue(std::string_view name, DLTensor* const* args, int32_t num_args,
+                                 void* stream) const {
+  const CudaFunction* f = nullptr;
+  PackedArgs packed;
+  bool on_device = false;
+  if (std::string e = Check(name, args, num_args, &f, &packed, &on_device); !e.empty()) {
+    return {CallOutcome::kBadArgument, e};
+  }
+  const std::vector<ParamSignature>& params = f->signature.params;
+  if (!on_device && std::any_of(params.begin(), params.end(),
+                                [](const ParamSignature& p) { return p.is_buffer; })) {
+    return {CallOutcome::kBadArgument,
+            f->signature.name +
+                ": enqueued on a stream, a call takes device tensors (tessel_cuda_alloc, "
+                "tessel.nd.array(..., device=\"cuda\")); host tensors need a call that waits"};
+  }
+  const std::vector<DLTensor*> tensors(args, args + num_args);
+  std::vector<void*> storage;
+  std::vector<void*> workspaces;
+  auto fail = [&]() {
+    CallOutcome out{CallOutcome::kKernelFailed, f->signature.name + ": " + tessel_last_error()};
+    for (void* w : workspaces) tessel_cuda_free_async(w, stream);
+    return out;
+  };
+  void* module = nullptr;
+  if (Load(&module) != 0) return fail();
+  for (size_t i = 0; i < f->signature.params.size(); ++i) {
+    const DLTensor* t = tensors[i];
+    storage.push_back(f->signature.params[i].is_buffer && t->data != nullptr
+                          ? static_cast<char*>(t->data) + t->byte_offset
+                          : nullptr);
+  }
+  const auto lookup = IntegerLookup(f->signature, tensors, packed);
+  for (const CudaFunction::Workspace& w : f->workspaces) {
+    int64_t elements = w.elements;
+    std::string why;
+    if (w.elements_expr && !w.elements_expr->Evaluate(lookup, &elements, &why)) {
+      tessel_set_last_error(("workspace " + w.name + ": " + why).c_str());
+      return fail();
+    }
+    void* p = nullptr;
+    const size_t bytes = static_cast<size_t>(std::max<int64_t>(elements, 0) * DTypeBytes(w.dtype));
+    if (bytes != 0 && tessel_cuda_alloc_async(bytes, &p, stream) != 0) return fail();
+    workspaces.push_back(p);
+    storage.push_back(p);
+  }
+  if (Launch(*f, storage, tensors, packed, stream) != 0) return fail();
+  for (void* w : workspaces) {
+    if (tessel_cuda_free_async(w, stream) != 0) {
+      return CallOutcome{CallOutcome::kKernelFailed,
+                         f->signature.name + ": " + tessel_last_error()};
+    }
+  }
+  return {};
+}
+
 CallOutcome CudaProgram::Time(std::string_view name, DLTensor* const* args, int32_t num_args,
                               int warmup, int repeat, std::vector<double>* ms) const {
   const CudaFunction* f = nullptr;
@@ -425,6 +481,19 @@ int32_t tessel_cuda_program_call(TesselCudaProgram* program, const char* name,
     return tessel_set_last_error("tessel_cuda_program_call: no argument array");
   }
   const tessel::runtime::CallOutcome r = program->program.Call(name, args, num_args);
+  if (r.kind != tessel::runtime::CallOutcome::kOk) return tessel_set_last_error(r.message.c_str());
+  return 0;
+}
+
+int32_t tessel_cuda_program_enqueue(TesselCudaProgram* program, const char* name,
+                                    DLTensor* const* args, int32_t num_args, void* stream) {
+  if (program == nullptr || name == nullptr) {
+    return tessel_set_last_error("tessel_cuda_program_enqueue: the program or the name is NULL");
+  }
+  if (num_args < 0 || (num_args > 0 && args == nullptr)) {
+    return tessel_set_last_error("tessel_cuda_program_enqueue: no argument array");
+  }
+  const tessel::runtime::CallOutcome r = program->program.Enqueue(name, args, num_args, stream);
   if (r.kind != tessel::runtime::CallOutcome::kOk) return tessel_set_last_error(r.message.c_str());
   return 0;
 }

@@ -90,6 +90,14 @@ class CudaProgram {
   // host tensors. kBadArgument (nothing reached the device) or kKernelFailed with
   // the message, as a CPU call reports.
   CallOutcome Call(std::string_view name, DLTensor* const* args, int32_t num_args) const;
+  // Enqueues the kernels of `name` on `stream` (tessel_cuda_stream_create; NULL: the
+  // default stream) and returns without waiting for them. The buffers must be device
+  // tensors (a host tensor would need the copies Call makes: kBadArgument), kept
+  // alive and unchanged by the caller until the stream is synchronized; workspaces
+  // are stream-ordered allocations freed after the kernels. A kernel's failure
+  // surfaces at tessel_cuda_stream_synchronize.
+  CallOutcome Enqueue(std::string_view name, DLTensor* const* args, int32_t num_args,
+                      void* stream) const;
   // Times `name` on `args` (host tensors: on device copies of them): `warmup`
   // untimed runs, then the milliseconds of each of `repeat` runs of all its
   // kernels (CUDA events).

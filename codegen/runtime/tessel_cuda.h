@@ -54,6 +54,17 @@ int32_t tessel_cuda_launch(void* module, const char* name, const int64_t grid[3]
                            int32_t num_args, void* stream);
 int32_t tessel_cuda_synchronize(void);
 
+/* Streams: work enqueued on one runs in order, and asynchronously to the host and to
+ * other streams (non-blocking streams: not ordered after the default stream either).
+ * Errors of enqueued kernels surface at the next synchronize. */
+int32_t tessel_cuda_stream_create(void** stream);
+int32_t tessel_cuda_stream_destroy(void* stream);
+int32_t tessel_cuda_stream_synchronize(void* stream);
+/* Stream-ordered device memory (a driver of CUDA 11.2 or later): usable by work
+ * enqueued on `stream` after the allocation, freed once the work before the free is done. */
+int32_t tessel_cuda_alloc_async(size_t bytes, void** device_ptr, void* stream);
+int32_t tessel_cuda_free_async(void* device_ptr, void* stream);
+
 /* Events for timing on the device: record two on a stream, then read the
  * milliseconds between them (waits for the second). */
 int32_t tessel_cuda_event_create(void** event);
@@ -80,6 +91,11 @@ TesselCudaProgram* tessel_cuda_program_load(const char* library_path);
 void tessel_cuda_program_free(TesselCudaProgram* program);
 int32_t tessel_cuda_program_call(TesselCudaProgram* program, const char* name,
                                  DLTensor* const* args, int32_t num_args);
+/* The function's kernels enqueued on `stream` (NULL: the default one), without
+ * waiting: device tensors only, alive until tessel_cuda_stream_synchronize(stream),
+ * where a kernel's failure surfaces (CudaProgram::Enqueue). */
+int32_t tessel_cuda_program_enqueue(TesselCudaProgram* program, const char* name,
+                                    DLTensor* const* args, int32_t num_args, void* stream);
 
 #ifdef __cplusplus
 }

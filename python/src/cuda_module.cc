@@ -22,6 +22,8 @@
 #include "codegen/runtime/export_library.h"
 #include "codegen/runtime/graph_executor.h"
 #include "codegen/runtime/signature.h"
+#include "codegen/runtime/tessel_cuda.h"
+#include "codegen/runtime/tessel_runtime.h"
 #include "codegen/target.h"
 #include "python/src/call_args.h"
 #include "python/src/common.h"
@@ -89,6 +91,42 @@ void Call(const CudaModule& m, const std::string& name, py::sequence args) {
   }
   if (r.kind != runtime::CallOutcome::kOk) ThrowOutcome(r);
   call.CopyBack();
+}
+
+// A CUDA stream of the runtime's context (tessel_cuda_stream_create), destroyed with
+// its Python object.
+struct CudaStream {
+  void* handle = nullptr;
+  CudaStream() {
+    if (tessel_cuda_init(0) != 0 || tessel_cuda_stream_create(&handle) != 0) {
+      Throw(ErrorKind::kRuntime, std::string("Stream: ") + tessel_last_error());
+    }
+  }
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  ~CudaStream() { tessel_cuda_stream_destroy(handle); }
+  void Synchronize() const {
+    int32_t rc;
+    {
+      py::gil_scoped_release release;
+      rc = tessel_cuda_stream_synchronize(handle);
+    }
+    if (rc != 0) Throw(ErrorKind::kRuntime, tessel_last_error());
+  }
+};
+
+// `name`'s kernels enqueued on `stream` (None: the default stream), not waited for.
+void Enqueue(const CudaModule& m, const std::string& name, py::sequence args,
+             const CudaStream* stream) {
+  const CudaFunction& f = FindFunction(m, name);
+  CallArgs call(f.signature, args);
+  runtime::CallOutcome r;
+  {
+    py::gil_scoped_release release;
+    r = m.program->Enqueue(name, call.tensors().data(), static_cast<int32_t>(call.tensors().size()),
+                           stream != nullptr ? stream->handle : nullptr);
+  }
+  if (r.kind != runtime::CallOutcome::kOk) ThrowOutcome(r);
 }
 
 std::vector<double> TimeMs(const CudaModule& m, const std::string& name, py::sequence args,
@@ -162,10 +200,14 @@ void BindCudaModule(py::module_& m) {
       .def_property_readonly("manifest",
                              [](const CudaModule& self) { return self.program->manifest(); })
       .def("call", &Call, py::arg("name"), py::arg("args"))
+      .def("enqueue", &Enqueue, py::arg("name"), py::arg("args"), py::arg("stream").none(true))
       .def("export_library", &Export, py::arg("path"), py::arg("header_path") = "",
            py::arg("bundle_runtime") = false)
       .def("time_ms", &TimeMs, py::arg("name"), py::arg("args"), py::arg("warmup"),
            py::arg("repeat"));
+  py::class_<CudaStream>(m, "CudaStream")
+      .def(py::init<>())
+      .def("synchronize", &CudaStream::Synchronize);
   m.def(
       "cuda_graph_executor",
       [](ir::IRModule mod, const std::string& name, const CudaModule& kernels) {

@@ -32,6 +32,13 @@ place, so data stays on the GPU from one call to the next::
 A call's buffers are all host arrays or all device arrays; a mix is refused
 naming the argument (scalars are plain numbers either way).
 
+Calls wait for their kernels. To overlap work, enqueue it on a stream instead
+(device arrays only, kept alive until the stream is synchronized)::
+
+    s = tessel.cuda.Stream()
+    ex.enqueue("matmul", a, a, c, stream=s)    # returns at once
+    s.synchronize()                            # a kernel's failure is raised here
+
 A graph function (a whole model, legalized and scheduled for the GPU) runs on its
 kernels with its intermediates in device storage that is kept from call to call;
 bound parameters (``params=``) are uploaded on the first call. It takes host or
@@ -110,6 +117,16 @@ class CudaModule:
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self.function_names
 
+    def enqueue(self, name: str, *args: Any, stream: Optional["Stream"] = None) -> None:
+        """Enqueues function ``name``'s kernels on ``stream`` (None: the default
+        stream) and returns without waiting for them. The buffers must be device
+        arrays (host arrays raise :class:`tessel.ArgumentError`: they need the
+        copies a call makes), kept alive and unchanged until
+        ``stream.synchronize()``, where a kernel's failure is raised."""
+        if stream is not None and not isinstance(stream, Stream):
+            raise ArgumentError(f"enqueue: stream is a tessel.cuda.Stream or None, got {stream!r}")
+        self._core.enqueue(name, args, None if stream is None else stream._core)
+
     def time_evaluator(self, name: str, repeat: int = 10,
                        warmup: int = 1) -> Callable[..., BenchmarkResult]:
         """A callable that times function ``name`` on the arguments it is given:
@@ -148,6 +165,20 @@ class CudaModule:
 
     def __repr__(self) -> str:
         return f"<tessel.cuda.CudaModule {self._target!r}: {', '.join(self.function_names)}>"
+
+
+class Stream:
+    """A CUDA stream: work enqueued on it (:meth:`CudaModule.enqueue`) runs in order
+    and asynchronously to the host and to other streams. Creating one needs a CUDA
+    driver and device (:class:`tessel.RuntimeError` otherwise)."""
+
+    def __init__(self) -> None:
+        self._core = _core.CudaStream()
+
+    def synchronize(self) -> None:
+        """Waits for the work enqueued so far; raises :class:`tessel.RuntimeError`
+        when a kernel of it failed."""
+        self._core.synchronize()
 
 
 def build(mod: Any, target: str) -> CudaModule:

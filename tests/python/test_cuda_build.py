@@ -338,3 +338,25 @@ def test_gpu_check_prepares_functions_of_symbolic_size(tmp_path):
     y = np.fromfile(tmp_path / "sized" / "symbolic-grid" / "softmax_m" / "y.expected", "float32")
     assert x.size == 5 * 40
     np.testing.assert_allclose(y, softmax_ref(x.reshape(5, 40)).ravel(), rtol=1e-5, atol=1e-6)
+
+
+def test_enqueue_takes_device_arrays_and_runs_on_a_stream():
+    with open(ELEMENTWISE) as f:
+        mod = tessel.parse(f.read())
+    ex = tessel.build(mod, target=T)
+    a, b = rand(64, 64, seed=3), np.zeros((64, 64), "float32")
+    with pytest.raises(tessel.ArgumentError, match="enqueued on a stream, a call takes device"):
+        ex.enqueue("two_kernels", a, b)  # host arrays would need copies that wait
+    with pytest.raises(tessel.ArgumentError, match="stream is a tessel.cuda.Stream or None"):
+        ex.enqueue("two_kernels", a, b, stream=3)
+    if gpu_error() is not None:
+        with pytest.raises(tessel.RuntimeError, match="Stream: "):
+            tessel.cuda.Stream()
+        return
+    want = np.zeros_like(b)
+    tessel.interpret(mod["two_kernels"], a, want)
+    s = tessel.cuda.Stream()
+    da, db = tessel.nd.array(a, device="cuda"), tessel.nd.empty((64, 64), device="cuda")
+    ex.enqueue("two_kernels", da, db, stream=s)
+    s.synchronize()
+    np.testing.assert_allclose(db.numpy(), want, rtol=1e-5, atol=1e-6)

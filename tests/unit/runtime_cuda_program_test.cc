@@ -200,19 +200,27 @@ DLTensor DeviceTensor(int64_t* shape, int ndim = 1) {
   return t;
 }
 
+// The program of add(A, B, n) and arguments for it: two device tensors a and b of
+// 8 elements, a host array, and n = 8.
+class CudaProgramDeviceArgs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(CudaProgram::Parse(kPtx, Manifest(kKernel), &p), "");
+    b.data = static_cast<char*>(a.data) + 4096;
+    *static_cast<int32_t*>(n.data()) = 8;
+  }
+  CudaProgram p;
+  int64_t shape[1] = {8};
+  DLTensor a = DeviceTensor(shape);
+  DLTensor b = DeviceTensor(shape);
+  NDArray host = *NDArray::Zeros({8}, DLDataType{kDLFloat, 32, 1});
+  NDArray n = *NDArray::Zeros({}, DLDataType{kDLInt, 32, 1});
+};
+
 // Device tensors are taken in place: the checks pass them (the call then needs the
 // driver), and a call mixing them with host buffers, a device tensor as a scalar
 // or one on another device is refused before anything reaches the device.
-TEST(CudaProgram, ACallTakesDeviceTensorsAndRefusesAMix) {
-  CudaProgram p;
-  ASSERT_EQ(CudaProgram::Parse(kPtx, Manifest(kKernel), &p), "");
-  int64_t shape[] = {8};
-  DLTensor a = DeviceTensor(shape);
-  DLTensor b = DeviceTensor(shape);
-  b.data = static_cast<char*>(a.data) + 4096;
-  NDArray host = *NDArray::Zeros({8}, DLDataType{kDLFloat, 32, 1});
-  NDArray n = *NDArray::Zeros({}, DLDataType{kDLInt, 32, 1});
-  *static_cast<int32_t*>(n.data()) = 8;
+TEST_F(CudaProgramDeviceArgs, ACallTakesDeviceTensorsAndRefusesAMix) {
 
   std::vector<DLTensor*> mixed = {&a, host.dltensor(), n.dltensor()};
   CallOutcome r = p.Call("add", mixed.data(), 3);
@@ -240,6 +248,30 @@ TEST(CudaProgram, ACallTakesDeviceTensorsAndRefusesAMix) {
   if (tessel_cuda_init(0) == 0) GTEST_SKIP() << "a CUDA device is present";
   std::vector<DLTensor*> device = {&a, &b, n.dltensor()};
   r = p.Call("add", device.data(), 3);
+  EXPECT_EQ(r.kind, CallOutcome::kKernelFailed) << "the checks passed: the driver is next";
+  EXPECT_THAT(r.message, HasSubstr("add: "));
+}
+
+// Enqueued on a stream, a call takes device tensors only (a host tensor would need
+// copies that wait), checks them as a call does, then needs the driver; the C entry
+// point refuses what it cannot use.
+TEST_F(CudaProgramDeviceArgs, EnqueueTakesDeviceTensorsOnly) {
+  NDArray x = *NDArray::Zeros({8}, DLDataType{kDLFloat, 32, 1});
+  std::vector<DLTensor*> hosts = {x.dltensor(), host.dltensor(), n.dltensor()};
+  CallOutcome r = p.Enqueue("add", hosts.data(), 3, nullptr);
+  EXPECT_EQ(r.kind, CallOutcome::kBadArgument);
+  EXPECT_THAT(r.message, HasSubstr("add: enqueued on a stream, a call takes device tensors"));
+  std::vector<DLTensor*> mixed = {&a, host.dltensor(), n.dltensor()};
+  EXPECT_THAT(p.Enqueue("add", mixed.data(), 3, nullptr).message,
+              HasSubstr("argument 1 (B): expected a tensor on cuda:0, given one on cpu:0"));
+  EXPECT_THAT(p.Enqueue("sub", mixed.data(), 3, nullptr).message,
+              HasSubstr("no GPU function named 'sub'"));
+  TesselCudaProgram* none = nullptr;
+  EXPECT_NE(tessel_cuda_program_enqueue(none, "add", hosts.data(), 3, nullptr), 0);
+  EXPECT_THAT(tessel_last_error(), HasSubstr("the program or the name is NULL"));
+  if (tessel_cuda_init(0) == 0) GTEST_SKIP() << "a CUDA device is present";
+  std::vector<DLTensor*> device = {&a, &b, n.dltensor()};
+  r = p.Enqueue("add", device.data(), 3, nullptr);
   EXPECT_EQ(r.kind, CallOutcome::kKernelFailed) << "the checks passed: the driver is next";
   EXPECT_THAT(r.message, HasSubstr("add: "));
 }

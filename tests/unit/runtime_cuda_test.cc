@@ -32,6 +32,14 @@ TEST(RuntimeCuda, WithoutADeviceEveryCallFailsClearly) {
   float ms = 0;
   EXPECT_NE(tessel_cuda_event_elapsed_ms(nullptr, nullptr, &ms), 0);
   EXPECT_EQ(tessel_cuda_free(nullptr), 0);  // Freeing nothing is always fine.
+  void* stream = nullptr;
+  EXPECT_NE(tessel_cuda_stream_create(&stream), 0);
+  EXPECT_THAT(tessel_last_error(), HasSubstr("tessel_cuda_stream_create: CUDA is not initialised"));
+  EXPECT_NE(tessel_cuda_stream_synchronize(nullptr), 0);
+  EXPECT_EQ(tessel_cuda_stream_destroy(nullptr), 0);
+  EXPECT_NE(tessel_cuda_alloc_async(16, &p, nullptr), 0);
+  EXPECT_THAT(tessel_last_error(), HasSubstr("tessel_cuda_alloc_async: CUDA is not initialised"));
+  EXPECT_EQ(tessel_cuda_free_async(nullptr, nullptr), 0);
   // A second init gives the same answer, and does not retry a missing driver.
   EXPECT_NE(tessel_cuda_init(0), 0);
   EXPECT_EQ(std::string(tessel_last_error()), why);
