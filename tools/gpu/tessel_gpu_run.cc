@@ -16,8 +16,9 @@
 // them in place (the path of tessel.nd.array(..., device="cuda")); --var binds a
 // shape variable (f32[n] needs --var n=...).
 //
-// DIR holds PARAM.in (the raw bytes of each buffer parameter's input) and, for those
-// to check, PARAM.expected. It prints one JSON line: the device, each checked
+// DIR holds PARAM.in (the raw bytes of each parameter's input: a buffer's, or a
+// scalar's one value; an integer scalar may come from --var instead) and, for
+// buffers to check, PARAM.expected. It prints one JSON line: the device, each checked
 // buffer's largest error, and the median and minimum time of the function's launches
 // (all its kernels, in order) in milliseconds. Exit status 0 when every check passed.
 #include <algorithm>
@@ -90,6 +91,7 @@ using tessel::runtime::ParamSignature;
 // The parameters' bytes, from PARAM.in (zeros without one), in 64-byte-aligned
 // host memory; "" or why not.
 struct HostBuffers {
+  std::vector<bool> scalar;  // A scalar parameter: a host tensor of rank 0 in any call.
   std::vector<std::unique_ptr<char, decltype(&std::free)>> data;
   std::vector<size_t> bytes;
   std::vector<std::vector<int64_t>> shapes;
@@ -98,8 +100,7 @@ struct HostBuffers {
 std::string ReadInputs(const std::vector<ParamSignature>& params, const std::string& dir,
                        const std::map<std::string, int64_t>& vars, HostBuffers* out) {
   for (const ParamSignature& p : params) {
-    if (!p.is_buffer)
-      return "scalar parameter '" + p.name + "': not supported by tessel-gpu-run yet";
+    out->scalar.push_back(!p.is_buffer);
     size_t count = 1;
     out->shapes.emplace_back();
     for (const tessel::runtime::Dim& d : p.shape) {
@@ -125,6 +126,20 @@ std::string ReadInputs(const std::vector<ParamSignature>& params, const std::str
     if (ReadFile(dir + "/" + p.name + ".in", &input)) {
       if (input.size() != bytes) return p.name + ".in has the wrong size";
       std::memcpy(out->data.back().get(), input.data(), bytes);
+    } else if (!p.is_buffer) {
+      // A scalar: its bytes, or an integer's value from --var.
+      auto it = vars.find(p.name);
+      if (it == vars.end() || p.dtype.code != kDLInt ||
+          (p.dtype.bits != 32 && p.dtype.bits != 64)) {
+        return "scalar parameter '" + p.name + "': give " + p.name +
+               ".in (its bytes) or, for an integer, --var " + p.name + "=VALUE";
+      }
+      if (p.dtype.bits == 32) {
+        const auto v = static_cast<int32_t>(it->second);
+        std::memcpy(out->data.back().get(), &v, sizeof(v));
+      } else {
+        std::memcpy(out->data.back().get(), &it->second, sizeof(it->second));
+      }
     }
   }
   for (size_t i = 0; i < params.size(); ++i) {
@@ -150,6 +165,11 @@ struct DeviceArrays {
   }
   std::string CopyIn(const HostBuffers& host) {
     for (size_t i = 0; i < host.tensors.size(); ++i) {
+      if (host.scalar[i]) {  // Scalars stay host values.
+        pointers.push_back(nullptr);
+        tensors.push_back(host.tensors[i]);
+        continue;
+      }
       void* p = nullptr;
       if (tessel_cuda_alloc(std::max<size_t>(host.bytes[i], 1), &p) != 0)
         return tessel_last_error();
@@ -166,6 +186,7 @@ struct DeviceArrays {
   }
   std::string CopyOut(HostBuffers* host) const {
     for (size_t i = 0; i < tensors.size(); ++i) {
+      if (host->scalar[i]) continue;
       if (tessel_cuda_copy_to_host(host->data[i].get(), pointers[i], host->bytes[i]) != 0) {
         return tessel_last_error();
       }
@@ -182,7 +203,8 @@ std::string Checks(const std::vector<ParamSignature>& params, const std::string&
   *checks = nlohmann::json::object();
   for (size_t i = 0; i < params.size(); ++i) {
     std::string want;
-    if (!ReadFile(dir + "/" + params[i].name + ".expected", &want)) continue;
+    if (!params[i].is_buffer || !ReadFile(dir + "/" + params[i].name + ".expected", &want))
+      continue;
     const std::string got(host.data[i].get(), host.bytes[i]);
     if (want.size() != got.size()) return params[i].name + ".expected has the wrong size";
     bool ok = false;
@@ -220,15 +242,16 @@ int Run(const Options& o) {
   const tessel::runtime::CudaFunction* func = program.Find(o.function);
   if (func == nullptr) return Fail("no function '" + o.function + "' in " + source);
 
+  // The inputs first: what is missing or wrong is said without a GPU.
+  const std::vector<ParamSignature>& params = func->signature.params;
+  HostBuffers host;
+  if (std::string e = ReadInputs(params, o.data, o.vars, &host); !e.empty()) return Fail(e);
   if (tessel_cuda_init(0) != 0) return Fail(tessel_last_error());
   char name[256] = {0};
   int32_t major = 0, minor = 0, sms = 0;
   if (tessel_cuda_device_info(name, sizeof(name), &major, &minor, &sms) != 0) {
     return Fail(tessel_last_error());
   }
-  const std::vector<ParamSignature>& params = func->signature.params;
-  HostBuffers host;
-  if (std::string e = ReadInputs(params, o.data, o.vars, &host); !e.empty()) return Fail(e);
   nlohmann::json report = {{"function", o.function},
                            {"device", name},
                            {"capability", std::to_string(major) + "." + std::to_string(minor)},

@@ -42,7 +42,7 @@ def shape_of(param, values):
     """The parameter's shape with the shape variables' `values` put in, or the name of
     a variable that has none."""
     shape = []
-    for d in param.shape:
+    for d in getattr(param, "shape", None) or []:  # A scalar parameter has none.
         text = str(d)
         for name in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text):
             if name not in values:
@@ -112,25 +112,32 @@ def main():
             if missing:
                 print("%s/%s: left out (symbolic size: give --var %s=N)" % (stem, name, missing[0]))
                 continue
-            used = sorted({v for p in func.params for d in p.shape
+            used = sorted({v for p in func.params for d in getattr(p, "shape", None) or []
                            for v in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", str(d)) if v in values})
             data = os.path.join(args.out, stem, name)
             os.makedirs(data, exist_ok=True)
             rng = np.random.default_rng(1)
             arrays = [random_array(rng, DTYPES[str(p.dtype)], s) for p, s in zip(func.params, shapes)]
+            # A scalar parameter: its --var value, else a random one; one value in NAME.in.
+            scalar = [not hasattr(p, "shape") for p in func.params]
+            for k, p in enumerate(func.params):
+                if scalar[k]:
+                    dtype = DTYPES[str(p.dtype)]
+                    arrays[k] = dtype(values[p.name]) if p.name in values else arrays[k][()]
             if sum(a.nbytes for a in arrays) > args.max_data_bytes:
                 # Too large to carry: zero inputs on the device, timed but not checked.
                 print("%s/%s: timed only (%d MB of buffers)"
                       % (stem, name, sum(a.nbytes for a in arrays) >> 20))
             else:
                 for p, a in zip(func.params, arrays):
-                    a.tofile(os.path.join(data, p.name + ".in"))
+                    np.asarray(a).tofile(os.path.join(data, p.name + ".in"))
             try:
                 if sum(a.nbytes for a in arrays) > args.max_data_bytes:
                     raise ValueError()
                 tessel.interpret(func, *arrays, max_steps=args.max_check_steps)
-                for p, a in zip(func.params, arrays):
-                    a.tofile(os.path.join(data, p.name + ".expected"))
+                for p, a, s in zip(func.params, arrays, scalar):
+                    if not s:
+                        a.tofile(os.path.join(data, p.name + ".expected"))
             except ValueError:
                 pass
             except RuntimeError as e:
