@@ -301,9 +301,9 @@ int32_t tessel_cuda_synchronize(void) {
 
 int32_t tessel_cuda_stream_create(void** stream) {
   if (int32_t rc = Ready("tessel_cuda_stream_create")) return rc;
-  // Non-blocking: work on it does not wait for the default stream's.
-  constexpr unsigned kNonBlocking = 1;
-  return Check(driver->cuStreamCreate(stream, kNonBlocking), "cuStreamCreate");
+  // Blocking (flags 0): ordered with the legacy default stream, on which device
+  // arrays are zeroed and filled, so a kernel enqueued here never races them.
+  return Check(driver->cuStreamCreate(stream, 0), "cuStreamCreate");
 }
 
 int32_t tessel_cuda_stream_destroy(void* stream) {

@@ -391,8 +391,14 @@ CallOutcome CudaProgram::Enqueue(std::string_view name, DLTensor* const* args, i
       tessel_set_last_error(("workspace " + w.name + ": " + why).c_str());
       return fail();
     }
+    if (elements < 0 || elements > (int64_t{1} << 40)) {
+      tessel_set_last_error(
+          ("workspace " + w.name + ": " + std::to_string(elements) + " elements for this call")
+              .c_str());
+      return fail();
+    }
     void* p = nullptr;
-    const size_t bytes = static_cast<size_t>(std::max<int64_t>(elements, 0) * DTypeBytes(w.dtype));
+    const size_t bytes = static_cast<size_t>(elements * DTypeBytes(w.dtype));
     if (bytes != 0 && tessel_cuda_alloc_async(bytes, &p, stream) != 0) return fail();
     workspaces.push_back(p);
     storage.push_back(p);

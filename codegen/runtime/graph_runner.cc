@@ -30,6 +30,12 @@ GraphMemory GraphMemory::Host() {
 std::string GraphRunner::Create(GraphProgram program, const Resolve& resolve, GraphRunner* out,
                                 GraphMemory memory) {
   if (std::string why = ValidateGraphProgram(program); !why.empty()) return why;
+  // A device's memory must say how constants get there; every memory how to
+  // allocate, free and copy.
+  if (!memory.alloc || !memory.free || !memory.copy ||
+      (memory.device.device_type != kDLCPU && !memory.upload)) {
+    return "graph " + program.name + ": its memory lacks an allocator, a free, a copy or an upload";
+  }
   for (const GraphProgram::Value& v : program.values) {
     if (v.role != GraphProgram::kConstant || ConstantBytes(v) == 0) continue;
     if (v.data == nullptr || reinterpret_cast<uintptr_t>(v.data) % kArgumentAlignment != 0) {

@@ -54,9 +54,10 @@ int32_t tessel_cuda_launch(void* module, const char* name, const int64_t grid[3]
                            int32_t num_args, void* stream);
 int32_t tessel_cuda_synchronize(void);
 
-/* Streams: work enqueued on one runs in order, and asynchronously to the host and to
- * other streams (non-blocking streams: not ordered after the default stream either).
- * Errors of enqueued kernels surface at the next synchronize. */
+/* Streams: work enqueued on one runs in order, asynchronously to the host and to
+ * other streams, but after the default stream's earlier work (blocking streams: the
+ * copies and memsets that make device arrays run there). Errors of enqueued kernels
+ * surface at the next synchronize. */
 int32_t tessel_cuda_stream_create(void** stream);
 int32_t tessel_cuda_stream_destroy(void* stream);
 int32_t tessel_cuda_stream_synchronize(void* stream);

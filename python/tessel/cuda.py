@@ -99,8 +99,14 @@ class CudaModule:
         kernels with their grid, block, shared memory and arguments."""
         return self._core.manifest
 
+    def _not_a_graph(self, name: str, what: str) -> None:
+        if isinstance(name, str) and name in self._graph_names():
+            raise ArgumentError(f"{what}: '{name}' is a graph function; it takes the "
+                                "functions of its call_tir bindings, by their names")
+
     def kernels(self, name: str) -> List[str]:
         """The kernels function ``name`` launches, in order."""
+        self._not_a_graph(name, "kernels")
         return self._core.kernel_names(name)
 
     def __getitem__(self, name: str) -> Any:
@@ -123,6 +129,7 @@ class CudaModule:
         arrays (host arrays raise :class:`tessel.ArgumentError`: they need the
         copies a call makes), kept alive and unchanged until
         ``stream.synchronize()``, where a kernel's failure is raised."""
+        self._not_a_graph(name, "enqueue")
         if stream is not None and not isinstance(stream, Stream):
             raise ArgumentError(f"enqueue: stream is a tessel.cuda.Stream or None, got {stream!r}")
         self._core.enqueue(name, args, None if stream is None else stream._core)
@@ -133,7 +140,9 @@ class CudaModule:
         host arrays are copied to the device once (device arrays are used in
         place), then after ``warmup`` untimed runs each
         of ``repeat`` runs of all its kernels is timed with CUDA events. Returns a
-        :class:`tessel.runtime.BenchmarkResult` in seconds per run."""
+        :class:`tessel.runtime.BenchmarkResult` in seconds per run (a graph
+        function's kernels are timed with its ``profile``)."""
+        self._not_a_graph(name, "time_evaluator")
         self[name]
         for key, value in (("repeat", repeat), ("warmup", warmup)):
             if isinstance(value, bool) or not isinstance(value, int):

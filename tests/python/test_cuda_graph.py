@@ -121,3 +121,11 @@ def test_exporting_a_models_gpu_program_is_refused_clearly(tmp_path):
     ex = tessel.build(tessel.transform.parse_pipeline(GPU_PIPELINE)(ffn_module()), target=T)
     with pytest.raises(BuildError, match="graph functions of a cuda module are not exported"):
         ex.export_library(str(tmp_path / "ffn.so"))
+
+
+def test_kernel_level_calls_on_a_graph_name_say_it_is_a_graph():
+    ex = tessel.build(tessel.transform.parse_pipeline(GPU_PIPELINE)(ffn_module()), target=T)
+    for call in (lambda: ex.kernels("ffn"), lambda: ex.time_evaluator("ffn"),
+                 lambda: ex.enqueue("ffn", *ffn_inputs())):
+        with pytest.raises(ArgumentError, match="'ffn' is a graph function"):
+            call()

@@ -24,6 +24,7 @@ constexpr DLDevice kCuda{kDLCUDA, 0};
 struct Counts {
   int allocs = 0, frees = 0, uploads = 0, copies = 0;
   bool fail_upload = false;
+  int fail_upload_after = -1;  // >= 0: uploads after that many fail.
 };
 
 GraphMemory CountedDeviceMemory(Counts* counts) {
@@ -38,7 +39,10 @@ GraphMemory CountedDeviceMemory(Counts* counts) {
     std::free(p);
   };
   m.upload = [counts](void* dst, const void* src, size_t bytes) -> std::string {
-    if (counts->fail_upload) return "out of device memory";
+    if (counts->fail_upload ||
+        (counts->fail_upload_after >= 0 && counts->uploads >= counts->fail_upload_after)) {
+      return "out of device memory";
+    }
     ++counts->uploads;
     std::memcpy(dst, src, bytes);
     return "";
@@ -172,6 +176,62 @@ TEST_F(RuntimeGraphRunnerMemory, AFailedUploadFailsTheCallAndLeavesNothingAlloca
     EXPECT_EQ(y_[0], 21.0f);
   }
   EXPECT_EQ(counts.frees, counts.allocs);
+}
+
+// t = x + c; y = t + d: two constants, so that the second's upload can fail after
+// the first's.
+GraphProgram TwoConstants(const float* c, const float* d) {
+  GraphProgram g = TwoAdds(c);
+  g.values.push_back({"d", kF32, {ProductDim{4, {}}}, GraphProgram::kConstant, d, 0});
+  g.kernels[1].args = {2, 4, 3};
+  g.results = {3, 0};
+  return g;
+}
+
+TEST_F(RuntimeGraphRunnerMemory, AConstantFailingAfterAnotherLeavesNeitherPlaced) {
+  Counts counts;
+  counts.fail_upload_after = 1;
+  alignas(64) float d[16] = {1, 1, 1, 1};
+  {
+    GraphRunner r;
+    ASSERT_EQ(GraphRunner::Create(TwoConstants(c_, d), Resolve, &r, CountedDeviceMemory(&counts)),
+              "");
+    EXPECT_EQ(Run(r, kCuda).message, "graph two_adds: constant 'd': out of device memory");
+    // The storage (kept for the next call) and the two constants' allocations were
+    // made; the first constant's is freed again, the second's too.
+    EXPECT_EQ(counts.allocs, 3);
+    EXPECT_EQ(counts.frees, 2);
+    counts.fail_upload_after = -1;
+    ASSERT_EQ(Run(r, kCuda).message, "");
+    EXPECT_EQ(std::vector<float>(y_, y_ + 4), (std::vector<float>{12, 23, 34, 45}));
+  }
+  EXPECT_EQ(counts.frees, counts.allocs);
+}
+
+TEST_F(RuntimeGraphRunnerMemory, AssigningOverARunnerFreesWhatItHeld) {
+  Counts first, second;
+  GraphRunner r, other;
+  ASSERT_EQ(GraphRunner::Create(TwoAdds(c_), Resolve, &r, CountedDeviceMemory(&first)), "");
+  ASSERT_EQ(GraphRunner::Create(TwoAdds(c_), Resolve, &other, CountedDeviceMemory(&second)), "");
+  ASSERT_EQ(Run(r, kCuda).message, "");
+  r = std::move(other);  // r's storage and constant go back to the memory they came from.
+  EXPECT_EQ(first.frees, first.allocs);
+  ASSERT_EQ(Run(r, kCuda).message, "");
+  EXPECT_EQ(second.allocs, 2);
+  EXPECT_EQ(y_[0], 21.0f);
+}
+
+TEST(RuntimeGraphRunnerCreate, RefusesAMemoryItCannotUse) {
+  Counts counts;
+  alignas(64) float c[4] = {0};
+  GraphMemory no_upload = CountedDeviceMemory(&counts);
+  no_upload.upload = nullptr;  // A device's memory with no way to place constants.
+  GraphRunner r;
+  EXPECT_EQ(GraphRunner::Create(TwoAdds(c), Resolve, &r, no_upload),
+            "graph two_adds: its memory lacks an allocator, a free, a copy or an upload");
+  GraphMemory no_alloc = GraphMemory::Host();
+  no_alloc.alloc = nullptr;
+  EXPECT_THAT(GraphRunner::Create(TwoAdds(c), Resolve, &r, no_alloc), HasSubstr("lacks"));
 }
 
 TEST(RuntimeGraphRunnerCreate, RefusesAKernelWithNeitherEntryPointNorCall) {

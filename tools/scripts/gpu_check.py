@@ -43,12 +43,11 @@ def shape_of(param, values):
     a variable that has none."""
     shape = []
     for d in getattr(param, "shape", None) or []:  # A scalar parameter has none.
-        text = str(d)
+        text = re.sub(r"\bi(32|64)\(", "(", str(d))  # i64(n) casts
+        text = re.sub(r"\b([0-9]+)i(32|64)\b", r"\1", text)  # 33i64 literals
         for name in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text):
             if name not in values:
                 return name
-        text = re.sub(r"\bi64\(([^()]*)\)", r"(\1)", text)  # i64(n) casts
-        text = re.sub(r"([0-9]+)i64\b", r"\1", text)
         shape.append(int(eval(re.sub(r"[A-Za-z_][A-Za-z_0-9]*",
                                      lambda m: str(values[m.group(0)]), text), {}, {})))
     return shape
