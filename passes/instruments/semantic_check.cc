@@ -60,6 +60,20 @@ absl::StatusOr<ShapeVars> ShapeVarValues(const PassContext& ctx) {
   return values;
 }
 
+// What a skipped symbolic function's note suggests.
+constexpr char kShapeVarsHint[] =
+    "; give its shape variables with --config='check-semantics.shape-vars=[\"n=37\"]'";
+
+bool HasSymbolicShape(const ir::PrimFunc& func) {
+  for (const ir::Param& p : func->params) {
+    if (!p.is_buffer()) continue;
+    for (const ir::Expr& d : p.buffer->shape) {
+      if (ir::dyn_cast<ir::IntImmNode>(d) == nullptr) return true;
+    }
+  }
+  return false;
+}
+
 constexpr int64_t kCap = std::numeric_limits<int64_t>::max() / 4;
 
 int64_t SatAdd(int64_t a, int64_t b) { return a > kCap - b ? kCap : a + b; }
@@ -214,7 +228,9 @@ class SemanticCheck : public PassInstrument {
       }
       absl::StatusOr<std::vector<ir::Arg>> args = ir::RandomArgs(func, seed, shape_vars_);
       if (!args.ok()) {
-        Skip(ctx, fname, absl::StrCat("no random inputs: ", args.status().message()),
+        Skip(ctx, fname,
+             absl::StrCat("no random inputs: ", args.status().message(),
+                          HasSymbolicShape(func) ? kShapeVarsHint : ""),
              "no random inputs");
         continue;
       }
