@@ -68,7 +68,9 @@ struct CompareOptions {
 // |actual - expected| <= atol * scale + rtol * |expected|, where `scale` is the
 // largest finite magnitude in the expected buffer (at least 1): a reduction whose
 // order a schedule changed (split across threads or vector lanes) is exact to
-// within the size of its terms, not of a result they cancel down to.
+// within the size of its terms, not of a result they cancel down to. A float type
+// narrower than f32 is held to no more than 8 units of its precision (f16: rtol
+// and atol at least 2^-7; bf16: 2^-4), which is all it can hold.
 absl::Status CompareArgs(const std::vector<Arg>& expected, const std::vector<Arg>& actual,
                          const PrimFunc& func, CompareOptions opts = {});
 

@@ -156,6 +156,28 @@ TEST(InterpRandomTest, CompareArgsUsesToleranceTreatsNaNAsEqualAndNamesTheIndex)
   EXPECT_THAT(Msg(CompareArgs({Arg(e)}, {}, fn)), HasSubstr("1 parameters but 1 and 0 arguments"));
 }
 
+TEST(InterpRandomTest, CompareArgsHoldsANarrowFloatToItsOwnPrecision) {
+  Buffer h = Buf("H", DataType::Float(16), {2});
+  PrimFunc fn = Fn({h}, ValueOrDie(MakeEvaluate(IntImm32(0))));
+  HostBuffer e = HostBuffer::Zeros(DataType::Float(16), {2});
+  e.SetFloat(0, 1.0);
+  HostBuffer a = e.Clone();
+  a.SetFloat(0, 1.0 + 4 * std::ldexp(1.0, -10));  // Four units of f16 away.
+  EXPECT_TRUE(CompareArgs({Arg(e)}, {Arg(a)}, fn).ok()) << "an f16 sum reordered";
+  a.SetFloat(0, 1.0625);  // 64 units: a wrong result, not a reordering.
+  EXPECT_THAT(Msg(CompareArgs({Arg(e)}, {Arg(a)}, fn)),
+              AllOf(HasSubstr("parameter 'H' (f16[2]) differs at flat index 0"),
+                    HasSubstr("rtol 0.0078125")));
+  // f32 keeps the asked tolerance: the same four units of f16 are far outside it.
+  Buffer c = Buf("C", kF32, {2});
+  HostBuffer e32 = HostBuffer::Zeros(kF32, {2});
+  e32.SetFloat(0, 1.0);
+  HostBuffer a32 = e32.Clone();
+  a32.SetFloat(0, 1.0 + 4 * std::ldexp(1.0, -10));
+  EXPECT_FALSE(
+      CompareArgs({Arg(e32)}, {Arg(a32)}, Fn({c}, ValueOrDie(MakeEvaluate(IntImm32(0))))).ok());
+}
+
 TEST(InterpRandomTest, CheckSameResultsAcceptsAnEquivalentRewriteAndPinpointsAWrongOne) {
   PrimFunc ref = AddFunc(-1, false);
   for (uint64_t seed : {1, 2, 3}) {
