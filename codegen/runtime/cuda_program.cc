@@ -112,6 +112,25 @@ std::function<bool(const std::string&, int64_t*)> IntegerLookup(const FunctionSi
   };
 }
 
+// The bytes workspace `w` takes in this call (`lookup`: its shape variables); 0, or
+// non-zero with the last error set when its count does not evaluate or is out of
+// range.
+int32_t WorkspaceBytes(const CudaFunction::Workspace& w,
+                       const std::function<bool(const std::string&, int64_t*)>& lookup,
+                       size_t* bytes) {
+  int64_t elements = w.elements;
+  std::string why;
+  if (w.elements_expr && !w.elements_expr->Evaluate(lookup, &elements, &why)) {
+    return Fail("workspace " + w.name + ": " + why);
+  }
+  if (elements < 0 || elements > (int64_t{1} << 40)) {
+    return Fail("workspace " + w.name + ": " + std::to_string(elements) +
+                " elements for this call");
+  }
+  *bytes = static_cast<size_t>(elements * DTypeBytes(w.dtype));
+  return 0;
+}
+
 // The device memory of one call: each buffer argument's (a copy of a host tensor,
 // or the caller's device tensor itself) and the function's workspaces. What it
 // allocated is freed when it goes.
@@ -147,17 +166,10 @@ class DeviceStorage {
       }
     }
     for (const CudaFunction::Workspace& w : f.workspaces) {
-      int64_t elements = w.elements;
-      std::string why;
-      if (w.elements_expr && !w.elements_expr->Evaluate(lookup, &elements, &why)) {
-        return Fail("workspace " + w.name + ": " + why);
-      }
-      if (elements < 0 || elements > (int64_t{1} << 40)) {
-        return Fail("workspace " + w.name + ": " + std::to_string(elements) +
-                    " elements for this call");
-      }
+      size_t b = 0;
+      if (WorkspaceBytes(w, lookup, &b) != 0) return 1;
       pointers.push_back(nullptr);
-      bytes.push_back(static_cast<size_t>(elements * DTypeBytes(w.dtype)));
+      bytes.push_back(b);
       owned.push_back(true);
       if (bytes.back() != 0 && tessel_cuda_alloc(bytes.back(), &pointers.back()) != 0) return 1;
     }
@@ -385,21 +397,12 @@ CallOutcome CudaProgram::Enqueue(std::string_view name, DLTensor* const* args, i
   }
   const auto lookup = IntegerLookup(f->signature, tensors, packed);
   for (const CudaFunction::Workspace& w : f->workspaces) {
-    int64_t elements = w.elements;
-    std::string why;
-    if (w.elements_expr && !w.elements_expr->Evaluate(lookup, &elements, &why)) {
-      tessel_set_last_error(("workspace " + w.name + ": " + why).c_str());
-      return fail();
-    }
-    if (elements < 0 || elements > (int64_t{1} << 40)) {
-      tessel_set_last_error(
-          ("workspace " + w.name + ": " + std::to_string(elements) + " elements for this call")
-              .c_str());
-      return fail();
-    }
     void* p = nullptr;
-    const size_t bytes = static_cast<size_t>(elements * DTypeBytes(w.dtype));
-    if (bytes != 0 && tessel_cuda_alloc_async(bytes, &p, stream) != 0) return fail();
+    size_t bytes = 0;
+    if (WorkspaceBytes(w, lookup, &bytes) != 0 ||
+        (bytes != 0 && tessel_cuda_alloc_async(bytes, &p, stream) != 0)) {
+      return fail();
+    }
     workspaces.push_back(p);
     storage.push_back(p);
   }
@@ -459,6 +462,30 @@ struct TesselCudaProgram {
   tessel::runtime::CudaProgram program;
 };
 
+namespace {
+
+// What the C entry points refuse before a call: a null program, name or argument
+// array. 0, or non-zero with the last error naming `entry`.
+int32_t RefuseNulls(const char* entry, const TesselCudaProgram* program, const char* name,
+                    DLTensor* const* args, int32_t num_args) {
+  if (program == nullptr || name == nullptr) {
+    return tessel_set_last_error(
+        (std::string(entry) + ": the program or the name is NULL").c_str());
+  }
+  if (num_args < 0 || (num_args > 0 && args == nullptr)) {
+    return tessel_set_last_error((std::string(entry) + ": no argument array").c_str());
+  }
+  return 0;
+}
+
+// A call's outcome as the C API returns it: 0, or non-zero with the last error set.
+int32_t Report(const tessel::runtime::CallOutcome& r) {
+  if (r.kind != tessel::runtime::CallOutcome::kOk) return tessel_set_last_error(r.message.c_str());
+  return 0;
+}
+
+}  // namespace
+
 extern "C" {
 
 TesselCudaProgram* tessel_cuda_program_load(const char* library_path) {
@@ -480,28 +507,18 @@ void tessel_cuda_program_free(TesselCudaProgram* program) { delete program; }
 
 int32_t tessel_cuda_program_call(TesselCudaProgram* program, const char* name,
                                  DLTensor* const* args, int32_t num_args) {
-  if (program == nullptr || name == nullptr) {
-    return tessel_set_last_error("tessel_cuda_program_call: the program or the name is NULL");
+  if (int32_t rc = RefuseNulls("tessel_cuda_program_call", program, name, args, num_args)) {
+    return rc;
   }
-  if (num_args < 0 || (num_args > 0 && args == nullptr)) {
-    return tessel_set_last_error("tessel_cuda_program_call: no argument array");
-  }
-  const tessel::runtime::CallOutcome r = program->program.Call(name, args, num_args);
-  if (r.kind != tessel::runtime::CallOutcome::kOk) return tessel_set_last_error(r.message.c_str());
-  return 0;
+  return Report(program->program.Call(name, args, num_args));
 }
 
 int32_t tessel_cuda_program_enqueue(TesselCudaProgram* program, const char* name,
                                     DLTensor* const* args, int32_t num_args, void* stream) {
-  if (program == nullptr || name == nullptr) {
-    return tessel_set_last_error("tessel_cuda_program_enqueue: the program or the name is NULL");
+  if (int32_t rc = RefuseNulls("tessel_cuda_program_enqueue", program, name, args, num_args)) {
+    return rc;
   }
-  if (num_args < 0 || (num_args > 0 && args == nullptr)) {
-    return tessel_set_last_error("tessel_cuda_program_enqueue: no argument array");
-  }
-  const tessel::runtime::CallOutcome r = program->program.Enqueue(name, args, num_args, stream);
-  if (r.kind != tessel::runtime::CallOutcome::kOk) return tessel_set_last_error(r.message.c_str());
-  return 0;
+  return Report(program->program.Enqueue(name, args, num_args, stream));
 }
 
 }  // extern "C"

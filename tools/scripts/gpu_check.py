@@ -38,9 +38,9 @@ def random_array(rng, dtype, shape):
     return rng.integers(-8, 8, size=shape).astype(dtype)
 
 
-def shape_of(param, values):
-    """The parameter's shape with the shape variables' `values` put in, or the name of
-    a variable that has none."""
+def shape_of(param, values, used):
+    """The parameter's shape with the shape variables' `values` put in (the variables
+    it names added to the set `used`), or the name of a variable that has none."""
     shape = []
     for d in getattr(param, "shape", None) or []:  # A scalar parameter has none.
         text = re.sub(r"\bi(32|64)\(", "(", str(d))  # i64(n) casts
@@ -48,6 +48,7 @@ def shape_of(param, values):
         for name in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text):
             if name not in values:
                 return name
+            used.add(name)
         shape.append(int(eval(re.sub(r"[A-Za-z_][A-Za-z_0-9]*",
                                      lambda m: str(values[m.group(0)]), text), {}, {})))
     return shape
@@ -106,13 +107,12 @@ def main():
             os.path.join(args.out, stem + ".so"), header_path=os.path.join(args.out, stem + ".h"))
         for name in mod.keys():
             func = mod[name]
-            shapes = [shape_of(p, values) for p in func.params]
+            used = set()
+            shapes = [shape_of(p, values, used) for p in func.params]
             missing = [s for s in shapes if isinstance(s, str)]
             if missing:
                 print("%s/%s: left out (symbolic size: give --var %s=N)" % (stem, name, missing[0]))
                 continue
-            used = sorted({v for p in func.params for d in getattr(p, "shape", None) or []
-                           for v in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", str(d)) if v in values})
             data = os.path.join(args.out, stem, name)
             os.makedirs(data, exist_ok=True)
             rng = np.random.default_rng(1)
@@ -147,7 +147,7 @@ def main():
             for source in ("--ptx %s.ptx --launches %s.json" % (stem, stem),
                            "--library ./%s.so" % stem,
                            "--ptx %s.ptx --launches %s.json --device-arrays" % (stem, stem)):
-                var_flags = "".join(" --var %s=%d" % (v, values[v]) for v in used)
+                var_flags = "".join(" --var %s=%d" % (v, values[v]) for v in sorted(used))
                 lines.append("LD_LIBRARY_PATH=lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ./tessel-gpu-run "
                              "%s --function %s --data %s --repeat %d%s || status=1"
                              % (source, shlex.quote(name), shlex.quote(os.path.join(stem, name)),
