@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -271,6 +272,13 @@ std::string Target::ResolvedFeatures() const {
     }
   }
   if (!features.empty()) items.push_back(features);
+  // LLVM 18 split 512-bit registers off AVX-512 ("evex512"). A host without
+  // AVX-512 lists -evex512, and +avx512f on top of it gives a subtarget whose
+  // 512-bit operations LLVM cannot select (it crashes on them). Clang turns
+  // evex512 on with any -mavx512 flag; so does an -mattr that enables AVX-512
+  // and leaves evex512 alone.
+  const bool avx512 = absl::StrContains(features, "+avx512");
+  if (avx512 && !absl::StrContains(features, "evex512")) items.push_back("+evex512");
   return absl::StrJoin(items, ",");
 }
 

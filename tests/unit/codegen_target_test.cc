@@ -124,6 +124,26 @@ TEST(CodegenTarget, RefusesWhatLLVMWouldAbortOn) {
   }
 }
 
+// AVX-512 asked on top of a CPU without it gets LLVM's 512-bit registers too
+// (evex512): without them LLVM cannot select 512-bit operations. x86-64 stands
+// for any host without AVX-512, where the host's features say -evex512.
+TEST(CodegenTarget, Avx512BringsItsRegisters) {
+  auto resolved = [](const char* text) {
+    absl::StatusOr<Target> t = Target::Parse(text);
+    EXPECT_TRUE(t.ok()) << text << ": " << t.status();
+    return t.ok() ? t->ResolvedFeatures() : std::string();
+  };
+  EXPECT_EQ(resolved("llvm -mcpu=x86-64 -mattr=+avx512f"), "+avx512f,+evex512");
+  EXPECT_EQ(resolved("llvm -mcpu=x86-64 -mattr=+avx2,+avx512bw"), "+avx2,+avx512bw,+evex512");
+  // Said either way, evex512 is the caller's.
+  EXPECT_EQ(resolved("llvm -mcpu=x86-64 -mattr=+avx512f,-evex512"), "+avx512f,-evex512");
+  EXPECT_EQ(resolved("llvm -mcpu=x86-64 -mattr=+avx2"), "+avx2");
+  EXPECT_EQ(resolved("llvm -mcpu=x86-64 -mattr=-avx512f"), "-avx512f");
+  const std::string host = resolved("llvm -mattr=+avx512f");
+  EXPECT_EQ(host.substr(host.size() - std::string(",+avx512f,+evex512").size()),
+            ",+avx512f,+evex512");
+}
+
 // The host and a baseline CPU run here; a CPU's missing features are named, and
 // only instruction-set features count.
 TEST(CodegenTarget, FeaturesMissingOnHost) {
