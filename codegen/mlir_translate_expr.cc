@@ -554,6 +554,7 @@ absl::StatusOr<mlir::Value> FuncTranslator::Expr(const ir::Expr& e) {
         return Error(c, "address_of is only an argument of a packed call");
       }
       if (c->callee == ir::CallNode::Callee::kThreadReduce) return ThreadReduce(c);
+      if (c->callee == ir::CallNode::Callee::kWarpMma) return WarpMma(c);
       if (c->callee == ir::CallNode::Callee::kSyncThreads) {
         return Error(c, "sync_threads() is a statement of its own (evaluate sync_threads())");
       }

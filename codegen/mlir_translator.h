@@ -131,6 +131,8 @@ class FuncTranslator {
   // thread_sum_x(v) and friends: warp shuffles, then shared memory across warps
   // (gpu_codegen_reduce.cc).
   absl::StatusOr<mlir::Value> ThreadReduce(const ir::CallNode* op);
+  // mma_m16n8k16(a, b, c): one nvvm.mma.sync (gpu_codegen_mma.cc).
+  absl::StatusOr<mlir::Value> WarpMma(const ir::CallNode* op);
 
   absl::Status Error(const ir::Node* where, const std::string& message) const;
 

@@ -340,6 +340,20 @@ absl::StatusOr<Expr> MakeCall(DataType dtype, CallNode::Callee callee, std::stri
       return absl::InvalidArgumentError(absl::StrCat(
           "Call ", name, ": takes one scalar number and has its type, e.g. ", name, "(x)"));
     }
+  } else if (callee == CallNode::Callee::kWarpMma) {
+    const DataType f16 = DataType::Float(16), f32 = DataType::Float(32);
+    if (name != kMmaM16N8K16) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Call: unknown warp matrix product '", name, "' (known: mma_m16n8k16)"));
+    }
+    if (args.size() != 3 || args[0]->dtype != f16.with_lanes(8) ||
+        args[1]->dtype != f16.with_lanes(4) || args[2]->dtype != f32.with_lanes(4) ||
+        dtype != f32.with_lanes(4)) {
+      return absl::InvalidArgumentError(
+          "Call mma_m16n8k16: takes a lane's fragments a: f16x8, b: f16x4, c: f32x4 and is an "
+          "f32x4, e.g. D[ramp(0, 1, 4)] = mma_m16n8k16(A[ramp(0, 1, 8)], B[ramp(0, 1, 4)], "
+          "D[ramp(0, 1, 4)])");
+    }
   } else if (name.empty()) {
     return absl::InvalidArgumentError("Call: an extern call needs a symbol name");
   } else if (callee == CallNode::Callee::kPacked) {

@@ -159,6 +159,19 @@ class BroadcastNode : public ExprNode {
 //                                           only in threadIdx.x; each gets the result.
 //                                           A collective: the whole value of a store,
 //                                           reached by every thread of the block.
+//   mma_m16n8k16(a, b, c)                   kWarpMma: a tensor-core product of a warp,
+//                                           D[16, 8] = C + A[16, 16] * B[16, 8] (f16
+//                                           inputs, f32 accumulators), each of its 32
+//                                           lanes holding a fragment: a f16x8 of A, b
+//                                           f16x4 of B, c and the result f32x4 of C and
+//                                           D in PTX's mma.m16n8k16 layout (lane = the
+//                                           linear thread id % 32, g = lane / 4,
+//                                           t = lane % 4): a[r] = A[g + 8 * (r / 2 % 2),
+//                                           2t + r % 2 + 8 * (r / 4)], b[r] = B[2t + r % 2
+//                                           + 8 * (r / 2), g], c[r] = C[g + 8 * (r / 2),
+//                                           2t + r % 2]. A collective like thread_sum_x:
+//                                           the whole value of a store, reached by every
+//                                           thread of the block, in whole warps.
 //
 // Packed calls are how library dispatch calls its runtime shims (dispatch/runtime/):
 // one calling convention for every shim, so codegen packs arguments the same way for
@@ -171,7 +184,8 @@ class CallNode : public ExprNode {
     kPacked,
     kAddressOf,
     kSyncThreads,
-    kThreadReduce
+    kThreadReduce,
+    kWarpMma
   };
   Callee callee;
   std::string name;
@@ -204,6 +218,8 @@ absl::StatusOr<Expr> MakeCall(DataType dtype, CallNode::Callee callee, std::stri
 // The combiner of a thread reduction's name ("thread_sum_x" -> kAdd, then kMul,
 // kMax, kMin); nullopt for any other name.
 std::optional<NodeKind> ThreadReduceCombiner(absl::string_view name);
+// The one warp matrix product (kWarpMma): m16n8k16, f16 x f16 + f32.
+inline constexpr char kMmaM16N8K16[] = "mma_m16n8k16";
 
 // ---- Short builders (abort on misuse; for C++ code only) --------------------------
 

@@ -406,6 +406,11 @@ TESSEL_NOINLINE absl::StatusOr<CExprPtr> CompileCall(Compiler& comp, const Expr&
   if (call->callee == CallNode::Callee::kAddressOf) {
     return comp.Error(where, "address_of is only an argument of a packed call: " + PrintExpr(e));
   }
+  if (call->callee == CallNode::Callee::kWarpMma) {
+    return comp.Error(where, absl::StrCat(call->name,
+                                          "(...) is a collective of a GPU kernel's warps: the "
+                                          "whole value of a store below loops bound to threads"));
+  }
   if (call->callee == CallNode::Callee::kThreadReduce) {
     return comp.Error(where, absl::StrCat(call->name,
                                           "(...) is a collective of a GPU kernel's "

@@ -82,7 +82,7 @@ class KernelShape : public IRVisitor {
   void VisitBlockRealize(const BlockRealizeNode*) override { has_block = true; }
   void VisitCall(const CallNode* op) override {
     if (op->callee == CallNode::Callee::kSyncThreads ||
-        op->callee == CallNode::Callee::kThreadReduce) {
+        op->callee == CallNode::Callee::kThreadReduce || op->callee == CallNode::Callee::kWarpMma) {
       needs_phases = true;
     }
     IRVisitor::VisitCall(op);

@@ -93,8 +93,8 @@ class PNode {
 };
 using PNodePtr = std::unique_ptr<PNode>;
 
-// What decides how a kernel runs: blocks (serially), barriers, thread reductions
-// and shared allocations (in phases).
+// What decides how a kernel runs: blocks (serially), barriers, thread reductions,
+// warp matrix products and shared allocations (in phases).
 struct KernelTraits {
   bool has_block = false;
   bool needs_phases = false;
@@ -104,6 +104,10 @@ KernelTraits InspectKernel(const Stmt& s);
 // The phase-level form of a kernel statement (interpreter_gpu_phases.cc); the
 // barrier-free statements below it compile as usual, run thread after thread.
 absl::StatusOr<PNodePtr> CompilePhases(Compiler& comp, const Stmt& s);
+
+// `D[i] = mma_m16n8k16(a, b, c)` at the phase level (interpreter_gpu_mma.cc).
+absl::StatusOr<PNodePtr> CompileWarpMma(Compiler& comp, const BufferStoreNode* store,
+                                        const CallNode* call);
 
 }  // namespace tessel::ir::interp
 

@@ -313,6 +313,9 @@ class PhaseCompiler {
       case NodeKind::kBufferStore: {
         const auto* op = static_cast<const BufferStoreNode*>(n);
         const auto* call = dyn_cast<CallNode>(op->value.get());
+        if (call != nullptr && call->callee == CallNode::Callee::kWarpMma) {
+          return CompileWarpMma(comp_, op, call);
+        }
         if (call == nullptr || call->callee != CallNode::Callee::kThreadReduce ||
             call->args.size() != 1) {
           break;

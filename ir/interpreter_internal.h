@@ -254,6 +254,9 @@ class Compiler {
   // `where` is the statement the expression belongs to (for messages; may be null).
   absl::StatusOr<CExprPtr> CompileExpr(const Expr& e, const StmtNode* where);
   absl::StatusOr<CStmtPtr> CompileStmt(const Stmt& s);
+  // The store `op` writing what `value` computes in place of op->value (a
+  // collective's result, computed for all threads at once).
+  absl::StatusOr<CStmtPtr> CompileStore(const BufferStoreNode* op, CExprPtr value);
   // Binds `b` to a fresh slot after compiling its layout in the current scope.
   absl::StatusOr<std::unique_ptr<CBufferDef>> DefineBuffer(const Buffer& b, const StmtNode* where);
 

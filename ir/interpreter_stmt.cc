@@ -307,33 +307,38 @@ absl::StatusOr<CStmtPtr> Compiler::CompileStmt(const Stmt& s) {
   return r;
 }
 
+absl::StatusOr<CStmtPtr> Compiler::CompileStore(const BufferStoreNode* op, CExprPtr value) {
+  const StmtNode* n = op;
+  if (!op->buffer) return Error(n, "a BufferStore has no buffer");
+  std::optional<int> slot = BufferSlotOf(op->buffer.get());
+  if (!slot) {
+    return Error(n, absl::StrCat("buffer '", op->buffer->name, "' is used but not bound here"));
+  }
+  if (static_cast<int>(op->indices.size()) != op->buffer->ndim() ||
+      op->value->dtype.element_of() != op->buffer->dtype) {
+    return Error(n, absl::StrCat("malformed BufferStore to '", op->buffer->name, "'"));
+  }
+  std::vector<CExprPtr> idx;
+  for (const Expr& i : op->indices) {
+    absl::StatusOr<CExprPtr> ci = CompileExpr(i, n);
+    if (!ci.ok()) return ci.status();
+    if (!i->dtype.is_integer() || (ci.value()->lanes != 1 && ci.value()->lanes != value->lanes)) {
+      return Error(n, absl::StrCat("malformed index in BufferStore to '", op->buffer->name, "'"));
+    }
+    idx.push_back(*std::move(ci));
+  }
+  return CStmtPtr(new StoreStmt(op, *slot, std::move(value), std::move(idx)));
+}
+
 absl::StatusOr<CStmtPtr> Compiler::CompileStmtNode(const Stmt& s) {
   if (!s) return Error(nullptr, "a statement is missing");
   const StmtNode* n = s.get();
   switch (n->kind()) {
     case NodeKind::kBufferStore: {
       const auto* op = static_cast<const BufferStoreNode*>(n);
-      if (!op->buffer) return Error(n, "a BufferStore has no buffer");
-      std::optional<int> slot = BufferSlotOf(op->buffer.get());
-      if (!slot) {
-        return Error(n, absl::StrCat("buffer '", op->buffer->name, "' is used but not bound here"));
-      }
       absl::StatusOr<CExprPtr> value = CompileExpr(op->value, n);
       if (!value.ok()) return value.status();
-      if (static_cast<int>(op->indices.size()) != op->buffer->ndim() ||
-          op->value->dtype.element_of() != op->buffer->dtype) {
-        return Error(n, absl::StrCat("malformed BufferStore to '", op->buffer->name, "'"));
-      }
-      std::vector<CExprPtr> idx;
-      for (const Expr& i : op->indices) {
-        absl::StatusOr<CExprPtr> ci = CompileExpr(i, n);
-        if (!ci.ok()) return ci.status();
-        if (!i->dtype.is_integer() || ((*ci)->lanes != 1 && (*ci)->lanes != (*value)->lanes)) {
-          return Error(n, absl::StrCat("malformed index in BufferStore to '", op->buffer->name, "'"));
-        }
-        idx.push_back(*std::move(ci));
-      }
-      return CStmtPtr(new StoreStmt(op, *slot, *std::move(value), std::move(idx)));
+      return CompileStore(op, *std::move(value));
     }
     case NodeKind::kFor: {
       const auto* op = static_cast<const ForNode*>(n);

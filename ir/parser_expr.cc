@@ -329,6 +329,10 @@ absl::StatusOr<Expr> Parser::ParseCallLike(const Token& name) {
     TESSEL_RETURN_IF_ERROR(arity(1));
     DataType t = args[0]->dtype;  // Read before `args` moves into the call.
     e = MakeCall(t, CallNode::Callee::kThreadReduce, std::string(n), std::move(args));
+  } else if (n == kMmaM16N8K16) {
+    TESSEL_RETURN_IF_ERROR(arity(3));
+    e = MakeCall(DataType::Float(32).with_lanes(4), CallNode::Callee::kWarpMma, std::string(n),
+                 std::move(args));
   } else if (n == "sync_threads") {
     TESSEL_RETURN_IF_ERROR(arity(0));
     e = MakeCall(DataType::Int(32), CallNode::Callee::kSyncThreads, "sync_threads", {});

@@ -316,8 +316,8 @@ bool EqualChecker::E(const Expr& ra, const Expr& rb) {
       const auto* x = static_cast<const CallNode*>(a);
       const auto* y = static_cast<const CallNode*>(b);
       if (x->callee != y->callee) {
-        static const char* kCallees[] = {"intrinsic",  "extern",       "packed",
-                                         "address_of", "sync_threads", "thread_reduce"};
+        static const char* kCallees[] = {"intrinsic",    "extern",        "packed",  "address_of",
+                                         "sync_threads", "thread_reduce", "warp_mma"};
         return Mismatch(absl::StrCat("callee kinds differ (", kCallees[static_cast<int>(x->callee)],
                                      " vs ", kCallees[static_cast<int>(y->callee)], ")"),
                         a, b);

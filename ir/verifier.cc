@@ -342,15 +342,16 @@ absl::Status FunctionVerifier::CheckExpr(const Expr& e) {
       if (op->callee == CallNode::Callee::kAddressOf) {
         return Fail("address_of(...) is only an argument of a packed call (@f(...): packed)", n);
       }
-      if (op->callee == CallNode::Callee::kThreadReduce) {
+      if (op->callee == CallNode::Callee::kThreadReduce ||
+          op->callee == CallNode::Callee::kWarpMma) {
         const auto* store = stmt_ != nullptr && stmt_->kind() == NodeKind::kBufferStore
                                 ? static_cast<const BufferStoreNode*>(stmt_)
                                 : nullptr;
         if (store == nullptr || store->value.get() != n) {
-          return Fail(absl::StrCat(op->name,
-                                   "(...) is a collective: the whole value of a store, "
-                                   "e.g. red[0] = ",
-                                   op->name, "(red[0])"),
+          return Fail(absl::StrCat(op->name, "(...) is a collective: the whole value of a store, ",
+                                   op->callee == CallNode::Callee::kWarpMma
+                                       ? "e.g. D[ramp(0, 1, 4)] = mma_m16n8k16(a, b, c)"
+                                       : absl::StrCat("e.g. red[0] = ", op->name, "(red[0])")),
                       n);
         }
         children = CheckExprs(op->args);

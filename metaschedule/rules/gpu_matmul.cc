@@ -45,6 +45,7 @@
 #include "ir/arith/expr_util.h"
 #include "ir/schedule/block_dataflow.h"
 #include "metaschedule/rules/block_analysis.h"
+#include "metaschedule/rules/gpu_matmul_common.h"
 #include "metaschedule/schedule_rule.h"
 
 namespace tessel::metaschedule {
@@ -120,62 +121,21 @@ Heuristic HeuristicTiles(int64_t m, int64_t n, int64_t k, int64_t batch) {
   }
 }
 
-// Whether the loop `l` is among the loops around `block`.
-absl::StatusOr<bool> IsUnder(sch::Schedule& s, sch::BlockRV block, sch::LoopRV l) {
-  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> loops, s.GetLoops(block));
-  TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> target, s.Get(l));
-  for (sch::LoopRV x : loops) {
-    TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(x));
-    if (f.get() == target.get()) return true;
-  }
-  return false;
-}
-
-absl::Status UnrollAll(sch::Schedule& s, const std::vector<sch::LoopRV>& loops) {
-  for (sch::LoopRV l : loops) {
-    TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(l));
-    if (!ir::arith::IsConstInt(f->extent, 1)) TESSEL_RETURN_IF_ERROR(s.Unroll(l));
-  }
-  return absl::OkStatus();
-}
-
 class GpuMatmul : public ScheduleRule {
  public:
   std::string name() const override { return "gpu-matmul"; }
 
   absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
                                     const std::string& block) const override {
-    std::variant<TrivialNest, std::string> analyzed = AnalyzeGpuNest(ctx.machine.gpu, s, block);
+    std::variant<MatmulNest, std::string> analyzed = AnalyzeGpuMatmul(ctx, s, block);
     if (const std::string* why = std::get_if<std::string>(&analyzed)) {
       return RuleOutcome::NotApplicable(*why);
     }
-    const TrivialNest nest = std::get<TrivialNest>(analyzed);
+    const MatmulNest it = std::get<MatmulNest>(analyzed);
+    const TrivialNest& nest = it.nest;
     const ir::Block b = ir::GetRef(nest.block);
-    if (!HasReduce(b.get()) || b->init == nullptr) {
-      return RuleOutcome::NotApplicable("it does not reduce");
-    }
-    if (b->writes.size() != 1) return RuleOutcome::NotApplicable("it writes more than one buffer");
-    int reduce = -1;
-    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-      if (b->iter_vars[k].kind == ir::IterKind::kOpaque) {
-        return RuleOutcome::NotApplicable("opaque iter var");
-      }
-      if (b->iter_vars[k].kind != ir::IterKind::kReduce) continue;
-      if (reduce >= 0) {
-        return RuleOutcome::NotApplicable("it has several reduce iter vars (not tiled yet)");
-      }
-      reduce = static_cast<int>(k);
-    }
-    const ir::BufferRegion& out = b->writes[0];
-    const int cols = IterIndexingDim(b.get(), out, out.region.size() - 1);
-    const int rows = cols >= 0 ? RowsIter(b.get(), cols) : -1;
-    if (cols < 0 || rows < 0 || b->iter_vars[cols].kind != ir::IterKind::kSpatial) {
-      return RuleOutcome::NotApplicable(
-          "its output's last dimension and another are not indexed by spatial iter vars");
-    }
-    const int64_t m = nest.extents[nest.loop_of_iter[rows]];
-    const int64_t n = nest.extents[nest.loop_of_iter[cols]];
-    const int64_t kext = nest.extents[nest.loop_of_iter[reduce]];
+    const int rows = it.rows, cols = it.cols, reduce = it.reduce;
+    const int64_t m = it.m, n = it.n, kext = it.k;
     if (m < kMinExtent || n < kMinExtent) {
       return RuleOutcome::NotApplicable(
           absl::StrCat("its ", m, " x ", n, " tile is below ", kMinExtent, " x ", kMinExtent));
@@ -268,28 +228,14 @@ class GpuMatmul : public ScheduleRule {
     }
 
     // Order: unit loops, the batch (fused, blockIdx.z), then the tile loops.
-    std::vector<sch::LoopRV> batch;
-    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-      const int64_t e = nest.extents[nest.loop_of_iter[k]];
-      if (static_cast<int>(k) == rows || static_cast<int>(k) == cols ||
-          static_cast<int>(k) == reduce || e == 1) {
-        continue;
-      }
-      batch.push_back(nest.loops[nest.loop_of_iter[k]]);
-    }
+    const std::vector<sch::LoopRV> batch = BatchLoops(it);
     std::vector<sch::LoopRV> order = loops.unit;
     order.insert(order.end(), batch.begin(), batch.end());
     for (sch::LoopRV l : {ri[0], ci[0], ki[0], ri[2], ci[2], ki[1], ri[1], ci[1], ri[3], ci[3]}) {
       order.push_back(l);
     }
     TESSEL_RETURN_IF_ERROR(s.Reorder(order));
-    if (!batch.empty()) {
-      sch::LoopRV z = batch[0];
-      if (batch.size() > 1) {
-        TESSEL_ASSIGN_OR_RETURN(z, s.Fuse(batch));
-      }
-      TESSEL_RETURN_IF_ERROR(s.Bind(z, "blockIdx.z"));
-    }
+    TESSEL_RETURN_IF_ERROR(BindBatch(s, batch));
     TESSEL_RETURN_IF_ERROR(s.Bind(ri[0], "blockIdx.y"));
     TESSEL_RETURN_IF_ERROR(s.Bind(ci[0], "blockIdx.x"));
     TESSEL_RETURN_IF_ERROR(s.Bind(ri[2], "threadIdx.y"));
@@ -301,7 +247,7 @@ class GpuMatmul : public ScheduleRule {
     if (!placed) TESSEL_RETURN_IF_ERROR(s.ReverseComputeAt(wb, ci[0]));
     // The zeroing nest inherits the compute's bound and unrolled loops.
     TESSEL_RETURN_IF_ERROR(s.DecomposeReduction(c, ki[0]).status());
-    TESSEL_RETURN_IF_ERROR(LayOutAccumulator(s, wb, out, rows, cols, b.get(), rf, cf));
+    TESSEL_RETURN_IF_ERROR(LayOutAccumulator(s, wb, b->writes[0], rows, cols, b.get(), rf, cf));
     TESSEL_RETURN_IF_ERROR(ThreadTile(s, wb, ci[0], rf, cf));
 
     // The operands' slices, copied by all threads under k_0.
@@ -313,7 +259,8 @@ class GpuMatmul : public ScheduleRule {
       if (!under) TESSEL_RETURN_IF_ERROR(s.ComputeAt(copy, ki[0]));
     }
     for (size_t i = 0; i < copies.size(); ++i) {
-      TESSEL_RETURN_IF_ERROR(CooperativeCopy(s, copies[i], ki[0], ty, tx, !transposed[i]));
+      TESSEL_RETURN_IF_ERROR(
+          CooperativeCopy(s, copies[i], ki[0], ty, tx, transposed[i] ? 1 : kVector));
     }
     did.insert(did.begin(), absl::StrCat("tile ", TileExtent(rf), "x", TileExtent(cf),
                                          " per block of ", ty, "x", tx, " threads, ", rf[1] * rf[3],
@@ -365,36 +312,6 @@ class GpuMatmul : public ScheduleRule {
     TESSEL_RETURN_IF_ERROR(s.Bind(r[1], "threadIdx.y"));
     TESSEL_RETURN_IF_ERROR(s.Bind(c[1], "threadIdx.x"));
     return UnrollAll(s, {r[0], c[0], r[2], c[2]});
-  }
-
-  // Spreads a copy's nest under `anchor` over the ty x tx threads, the innermost
-  // elements in vectors of up to four where the slice's rows hold them and
-  // `vectors` (the copy keeps the operand's layout).
-  static absl::Status CooperativeCopy(sch::Schedule& s, sch::BlockRV copy, sch::LoopRV anchor,
-                                      int64_t ty, int64_t tx, bool vectors) {
-    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> l, LoopsBelow(s, copy, anchor));
-    if (l.empty()) return absl::InternalError("the copy has no loop below k_0");
-    int64_t elements = 1, inner = 1;
-    for (sch::LoopRV x : l) {
-      TESSEL_ASSIGN_OR_RETURN(ir::Ref<const ir::ForNode> f, s.Get(x));
-      std::optional<int64_t> e = ir::arith::AsConstInt(f->extent);
-      if (!e) return absl::InternalError("the copy's extent is not constant");
-      elements *= *e;
-      inner = *e;
-    }
-    int64_t vec = vectors ? kVector : 1;
-    while (vec > 1 && (inner % vec != 0 || elements % (ty * tx * vec) != 0)) vec /= 2;
-    sch::LoopRV fused = l[0];
-    if (l.size() > 1) {
-      TESSEL_ASSIGN_OR_RETURN(fused, s.Fuse(l));
-    }
-    std::vector<sch::Factor> factors = {std::nullopt, ty, tx};
-    if (vec > 1) factors.push_back(vec);
-    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> p, s.Split(fused, factors));
-    TESSEL_RETURN_IF_ERROR(s.Bind(p[1], "threadIdx.y"));
-    TESSEL_RETURN_IF_ERROR(s.Bind(p[2], "threadIdx.x"));
-    if (vec > 1) TESSEL_RETURN_IF_ERROR(s.Vectorize(p[3]));
-    return absl::OkStatus();
   }
 };
 

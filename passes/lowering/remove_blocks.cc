@@ -36,6 +36,7 @@
 #include "passes/lowering/allocation_place.h"
 #include "passes/lowering/thread_reduction.h"
 #include "passes/lowering/thread_sync.h"
+#include "passes/lowering/warp_mma.h"
 #include "passes/pass.h"
 #include "passes/pass_context.h"
 #include "passes/pass_registry.h"
@@ -174,14 +175,17 @@ class RemoveBlocksPass : public FunctionPass {
       return absl::FailedPreconditionError(absl::StrCat(
           "block '", bare.found->name, "' is not under a block realize, so its iter vars have no values"));
     }
-    // Reductions across threadIdx.x first: while blocks stand, their reduce iter
-    // vars say which loops a reduction runs over.
+    // Reductions across threadIdx.x and warp products first: while blocks stand,
+    // their reduce iter vars say which loops a reduction runs over.
     int reductions = 0;
     TESSEL_ASSIGN_OR_RETURN(ir::PrimFunc reduced,
                             lowering::LowerThreadReductions(func, &reductions));
     if (reductions > 0) {
       ctx.log().RecordApplied(this->name(), name, "thread-reduction", reductions);
     }
+    int mmas = 0;
+    TESSEL_ASSIGN_OR_RETURN(reduced, lowering::LowerWarpMmas(reduced, &mmas));
+    if (mmas > 0) ctx.log().RecordApplied(this->name(), name, "warp-mma", mmas);
     BlockRemover remover;
     ir::PrimFunc out = remover.VisitPrimFunc(reduced);
     if (!remover.ok()) return remover.status();

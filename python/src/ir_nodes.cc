@@ -40,6 +40,8 @@ const char* CalleeName(ir::CallNode::Callee c) {
       return "sync_threads";
     case ir::CallNode::Callee::kThreadReduce:
       return "thread_reduce";
+    case ir::CallNode::Callee::kWarpMma:
+      return "warp_mma";
   }
   return "?";
 }

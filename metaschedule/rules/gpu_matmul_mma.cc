@@ -1,0 +1,212 @@
+// gpu-matmul-mma: a matmul of f16 operands accumulated in f32 on tensor cores.
+// Each warp computes a 16 MT x 8 NT tile as MT x NT products of mma_m16n8k16, its
+// operands staged through shared memory a slice of the reduction at a time (both
+// with the reduction last, so a fragment's pairs are neighbours), its accumulators
+// in registers.
+//
+//   for i, j, k: block C (C[i, j] += f32(A[i, k]) * f32(B[k, j])) ->
+//     for by in thread_binding(.., "blockIdx.y"), bx in (.., "blockIdx.x"):
+//       for ty (warps), tx (32 lanes), mt, nt, ih, jl unrolled: block C_init
+//       for k_0:
+//         for ax.. thread_binding(ty, tx), vectorized: block A_shared   ([i, k])
+//         for ax.. thread_binding(ty, tx), vectorized: block B_shared   ([j, k])
+//         for ty in thread_binding(WM * WN, "threadIdx.y"), tx in (32, "threadIdx.x"):
+//           for k_1, mt, nt unrolled: for ih in 2, jl in 2, kk in 16:
+//             block C "warp_mma"                                       (C_local)
+//       for ty, tx, micro-tile unrolled: block C_local                  (+ fused epilogue)
+//
+// Rows are split [blocks, WM warps, 8, MT, 2] and columns [blocks, WN warps, 4,
+// NT, 2]; lane tx = 4 g + t owns rows 2 MT g + 2 mt + ih and columns 2 NT t + 2 nt
+// + jl of its warp's tile, a 2 MT x 2 NT box that lowering keeps in registers.
+// Row 2 MT g + 2 mt + ih is row g + 8 ih of product (mt, nt), which is where
+// mma_m16n8k16 leaves lane (g, t)'s accumulators: so remove-blocks turns the
+// marked block, one lane's 2 x 2 x 16 share, into fragment loads and one mma
+// (passes/lowering/warp_mma.h), and before that the schedule is an ordinary
+// per-thread matmul that the interpreter checks as such.
+//
+// Applies where gpu-matmul would and, in addition, the block's body is
+// `C = C + f32(A) * f32(B)` with A and B f16 and C f32, rows divide by 16,
+// columns by 8 and the reduction by 16. The heuristic: 2 x 2 warps where the
+// tiles allow, warp tiles of up to 64 x 64 (MT 4, NT 8), smaller while the grid
+// has fewer than kMinBlocks blocks, reduction slices of 32 (else 16). Otherwise
+// gpu-matmul computes it on the CUDA cores.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/arith/expr_util.h"
+#include "ir/schedule/block_dataflow.h"
+#include "metaschedule/rules/block_analysis.h"
+#include "metaschedule/rules/gpu_matmul_common.h"
+#include "metaschedule/schedule_rule.h"
+#include "passes/lowering/warp_mma.h"
+
+namespace tessel::metaschedule {
+
+namespace {
+
+// Products per warp along rows and columns at most: a 64 x 64 warp tile holds
+// 128 f32 accumulators per lane.
+constexpr int64_t kMaxMt = 4, kMaxNt = 8;
+// The grid the heuristic aims for (gpu_matmul.cc's reason), and warps per block.
+constexpr int64_t kMinBlocks = 256;
+constexpr int64_t kWarpsPerDim = 2;
+// f16 elements per vector copy: 16 bytes.
+constexpr int64_t kVector = 8;
+
+struct Tiles {
+  int64_t wm, wn, mt, nt, ks;  // Warps, products per warp, 16-element k steps per slice.
+};
+
+Tiles HeuristicTiles(int64_t m, int64_t n, int64_t k, int64_t batch) {
+  Tiles t{1, 1, LargestDivisorAtMost(m / 16, kMaxMt), LargestDivisorAtMost(n / 8, kMaxNt),
+          k % 32 == 0 ? 2 : 1};
+  auto warps = [](int64_t tiles) { return tiles % kWarpsPerDim == 0 ? kWarpsPerDim : 1; };
+  while (true) {
+    t.wm = warps(m / (16 * t.mt));
+    t.wn = warps(n / (8 * t.nt));
+    const int64_t blocks = batch * (m / (16 * t.mt * t.wm)) * (n / (8 * t.nt * t.wn));
+    if (blocks >= kMinBlocks || t.mt * t.nt <= 2) return t;
+    if (t.nt >= 2 * t.mt) {
+      t.nt /= 2;
+    } else {
+      t.mt /= 2;
+    }
+  }
+}
+
+class GpuMatmulMma : public ScheduleRule {
+ public:
+  std::string name() const override { return "gpu-matmul-mma"; }
+
+  absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
+                                    const std::string& block) const override {
+    std::variant<MatmulNest, std::string> analyzed = AnalyzeGpuMatmul(ctx, s, block);
+    if (const std::string* why = std::get_if<std::string>(&analyzed)) {
+      return RuleOutcome::NotApplicable(*why);
+    }
+    const MatmulNest it = std::get<MatmulNest>(analyzed);
+    const TrivialNest& nest = it.nest;
+    const ir::Block b = ir::GetRef(nest.block);
+    const int rows = it.rows, cols = it.cols, reduce = it.reduce;
+    const int64_t m = it.m, n = it.n, kext = it.k;
+    if (absl::Status body = passes::lowering::CheckWarpMmaBody(b->body); !body.ok()) {
+      return RuleOutcome::NotApplicable(std::string(body.message()));
+    }
+    if (m % 16 != 0 || n % 8 != 0 || kext % 16 != 0) {
+      return RuleOutcome::NotApplicable(absl::StrCat(
+          "its ", m, " x ", n, " x ", kext, " product is not whole 16 x 8 x 16 tensor-core tiles"));
+    }
+    // A's rows and B's columns: each operand uses one of them and the reduction.
+    std::vector<int64_t> staged;
+    for (size_t r = 0; r < b->reads.size(); ++r) {
+      if (sch::Touches(b->writes, b->reads[r].buffer.get())) continue;
+      const bool uses_rows = RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(rows));
+      const bool uses_cols = RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(cols));
+      if (uses_rows == uses_cols) {
+        return RuleOutcome::NotApplicable(
+            "an operand is not indexed by exactly one of rows and "
+            "columns");
+      }
+      staged.push_back(static_cast<int64_t>(r));
+    }
+    if (staged.size() != 2) return RuleOutcome::NotApplicable("it has not two operands");
+
+    TESSEL_ASSIGN_OR_RETURN(sch::BlockRV c, s.GetBlock(block));
+    std::vector<sch::BlockRV> copies;
+    std::vector<bool> transposed;
+    std::vector<std::string> did;
+    for (int64_t r : staged) {
+      TESSEL_ASSIGN_OR_RETURN(sch::BlockRV copy, s.CacheRead(c, r, "shared"));
+      copies.push_back(copy);
+      // The reduction last: a fragment's two neighbouring k are one 32-bit word.
+      std::optional<std::string> map = ColumnsLast(b.get(), b->reads[r], reduce);
+      transposed.push_back(map.has_value());
+      if (!map) continue;
+      TESSEL_ASSIGN_OR_RETURN(ir::Block cb, s.Get(copy));
+      TESSEL_RETURN_IF_ERROR(s.TransformLayout(copy, cb->writes[0].buffer->name, *map));
+      did.push_back(absl::StrCat(b->reads[r].buffer->name, " staged transposed"));
+    }
+    TESSEL_ASSIGN_OR_RETURN(sch::BlockRV wb, s.CacheWrite(c, 0, "local"));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<std::string> epilogues, InlineEpilogues(s, wb));
+    for (const std::string& e : epilogues) did.push_back(absl::StrCat("epilogue ", e));
+
+    const NestLoops loops = SplitNestLoops(nest);
+    const Tiles t = HeuristicTiles(m, n, kext, loops.spatial_extent / (m * n));
+    TESSEL_ASSIGN_OR_RETURN(
+        std::vector<sch::LoopRV> ri,
+        s.Split(nest.loops[nest.loop_of_iter[rows]], {std::nullopt, t.wm, 8, t.mt, 2}));
+    TESSEL_ASSIGN_OR_RETURN(
+        std::vector<sch::LoopRV> ci,
+        s.Split(nest.loops[nest.loop_of_iter[cols]], {std::nullopt, t.wn, 4, t.nt, 2}));
+    TESSEL_ASSIGN_OR_RETURN(
+        std::vector<sch::LoopRV> ki,
+        s.Split(nest.loops[nest.loop_of_iter[reduce]], {std::nullopt, t.ks, 16}));
+
+    const std::vector<sch::LoopRV> batch = BatchLoops(it);
+    std::vector<sch::LoopRV> order = loops.unit;
+    order.insert(order.end(), batch.begin(), batch.end());
+    for (sch::LoopRV l : {ri[0], ci[0], ki[0], ri[1], ci[1], ri[2], ci[2], ki[1], ri[3], ci[3],
+                          ri[4], ci[4], ki[2]}) {
+      order.push_back(l);
+    }
+    TESSEL_RETURN_IF_ERROR(s.Reorder(order));
+    TESSEL_RETURN_IF_ERROR(BindBatch(s, batch));
+    TESSEL_RETURN_IF_ERROR(s.Bind(ri[0], "blockIdx.y"));
+    TESSEL_RETURN_IF_ERROR(s.Bind(ci[0], "blockIdx.x"));
+    // The accumulator: written back per block (placed while the compute's
+    // regions are exact, before fused thread loops put // and % in them), zeroed
+    // before k_0.
+    TESSEL_ASSIGN_OR_RETURN(bool placed, IsUnder(s, wb, ci[0]));
+    if (!placed) TESSEL_RETURN_IF_ERROR(s.ReverseComputeAt(wb, ci[0]));
+    TESSEL_ASSIGN_OR_RETURN(sch::LoopRV warp, s.Fuse({ri[1], ci[1]}));
+    TESSEL_ASSIGN_OR_RETURN(sch::LoopRV lane, s.Fuse({ri[2], ci[2]}));
+    TESSEL_RETURN_IF_ERROR(s.Bind(warp, "threadIdx.y"));
+    TESSEL_RETURN_IF_ERROR(s.Bind(lane, "threadIdx.x"));
+    TESSEL_RETURN_IF_ERROR(UnrollAll(s, {ki[1], ri[3], ci[3]}));
+    TESSEL_RETURN_IF_ERROR(s.DecomposeReduction(c, ki[0]).status());
+    TESSEL_RETURN_IF_ERROR(
+        s.Annotate(c, passes::lowering::kWarpMmaAnnotation, ir::AttrValue("m16n8k16")));
+    TESSEL_RETURN_IF_ERROR(WarpTile(s, wb, ci[0], t));
+
+    const int64_t warps = t.wm * t.wn;
+    for (sch::BlockRV copy : copies) {
+      TESSEL_ASSIGN_OR_RETURN(bool under, IsUnder(s, copy, ki[0]));
+      if (!under) TESSEL_RETURN_IF_ERROR(s.ComputeAt(copy, ki[0]));
+    }
+    for (size_t i = 0; i < copies.size(); ++i) {
+      // A transposing copy stores a strided vector: element by element.
+      TESSEL_RETURN_IF_ERROR(
+          CooperativeCopy(s, copies[i], ki[0], warps, 32, transposed[i] ? 1 : kVector));
+    }
+    did.insert(did.begin(),
+               absl::StrCat("tensor cores: tile ", 16 * t.mt * t.wm, "x", 8 * t.nt * t.wn,
+                            " per block of ", t.wm, "x", t.wn, " warps, ", t.mt, "x", t.nt,
+                            " m16n8k16 per warp, k slices of ", 16 * t.ks));
+    return RuleOutcome::Applied(absl::StrJoin(did, ", "));
+  }
+
+ private:
+  // The write-back nest under `anchor` as the lanes own the accumulators: rows
+  // [WM, 8, 2 MT] and columns [WN, 4, 2 NT], warps and lanes bound, each lane's
+  // 2 MT x 2 NT box unrolled.
+  static absl::Status WarpTile(sch::Schedule& s, sch::BlockRV blk, sch::LoopRV anchor,
+                               const Tiles& t) {
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> l, LoopsBelow(s, blk, anchor));
+    if (l.size() != 2) return absl::InternalError("unexpected write-back nest");
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> r, s.Split(l[0], {t.wm, 8, 2 * t.mt}));
+    TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> c, s.Split(l[1], {t.wn, 4, 2 * t.nt}));
+    TESSEL_RETURN_IF_ERROR(s.Reorder({r[0], c[0], r[1], c[1], r[2], c[2]}));
+    TESSEL_ASSIGN_OR_RETURN(sch::LoopRV warp, s.Fuse({r[0], c[0]}));
+    TESSEL_ASSIGN_OR_RETURN(sch::LoopRV lane, s.Fuse({r[1], c[1]}));
+    TESSEL_RETURN_IF_ERROR(s.Bind(warp, "threadIdx.y"));
+    TESSEL_RETURN_IF_ERROR(s.Bind(lane, "threadIdx.x"));
+    return UnrollAll(s, {r[2], c[2]});
+  }
+};
+
+}  // namespace
+
+TESSEL_REGISTER_SCHEDULE_RULE("cuda", 25, GpuMatmulMma);
+
+}  // namespace tessel::metaschedule
