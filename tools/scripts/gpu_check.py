@@ -29,7 +29,8 @@ import numpy as np
 
 import tessel
 
-DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64}
+DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32,
+          "i64": np.int64}
 
 
 def random_array(rng, dtype, shape):
