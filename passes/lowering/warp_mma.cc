@@ -62,6 +62,25 @@ absl::StatusOr<MmaBody> MatchBody(const ir::Stmt& body) {
   return m;
 }
 
+// Whether every element at an even flat offset of `b` starts a 4-byte word: an
+// aligned pointer, no offset, and even strides (compact: an even last extent).
+bool EvenWords(const ir::Buffer& b) {
+  auto even = [](const ir::Expr& e) {
+    std::optional<int64_t> v = ir::arith::AsConstInt(e);
+    return v && *v % 2 == 0;
+  };
+  if (b->alignment < 4 || (b->elem_offset && !ir::arith::IsConstInt(b->elem_offset, 0))) {
+    return false;
+  }
+  if (!b->strides.empty()) {
+    for (size_t d = 0; d + 1 < b->strides.size(); ++d) {
+      if (!even(b->strides[d])) return false;
+    }
+    return ir::arith::IsConstInt(b->strides.back(), 1);
+  }
+  return b->shape.size() < 2 || even(b->shape.back());
+}
+
 bool AnyUses(const std::vector<ir::Expr>& idx, const ir::VarNode* v) {
   for (const ir::Expr& e : idx) {
     if (ir::arith::UsesVar(e, v)) return true;
@@ -244,12 +263,45 @@ class Lowerer : public ir::FallibleMutator<> {
     auto ramp = [&](const ir::Buffer& buf, int lanes) {
       return load(buf, {ir::ValueOrDie(ir::MakeRamp(ir::IntImm32(0), ir::IntImm32(1), lanes))});
     };
+    // A fragment's elements r = 2p and 2p + 1 are one 32-bit register. Where they
+    // neighbour in the source's last dimension at an even element offset, they are
+    // one 2-lane load (ld.shared.b32); otherwise one element at a time.
+    auto fill = [&](const ir::Buffer& frag, const ir::Buffer& src, const std::vector<ir::Expr>& idx,
+                    const ir::Var& r, int64_t lanes) {
+      const ir::Var p = ir::MakeVar("p", tx->dtype);
+      ir::arith::Analyzer::Scope scope(&ana);
+      ana.Bind(p, ir::Range{c(0), c(lanes / 2)});
+      auto at = [&](int64_t l) {
+        std::vector<ir::Expr> out;
+        for (const ir::Expr& e : idx) {
+          out.push_back(
+              ana.Simplify(ir::Substitute(e, {{r.get(), As(r, ir::Add(ir::Mul(p, c(2)), c(l)))}})));
+        }
+        return out;
+      };
+      std::vector<ir::Expr> lo = at(0), hi = at(1);
+      if (EvenWords(src) && !lo.empty()) {
+        const ir::Expr last = lo.back();
+        bool paired = ana.CanProveEqual(ir::Sub(hi.back(), last), ir::IntImm(last->dtype, 1)) &&
+                      ana.CanProveEqual(ir::FloorMod(last, ir::IntImm(last->dtype, 2)),
+                                        ir::IntImm(last->dtype, 0));
+        for (size_t d = 0; d + 1 < lo.size() && paired; ++d) {
+          paired = ana.CanProveEqual(lo[d], hi[d]);
+        }
+        if (paired) {
+          lo.back() = ir::ValueOrDie(ir::MakeRamp(last, ir::IntImm(last->dtype, 1), 2));
+          const ir::Expr at_frag = ir::ValueOrDie(ir::MakeRamp(ir::Mul(p, c(2)), c(1), 2));
+          return unrolled(p, lanes / 2, store(frag, load(src, lo), {at_frag}));
+        }
+      }
+      return unrolled(r, lanes, store(frag, load(src, idx), {r}));
+    };
     const ir::Expr mma =
         ir::ValueOrDie(ir::MakeCall(kF32.with_lanes(4), ir::CallNode::Callee::kWarpMma,
                                     ir::kMmaM16N8K16, {ramp(fa, 8), ramp(fb, 4), ramp(fd, 4)}));
     ir::Stmt seq = ir::Seq({
-        unrolled(ra, 8, store(fa, load(m->a->buffer, ai), {ra})),
-        unrolled(rb, 4, store(fb, load(m->b->buffer, bi), {rb})),
+        fill(fa, m->a->buffer, ai, ra, 8),
+        fill(fb, m->b->buffer, bi, rb, 4),
         unrolled(rc, 4, store(fd, load(m->c->buffer, own(rc)), {rc})),
         store(fd, mma, {ir::ValueOrDie(ir::MakeRamp(ir::IntImm32(0), ir::IntImm32(1), 4))}),
         unrolled(rd, 4, store(m->c->buffer, load(fd, {rd}), own(rd))),
