@@ -241,6 +241,23 @@ class Lowerer : public ir::FallibleMutator<> {
                                          {vjl.get(), As(vjl, ir::FloorMod(g, c(2)))},
                                          {vkk.get(), As(vkk, two_t(rb, 2))}},
                                         rb, 4);
+    // A lane's four accumulators must be four elements of C: the loops would add
+    // twice into one element where the mma keeps two.
+    std::vector<std::vector<ir::Expr>> cells;
+    for (int64_t r = 0; r < 4; ++r) {
+      std::vector<ir::Expr> idx;
+      for (const ir::Expr& e : m->c->indices) {
+        idx.push_back(ana.Simplify(
+            ir::Substitute(e, {{vih.get(), As(vih, c(r / 2))}, {vjl.get(), As(vjl, c(r % 2))}})));
+      }
+      for (const std::vector<ir::Expr>& other : cells) {
+        bool apart = false;
+        for (size_t d = 0; d < idx.size() && !apart; ++d)
+          apart = ana.CanProve(ir::NE(idx[d], other[d]));
+        if (!apart) return Refuse(b, "two of a lane's four accumulators may be one element of C");
+      }
+      cells.push_back(std::move(idx));
+    }
     auto own = [&](const ir::Var& r) {
       ir::VarMap map = {{vih.get(), As(vih, ir::FloorDiv(r, c(2)))},
                         {vjl.get(), As(vjl, ir::FloorMod(r, c(2)))}};

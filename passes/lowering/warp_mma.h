@@ -11,6 +11,7 @@
 //     allocate C_l_a: f16[8], C_l_b: f16[4], C_l_d: f32[4] scope "local" {
 //       for r in unrolled(0, 8) { C_l_a[r] = A_s[R(tx, r // 2 % 2), 2t + r % 2 + r // 4 * 8] }
 //       for r in unrolled(0, 4) { C_l_b[r] = B_s[Q(g // 2, g % 2), 2t + r % 2 + r // 2 * 8] }
+//         (r = 2p, 2p + 1 as one 2-lane load where they neighbour at an even offset)
 //       for r in unrolled(0, 4) { C_l_d[r] = C_l[R(tx, r // 2), Q(tx, r % 2)] }
 //       C_l_d[ramp(0, 1, 4)] = mma_m16n8k16(C_l_a[ramp(0, 1, 8)], C_l_b[ramp(0, 1, 4)],
 //       C_l_d[ramp(0, 1, 4)]) for r in unrolled(0, 4) { C_l[R(tx, r // 2), Q(tx, r % 2)] = C_l_d[r]
@@ -28,7 +29,8 @@
 // Rules: the block (no init, no predicate, no allocations) is the whole body of
 // three loops of extents 2, 2 and 16 (ih: used by A and C; jl: by B and C; kk: by A
 // and B), under a loop of 32 bound to threadIdx.x starting at 0; its body is
-// `C[c] = C[c] + f32(A[a]) * f32(B[b])` with A and B f16 and C f32.
+// `C[c] = C[c] + f32(A[a]) * f32(B[b])` with A and B f16 and C f32; a lane's four
+// (ih, jl) are provably four elements of C.
 #ifndef TESSEL_PASSES_LOWERING_WARP_MMA_H_
 #define TESSEL_PASSES_LOWERING_WARP_MMA_H_
 
