@@ -289,12 +289,7 @@ class Lowerer : public ir::FallibleMutator<> {
       ir::arith::Analyzer::Scope scope(&ana);
       ana.Bind(p, ir::Range{c(0), c(lanes / 2)});
       auto at = [&](int64_t l) {
-        std::vector<ir::Expr> out;
-        for (const ir::Expr& e : idx) {
-          out.push_back(
-              ana.Simplify(ir::Substitute(e, {{r.get(), As(r, ir::Add(ir::Mul(p, c(2)), c(l)))}})));
-        }
-        return out;
+        return fragment(idx, {{r.get(), As(r, ir::Add(ir::Mul(p, c(2)), c(l)))}}, p, lanes / 2);
       };
       std::vector<ir::Expr> lo = at(0), hi = at(1);
       if (EvenWords(src) && !lo.empty()) {
