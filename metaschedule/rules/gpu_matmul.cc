@@ -38,6 +38,15 @@
 // micro-tiles of up to 4 and reduction slices of 8 (fewer threads where a slice
 // would leave some without an element to copy). Not applicable: several reduce
 // iter vars (conv2d), a GEMV (gpu-reduction's).
+//
+// The rows may be a shape variable's (a dense layer over n tokens; columns,
+// reduction and batch stay constant): no perfect tile is sampled for them, the
+// heuristic's split for 1024 rows is applied as it is, a thread's rows are
+// neighbours (rows [blocks, 1, threads, micro]), and the split's predicate
+// guards the last row tile in the A copy, the compute and the write-back:
+//   for i in range(0, n) ... ->
+//     for i_0 in thread_binding(0, (n + 127) // 128, "blockIdx.y"):
+//       ... block C(vi = i_0 * 128 + i_2 * 8 + i_3, ..) where i_0 * 128 + i_2 * 8 + i_3 < n
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -64,6 +73,10 @@ constexpr int64_t kVector = 4;
 // shared memory).
 constexpr int64_t kMinBlocks = 256;
 constexpr int64_t kMinMicro = 4;
+// The rows the heuristic assumes of a shape variable's extent: a long prompt's
+// tokens, the case where a dense layer's time goes (a tile of 128 rows; one
+// token's rows then leave a block's threads mostly idle).
+constexpr int64_t kSymbolicRows = 1024;
 // CUDA's bound on a kernel's static shared memory.
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
@@ -127,7 +140,8 @@ class GpuMatmul : public ScheduleRule {
 
   absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
                                     const std::string& block) const override {
-    std::variant<MatmulNest, std::string> analyzed = AnalyzeGpuMatmul(ctx, s, block);
+    std::variant<MatmulNest, std::string> analyzed =
+        AnalyzeGpuMatmul(ctx, s, block, /*symbolic_rows=*/true);
     if (const std::string* why = std::get_if<std::string>(&analyzed)) {
       return RuleOutcome::NotApplicable(*why);
     }
@@ -136,7 +150,8 @@ class GpuMatmul : public ScheduleRule {
     const ir::Block b = ir::GetRef(nest.block);
     const int rows = it.rows, cols = it.cols, reduce = it.reduce;
     const int64_t m = it.m, n = it.n, kext = it.k;
-    if (m < kMinExtent || n < kMinExtent) {
+    const bool symbolic = m == kSymbolicExtent;
+    if ((!symbolic && m < kMinExtent) || n < kMinExtent) {
       return RuleOutcome::NotApplicable(
           absl::StrCat("its ", m, " x ", n, " tile is below ", kMinExtent, " x ", kMinExtent));
     }
@@ -187,6 +202,15 @@ class GpuMatmul : public ScheduleRule {
     // reduction [slices, slice].
     auto tile = [&](int iter, std::vector<int64_t> decision, int64_t max_inner)
         -> absl::StatusOr<std::pair<std::vector<sch::LoopRV>, std::vector<int64_t>>> {
+      if (nest.extents[nest.loop_of_iter[iter]] == kSymbolicExtent) {
+        // No perfect tile of a shape variable: the heuristic's split, its tail
+        // guarded by the split's predicate.
+        std::vector<sch::Factor> factors = {std::nullopt};
+        factors.insert(factors.end(), decision.begin() + 1, decision.end());
+        TESSEL_ASSIGN_OR_RETURN(std::vector<sch::LoopRV> parts,
+                                s.Split(nest.loops[nest.loop_of_iter[iter]], factors));
+        return std::make_pair(parts, decision);
+      }
       TESSEL_ASSIGN_OR_RETURN(std::vector<sch::ExprRV> v,
                               s.SamplePerfectTile(nest.loops[nest.loop_of_iter[iter]],
                                                   static_cast<int64_t>(decision.size()), max_inner,
@@ -202,7 +226,19 @@ class GpuMatmul : public ScheduleRule {
       return std::make_pair(parts, got);
     };
     const NestLoops loops = SplitNestLoops(nest);
-    const Heuristic h = HeuristicTiles(m, n, kext, loops.spatial_extent / (m * n));
+    int64_t batch_tiles = 1;
+    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+      const int i = static_cast<int>(k);
+      if (i != rows && i != cols && i != reduce) batch_tiles *= nest.extents[nest.loop_of_iter[k]];
+    }
+    // Rows of a shape variable's extent are taken to fill the grid: no tile is
+    // shrunk for the number of blocks.
+    Heuristic h = symbolic ? HeuristicTiles(kSymbolicRows, n, kext, kMinBlocks)
+                           : HeuristicTiles(m, n, kext, batch_tiles);
+    // A thread's rows of a symbolic extent are neighbours (no outer micro-tile):
+    // the accumulator's layout cannot be transformed along a dimension no tile is
+    // known to divide, and neighbouring rows are already one box of it.
+    if (symbolic) h.rows = {0, 1, h.rows[2], h.rows[1] * h.rows[3]};
     TESSEL_ASSIGN_OR_RETURN(auto rt, tile(rows, h.rows, kVector));
     TESSEL_ASSIGN_OR_RETURN(auto ct, tile(cols, h.cols, kVector));
     const std::vector<sch::LoopRV> ri = rt.first, ci = ct.first;
@@ -247,7 +283,8 @@ class GpuMatmul : public ScheduleRule {
     if (!placed) TESSEL_RETURN_IF_ERROR(s.ReverseComputeAt(wb, ci[0]));
     // The zeroing nest inherits the compute's bound and unrolled loops.
     TESSEL_RETURN_IF_ERROR(s.DecomposeReduction(c, ki[0]).status());
-    TESSEL_RETURN_IF_ERROR(LayOutAccumulator(s, wb, b->writes[0], rows, cols, b.get(), rf, cf));
+    TESSEL_RETURN_IF_ERROR(
+        LayOutAccumulator(s, wb, b->writes[0], symbolic ? -1 : rows, cols, b.get(), rf, cf));
     TESSEL_RETURN_IF_ERROR(ThreadTile(s, wb, ci[0], rf, cf));
 
     // The operands' slices, copied by all threads under k_0.
@@ -270,7 +307,8 @@ class GpuMatmul : public ScheduleRule {
 
  private:
   // Lays the accumulator out (block, thread, micro-tile) along rows and
-  // columns, so that each thread's elements form one box.
+  // columns, so that each thread's elements form one box (rows -1: along the
+  // columns only).
   static absl::Status LayOutAccumulator(sch::Schedule& s, sch::BlockRV wb,
                                         const ir::BufferRegion& out, int rows, int cols,
                                         const ir::BlockNode* b, const std::vector<int64_t>& rf,

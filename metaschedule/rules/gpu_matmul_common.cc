@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "ir/arith/expr_util.h"
 #include "ir/status_macros.h"
 #include "metaschedule/rules/block_analysis.h"
@@ -10,8 +11,10 @@
 namespace tessel::metaschedule {
 
 std::variant<MatmulNest, std::string> AnalyzeGpuMatmul(const RuleContext& ctx, sch::Schedule& s,
-                                                       const std::string& block) {
-  std::variant<TrivialNest, std::string> analyzed = AnalyzeGpuNest(ctx.machine.gpu, s, block);
+                                                       const std::string& block,
+                                                       bool symbolic_rows) {
+  std::variant<TrivialNest, std::string> analyzed =
+      AnalyzeGpuNest(ctx.machine.gpu, s, block, symbolic_rows);
   if (const std::string* why = std::get_if<std::string>(&analyzed)) return *why;
   MatmulNest it;
   it.nest = std::get<TrivialNest>(analyzed);
@@ -35,6 +38,14 @@ std::variant<MatmulNest, std::string> AnalyzeGpuMatmul(const RuleContext& ctx, s
   it.m = nest.extents[nest.loop_of_iter[it.rows]];
   it.n = nest.extents[nest.loop_of_iter[it.cols]];
   it.k = nest.extents[nest.loop_of_iter[it.reduce]];
+  // Only the rows may be a shape variable's (a dense layer over n tokens): the
+  // columns and the reduction size the shared slices, and a batch the grid.
+  for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+    if (static_cast<int>(k) != it.rows && nest.extents[nest.loop_of_iter[k]] == kSymbolicExtent) {
+      return absl::StrCat("iter var ", b->iter_vars[k].var->name,
+                          " has a symbolic extent (only the rows may)");
+    }
+  }
   return it;
 }
 

@@ -30,9 +30,12 @@ struct MatmulNest {
   int64_t m = 0, n = 0, k = 0;
 };
 // The roles, or why `block` is not such a reduction on a GPU target (one reduce
-// iter var, an init, no opaque iter var; AnalyzeGpuNest's conditions).
+// iter var, an init, no opaque iter var; AnalyzeGpuNest's conditions). With
+// `symbolic_rows` the rows' extent may be a shape variable's (m is then
+// kSymbolicExtent); every other extent must be constant.
 std::variant<MatmulNest, std::string> AnalyzeGpuMatmul(const RuleContext& ctx, sch::Schedule& s,
-                                                       const std::string& block);
+                                                       const std::string& block,
+                                                       bool symbolic_rows = false);
 
 // The loops of the other iter vars that run more than once (a batch), in iter
 // var order; fused and bound to blockIdx.z by BindBatch.
