@@ -1,6 +1,7 @@
 // pad_einsum: an odd-size te matmul padded to tile multiples keeps its results
 // (interpreter on random inputs), then tiles without predicates and
-// tensorizes to the FMA kernel; one negative test per rule (message, unchanged).
+// tensorizes to the FMA kernel; a symbolic extent pads to an expression; one
+// negative test per rule (message, unchanged).
 #include "ir/te/ops/elementwise.h"
 #include "tests/unit/schedule_te_util.h"
 
@@ -47,6 +48,62 @@ TEST(SchedulePadEinsum, AlreadyMultiplesChangesNothing) {
   EXPECT_TRUE(sch.mod().same_as(before));
 }
 
+// A dense layer over n rows: the rows pad to an expression of n, and the padded
+// row loop splits by the factor without a predicate.
+constexpr char kDenseN[] = R"(
+func @dense_n[n](A: f32[n, 24], W: f32[40, 24], C: f32[n, 40]) {
+  for i in range(0, n) {
+    for j in range(0, 40) {
+      for k in range(0, 24) {
+        block C(vi: spatial[0, n] = i, vj: spatial[0, 40] = j, vk: reduce[0, 24] = k) {
+          reads(A[vi, vk], W[vj, vk])
+          writes(C[vi, vj])
+          init {
+            C[vi, vj] = 0.0f32
+          }
+          C[vi, vj] = C[vi, vj] + A[vi, vk] * W[vj, vk]
+        }
+      }
+    }
+  }
+})";
+
+TEST(SchedulePadEinsum, SymbolicRowsPadToAnExpression) {
+  Schedule sch = MustSchedule(kDenseN);
+  BlockRV c = Must(sch.GetBlock("C"));
+  Must(sch.PadEinsum(c, {16, 1, 1}));
+  std::string text = PrintFunction(sch.func(), "dense_n");
+  EXPECT_THAT(text, ::testing::HasSubstr("A_pad: f32[(n + 15) // 16 * 16, 24]"));
+  EXPECT_THAT(text, ::testing::HasSubstr("C_pad: f32[(n + 15) // 16 * 16, 40]"));
+  EXPECT_THAT(text, ::testing::HasSubstr("if v0 < n {"));
+  EXPECT_THAT(text, ::testing::Not(::testing::HasSubstr("W_pad")));
+  EXPECT_TRUE(VerifyFunction(sch.func(), "dense_n").ok()) << text;
+  std::vector<LoopRV> l = Must(sch.GetLoops(c));
+  Must(sch.Split(l[0], {std::nullopt, 16}));
+  text = PrintFunction(sch.func(), "dense_n");
+  EXPECT_THAT(text,
+              ::testing::HasSubstr("block C(vi: spatial[0, (n + 15) // 16 * 16] = i_0 * 16 + i_1"));
+  EXPECT_THAT(text, ::testing::Not(::testing::HasSubstr("where"))) << text;
+}
+
+TEST(SchedulePadEinsum, SymbolicExtentProvenAMultipleChangesNothing) {
+  Schedule sch = MustSchedule(R"(
+func @rows16[n](S: f32[n], A: f32[n * 16, 8], B: f32[n * 16, 8]) {
+  for i in range(0, n * 16) {
+    for j in range(0, 8) {
+      block B(vi: spatial[0, n * 16] = i, vj: spatial[0, 8] = j) {
+        reads(A[vi, vj])
+        writes(B[vi, vj])
+        B[vi, vj] = A[vi, vj]
+      }
+    }
+  }
+})");
+  IRModule before = sch.mod();
+  Must(sch.PadEinsum(Must(sch.GetBlock("B")), {16, 1}));
+  EXPECT_TRUE(sch.mod().same_as(before));
+}
+
 TEST(SchedulePadEinsum, ElementwiseInsideAnAllocatingFunction) {
   te::Tensor a = Must(te::Placeholder({7, 5}, DataType::Float(32), "A"));
   te::Tensor b = Must(te::Placeholder({5, 3}, DataType::Float(32), "B"));
@@ -74,9 +131,11 @@ TEST(SchedulePadEinsum, RuleIterVarsBoundToTheirOwnLoops) {
   BlockRV c = Must(sch.GetBlock("C"));
   std::vector<LoopRV> l = Must(sch.GetLoops(c));
   Must(sch.Split(l[0], {std::nullopt, 4}));
-  ExpectFailsUnchanged(sch, [&] { return sch.PadEinsum(c, {3, 1, 1}); },
-                       {"must be spatial or reduce over [0, n) with a constant n, bound to its own "
-                        "loop"});
+  ExpectFailsUnchanged(sch,
+                       [&] {
+                         return sch.PadEinsum(c, {3, 1, 1});
+                       },
+                       {"must be spatial or reduce over [0, n), bound to its own loop"});
 }
 
 TEST(SchedulePadEinsum, RuleIndicesAreIterVars) {

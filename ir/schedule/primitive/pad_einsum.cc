@@ -89,15 +89,16 @@ bool ProductOfLoads(const Expr& e, const BufferNode* out, std::vector<const Buff
 
 // for v_0 in [0, extent_0) ... { block name(v_d: spatial = loop_d) { body(v) } },
 // regions inferred.
-absl::StatusOr<Stmt> CopyNest(const std::string& name, const std::vector<int64_t>& extents,
-                              const std::function<absl::StatusOr<Stmt>(const std::vector<Var>&)>& body) {
+absl::StatusOr<Stmt> CopyNest(
+    const std::string& name, const std::vector<Expr>& extents,
+    const std::function<absl::StatusOr<Stmt>(const std::vector<Var>&)>& body) {
   std::vector<Var> vars, loops;
   std::vector<IterVar> ivs;
   std::vector<Expr> values;
   for (size_t d = 0; d < extents.size(); ++d) {
     vars.push_back(MakeVar(absl::StrCat("v", d), DataType::Int(32)));
     loops.push_back(MakeVar(absl::StrCat("ax", d), DataType::Int(32)));
-    ivs.push_back(IterVar{vars.back(), Range{IntImm32(0), IntImm32(extents[d])}, IterKind::kSpatial});
+    ivs.push_back(IterVar{vars.back(), Range{IntImm32(0), extents[d]}, IterKind::kSpatial});
     values.push_back(loops.back());
   }
   TESSEL_ASSIGN_OR_RETURN(Stmt inner, body(vars));
@@ -109,7 +110,7 @@ absl::StatusOr<Stmt> CopyNest(const std::string& name, const std::vector<int64_t
   for (const arith::AccessRegion& r : acc.writes) n->writes.push_back(r.region);
   absl::StatusOr<Stmt> nest = MakeBlockRealize(values, Bool(true), Block(std::move(n)));
   for (size_t d = extents.size(); nest.ok() && d-- > 0;) {
-    nest = MakeFor(loops[d], IntImm32(0), IntImm32(extents[d]), ForKind::kSerial, *nest);
+    nest = MakeFor(loops[d], IntImm32(0), extents[d], ForKind::kSerial, *nest);
   }
   return nest;
 }
@@ -135,25 +136,40 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
     }
   }
 
-  // Iter vars over [0, n), each bound to its own loop over the same range.
-  std::vector<int64_t> ext(n), padded(n);
+  // Iter vars over [0, n), each bound to its own loop over the same range. n is
+  // a constant or an expression of shape variables; a symbolic n pads to
+  // (n + f - 1) // f * f unless the analyzer proves f divides it.
+  std::vector<Expr> ext(n), padded(n);
+  std::vector<bool> grows(n);
   std::vector<int> loop_srefs;
+  arith::Analyzer ana;
   for (size_t k = 0; k < n; ++k) {
     const IterVar& iv = block->iter_vars[k];
-    std::optional<int64_t> lo = arith::AsConstInt(iv.dom.min), e = arith::AsConstInt(iv.dom.extent);
     const auto* v = dyn_cast<VarNode>(realize->iter_values[k]);
     int l = v ? index.FindLoop(v) : -1;
     const ForNode* f = l >= 0 ? index.loop(l) : nullptr;
-    if (!lo || *lo != 0 || !e || iv.kind == IterKind::kOpaque || f == nullptr ||
-        !arith::IsConstInt(f->min, 0) || !arith::IsConstInt(f->extent, *e)) {
-      return state->Error(block, absl::StrCat("iter var ", iv.var->name, " of ",
-                                              DescribeBlock(block),
-                                              " must be spatial or reduce over [0, n) with a "
-                                              "constant n, bound to its own loop over the same "
-                                              "range"));
+    if (!arith::IsConstInt(iv.dom.min, 0) || iv.kind == IterKind::kOpaque || f == nullptr ||
+        !arith::IsConstInt(f->min, 0) || !arith::ExprEqual(f->extent, iv.dom.extent) ||
+        !arith::IsPure(iv.dom.extent)) {
+      return state->Error(block,
+                          absl::StrCat("iter var ", iv.var->name, " of ", DescribeBlock(block),
+                                       " must be spatial or reduce over [0, n), bound to "
+                                       "its own loop over the same range"));
     }
-    ext[k] = *e;
-    padded[k] = (*e + padding[k] - 1) / padding[k] * padding[k];
+    ext[k] = iv.dom.extent;
+    const Expr factor = IntImm(ext[k]->dtype, padding[k]);
+    if (std::optional<int64_t> e = arith::AsConstInt(ext[k])) {
+      padded[k] = IntImm(ext[k]->dtype, (*e + padding[k] - 1) / padding[k] * padding[k]);
+      grows[k] = padding[k] > 1 && *e % padding[k] != 0;
+    } else {
+      grows[k] =
+          padding[k] > 1 && !ana.CanProveEqual(FloorMod(ext[k], factor), IntImm(ext[k]->dtype, 0));
+      padded[k] =
+          grows[k]
+              ? ana.Simplify(Mul(
+                    FloorDiv(Add(ext[k], IntImm(ext[k]->dtype, padding[k] - 1)), factor), factor))
+              : ext[k];
+    }
     loop_srefs.push_back(l);
   }
   if (!block->alloc_buffers.empty()) {
@@ -203,18 +219,17 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
   for (const Buffer& b : scan.buffers) {
     const std::vector<int>& d = scan.dims.at(b.get());
     for (size_t k = 0; k < d.size(); ++k) {
-      std::optional<int64_t> s = arith::AsConstInt(b->shape[k]);
-      if (!s || *s != ext[d[k]]) {
-        return state->Error(block, absl::StrCat("dimension ", k, " of buffer ", b->name,
-                                                " is not the extent ", ext[d[k]], " of iter var ",
-                                                block->iter_vars[d[k]].var->name,
-                                                " that indexes it"));
+      if (!arith::ExprEqual(b->shape[k], ext[d[k]]) && !ana.CanProveEqual(b->shape[k], ext[d[k]])) {
+        return state->Error(
+            block, absl::StrCat("dimension ", k, " of buffer ", b->name, " is not the extent ",
+                                PrintExpr(ext[d[k]]), " of iter var ",
+                                block->iter_vars[d[k]].var->name, " that indexes it"));
       }
     }
   }
   bool padded_reduce = false;
   for (size_t k = 0; k < n; ++k) {
-    padded_reduce |= block->iter_vars[k].kind == IterKind::kReduce && padded[k] != ext[k];
+    padded_reduce |= block->iter_vars[k].kind == IterKind::kReduce && grows[k];
   }
   if (padded_reduce) {
     const auto* st = dyn_cast<BufferStoreNode>(block->body);
@@ -235,7 +250,7 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
                                               "zero padding keeps only a sum of products exact"));
     }
     for (size_t k = 0; k < n; ++k) {
-      if (block->iter_vars[k].kind != IterKind::kReduce || padded[k] == ext[k]) continue;
+      if (block->iter_vars[k].kind != IterKind::kReduce || !grows[k]) continue;
       bool indexed = false;
       for (const BufferLoadNode* l : loads) {
         const std::vector<int>& d = scan.dims.at(l->buffer.get());
@@ -248,7 +263,9 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
       }
     }
   }
-  if (padded == ext) return absl::OkStatus();  // Already multiples: nothing to do.
+  if (std::find(grows.begin(), grows.end(), true) == grows.end()) {
+    return absl::OkStatus();  // Already multiples: nothing to do.
+  }
 
   // Padded buffers, the copies in and the crop out.
   BufferMap swap;
@@ -256,19 +273,18 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
   std::vector<Stmt> before, after;
   for (const Buffer& b : scan.buffers) {
     const std::vector<int>& d = scan.dims.at(b.get());
-    std::vector<int64_t> shape, orig;
-    std::vector<Expr> shape_e;
-    bool grows = false;
+    std::vector<Expr> shape, orig;
+    std::vector<bool> dim_grows;
+    bool any = false;
     for (int k : d) {
       shape.push_back(padded[k]);
       orig.push_back(ext[k]);
-      shape_e.push_back(IntImm(b->shape.empty() ? DataType::Int(32) : b->shape[0]->dtype,
-                               padded[k]));
-      grows |= padded[k] != ext[k];
+      dim_grows.push_back(grows[k]);
+      any |= grows[k];
     }
-    if (!grows) continue;
+    if (!any) continue;
     absl::StatusOr<Buffer> p =
-        MakeBufferChecked(absl::StrCat(b->name, "_pad"), b->dtype, shape_e, {}, nullptr, b->scope);
+        MakeBufferChecked(absl::StrCat(b->name, "_pad"), b->dtype, shape, {}, nullptr, b->scope);
     if (!p.ok()) return state->Error(block, std::string(p.status().message()));
     swap[b.get()] = *p;
     allocs.push_back(*p);
@@ -288,7 +304,7 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
           std::vector<Expr> idx(v.begin(), v.end());
           Expr inside = Bool(true);
           for (size_t k = 0; k < v.size(); ++k) {
-            if (shape[k] != orig[k]) inside = arith::AndE(inside, LT(v[k], IntImm32(orig[k])));
+            if (dim_grows[k]) inside = arith::AndE(inside, LT(v[k], orig[k]));
           }
           absl::StatusOr<Stmt> in = MakeBufferStore(*p, Load(b, idx), idx);
           TESSEL_ASSIGN_OR_RETURN(Expr z, arith::ZeroOf(b->dtype));
@@ -303,13 +319,13 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
   // The block over the padded domain, on the padded buffers.
   auto nb = MakeNode<BlockNode>(*cast<BlockNode>(ReplaceBuffers(GetRef(block), swap)));
   for (size_t k = 0; k < n; ++k) {
-    nb->iter_vars[k].dom.extent = IntImm(block->iter_vars[k].dom.extent->dtype, padded[k]);
+    nb->iter_vars[k].dom.extent = padded[k];
   }
   Stmt nest(MakeNode<BlockRealizeNode>(realize->iter_values, realize->predicate, Block(std::move(nb))));
   for (size_t k = chain.size(); k-- > 0;) {
     auto f = MakeNode<ForNode>(*index.loop(chain[k]));
     auto pos = std::find(loop_srefs.begin(), loop_srefs.end(), chain[k]) - loop_srefs.begin();
-    f->extent = IntImm(f->extent->dtype, padded[pos]);
+    f->extent = padded[pos];
     f->body = nest;
     nest = Stmt(std::move(f));
   }

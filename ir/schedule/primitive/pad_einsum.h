@@ -22,9 +22,15 @@
 // var; the others are used as they are. Padding with zeros keeps a sum of
 // products exact: a padded reduction step multiplies by a zero.
 //
+// An extent may be an expression of shape variables: [0, n) padded by 16 becomes
+// [0, (n + 15) // 16 * 16), the padded buffers are that long, and A_pad holds A
+// below n and zero beyond (tests/lit/schedule/pad-einsum-symbolic.tsl). A split
+// of the padded loop by 16 then needs no predicate. That is how gpu-matmul-mma
+// keeps whole warps in every tile of a dense layer over n tokens.
+//
 // Rules: one positive factor per iter var; each iter var has domain [0, n)
-// with constant n and is bound to its own loop over the same range, those
-// loops forming the perfect nest right above the block (no other loop above
+// (n constant or free of loads and calls) and is bound to its own loop over the
+// same range, those loops forming the perfect nest right above the block (no other loop above
 // them in the block's scope, no predicate); every index of every access is an
 // iter var (one per dimension, the same for every access of a buffer, with the
 // buffer's extent as its domain); the block writes one buffer; when a padded
