@@ -73,10 +73,6 @@ constexpr int64_t kVector = 4;
 // shared memory).
 constexpr int64_t kMinBlocks = 256;
 constexpr int64_t kMinMicro = 4;
-// The rows the heuristic assumes of a shape variable's extent: a long prompt's
-// tokens, the case where a dense layer's time goes (a tile of 128 rows; one
-// token's rows then leave a block's threads mostly idle).
-constexpr int64_t kSymbolicRows = 1024;
 // CUDA's bound on a kernel's static shared memory.
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
@@ -226,15 +222,10 @@ class GpuMatmul : public ScheduleRule {
       return std::make_pair(parts, got);
     };
     const NestLoops loops = SplitNestLoops(nest);
-    int64_t batch_tiles = 1;
-    for (size_t k = 0; k < b->iter_vars.size(); ++k) {
-      const int i = static_cast<int>(k);
-      if (i != rows && i != cols && i != reduce) batch_tiles *= nest.extents[nest.loop_of_iter[k]];
-    }
     // Rows of a shape variable's extent are taken to fill the grid: no tile is
     // shrunk for the number of blocks.
     Heuristic h = symbolic ? HeuristicTiles(kSymbolicRows, n, kext, kMinBlocks)
-                           : HeuristicTiles(m, n, kext, batch_tiles);
+                           : HeuristicTiles(m, n, kext, BatchTiles(it));
     // A thread's rows of a symbolic extent are neighbours (no outer micro-tile):
     // the accumulator's layout cannot be transformed along a dimension no tile is
     // known to divide, and neighbouring rows are already one box of it.

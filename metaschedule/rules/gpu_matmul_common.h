@@ -37,6 +37,15 @@ std::variant<MatmulNest, std::string> AnalyzeGpuMatmul(const RuleContext& ctx, s
                                                        const std::string& block,
                                                        bool symbolic_rows = false);
 
+// The rows the heuristics assume of a shape variable's extent (MatmulNest::m is
+// kSymbolicExtent): a long prompt's tokens, where a dense layer's time goes. The
+// grid is then taken to be full (no tile shrinks for it); one token's row leaves
+// most of a 128-row tile idle.
+inline constexpr int64_t kSymbolicRows = 1024;
+
+// The product of the other iter vars' extents: the batch's blocks.
+int64_t BatchTiles(const MatmulNest& mm);
+
 // The loops of the other iter vars that run more than once (a batch), in iter
 // var order; fused and bound to blockIdx.z by BindBatch.
 std::vector<sch::LoopRV> BatchLoops(const MatmulNest& mm);

@@ -30,7 +30,15 @@
 // tiles allow, warp tiles of up to 64 x 64 (MT 4, NT 8), smaller while the grid
 // has fewer than kMinBlocks blocks, reduction slices of 32 (else 16). Otherwise
 // gpu-matmul computes it on the CUDA cores.
+//
+// Rows of a shape variable's extent (a dense layer over n tokens) are padded
+// first (pad_einsum) to a multiple of the row tile, since a warp's mma cannot sit
+// under a per-row guard:
+//   X: f16[n, 64] -> block X_pad (X below n, zero beyond; X_pad is the shared
+//   stage), block C over (n + 127) // 128 * 128 rows into C_pad (the registers),
+//   block C_crop (C = C_pad below n: the write-back, guarded).
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -75,27 +83,77 @@ Tiles HeuristicTiles(int64_t m, int64_t n, int64_t k, int64_t batch) {
   }
 }
 
+// A matmul over a shape variable's rows after pad_einsum: the rows padded to a
+// multiple of the block's row tile, so that no tile needs a guard around the
+// warps' collective mma. The row operand's zero-filling copy (A_pad: A below n,
+// zero beyond) becomes its shared stage, the padded output (C_pad) the
+// accumulator, and the crop back to n rows (C = C_pad) its guarded write-back.
+struct PaddedRows {
+  MatmulNest nest;           // The padded block's.
+  int64_t operand = -1;      // The read of the padded operand.
+  sch::BlockRV operand_pad;  // Its zero-filling copy.
+  sch::BlockRV crop;         // The output's crop.
+};
+
+absl::StatusOr<PaddedRows> PadRows(const RuleContext& ctx, sch::Schedule& s, sch::BlockRV c,
+                                   const MatmulNest& it, int64_t tile,
+                                   const std::vector<int64_t>& staged) {
+  const ir::BlockNode* b = it.nest.block;
+  PaddedRows out;
+  for (int64_t r : staged) {
+    if (RegionUsesIter(b, b->reads[r], static_cast<size_t>(it.rows))) out.operand = r;
+  }
+  std::vector<int64_t> padding(b->iter_vars.size(), 1);
+  padding[it.rows] = tile;
+  TESSEL_RETURN_IF_ERROR(s.PadEinsum(c, padding));
+  TESSEL_ASSIGN_OR_RETURN(ir::Block pb, s.Get(c));
+  std::variant<MatmulNest, std::string> again =
+      AnalyzeGpuMatmul(ctx, s, pb->name, /*symbolic_rows=*/true);
+  if (const std::string* why = std::get_if<std::string>(&again)) {
+    return absl::InternalError(absl::StrCat("the padded matmul: ", *why));
+  }
+  out.nest = std::get<MatmulNest>(again);
+  const ir::Buffer operand = pb->reads[out.operand].buffer;
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::BlockRV> producers, s.GetProducers(c));
+  bool found = false;
+  for (sch::BlockRV p : producers) {
+    TESSEL_ASSIGN_OR_RETURN(ir::Block pp, s.Get(p));
+    if (pp->writes.size() == 1 && pp->writes[0].buffer.same_as(operand)) {
+      out.operand_pad = p;
+      found = true;
+    }
+  }
+  TESSEL_ASSIGN_OR_RETURN(std::vector<sch::BlockRV> consumers, s.GetConsumers(c));
+  if (!found || consumers.size() != 1) {
+    return absl::InternalError("pad_einsum left no operand copy or not one crop");
+  }
+  out.crop = consumers[0];
+  return out;
+}
+
 class GpuMatmulMma : public ScheduleRule {
  public:
   std::string name() const override { return "gpu-matmul-mma"; }
 
   absl::StatusOr<RuleOutcome> Apply(const RuleContext& ctx, sch::Schedule& s,
                                     const std::string& block) const override {
-    std::variant<MatmulNest, std::string> analyzed = AnalyzeGpuMatmul(ctx, s, block);
+    std::variant<MatmulNest, std::string> analyzed =
+        AnalyzeGpuMatmul(ctx, s, block, /*symbolic_rows=*/true);
     if (const std::string* why = std::get_if<std::string>(&analyzed)) {
       return RuleOutcome::NotApplicable(*why);
     }
-    const MatmulNest it = std::get<MatmulNest>(analyzed);
-    const TrivialNest& nest = it.nest;
-    const ir::Block b = ir::GetRef(nest.block);
+    MatmulNest it = std::get<MatmulNest>(analyzed);
+    ir::Block b = ir::GetRef(it.nest.block);
     const int rows = it.rows, cols = it.cols, reduce = it.reduce;
     const int64_t m = it.m, n = it.n, kext = it.k;
+    const bool symbolic = m == kSymbolicExtent;
     if (absl::Status body = passes::lowering::CheckWarpMmaBody(b->body); !body.ok()) {
       return RuleOutcome::NotApplicable(std::string(body.message()));
     }
-    if (m % 16 != 0 || n % 8 != 0 || kext % 16 != 0) {
-      return RuleOutcome::NotApplicable(absl::StrCat(
-          "its ", m, " x ", n, " x ", kext, " product is not whole 16 x 8 x 16 tensor-core tiles"));
+    if ((!symbolic && m % 16 != 0) || n % 8 != 0 || kext % 16 != 0) {
+      return RuleOutcome::NotApplicable(
+          absl::StrCat("its ", symbolic ? std::string("n") : absl::StrCat(m), " x ", n, " x ", kext,
+                       " product is not whole 16 x 8 x 16 tensor-core tiles"));
     }
     // A's rows and B's columns: each operand uses one of them and the reduction.
     std::vector<int64_t> staged;
@@ -112,12 +170,30 @@ class GpuMatmulMma : public ScheduleRule {
     }
     if (staged.size() != 2) return RuleOutcome::NotApplicable("it has not two operands");
 
+    // Rows of a shape variable's extent are taken to fill the grid.
+    const Tiles t = symbolic ? HeuristicTiles(kSymbolicRows, n, kext, kMinBlocks)
+                             : HeuristicTiles(m, n, kext, BatchTiles(it));
     TESSEL_ASSIGN_OR_RETURN(sch::BlockRV c, s.GetBlock(block));
+    std::vector<std::string> did;
+    std::optional<PaddedRows> padded;
+    if (symbolic) {
+      TESSEL_ASSIGN_OR_RETURN(padded, PadRows(ctx, s, c, it, 16 * t.mt * t.wm, staged));
+      b = ir::GetRef(padded->nest.nest.block);
+      it = padded->nest;
+      did.push_back(absl::StrCat("rows padded to a multiple of ", 16 * t.mt * t.wm));
+    }
+    const TrivialNest& nest = it.nest;
     std::vector<sch::BlockRV> copies;
     std::vector<bool> transposed;
-    std::vector<std::string> did;
     for (int64_t r : staged) {
-      TESSEL_ASSIGN_OR_RETURN(sch::BlockRV copy, s.CacheRead(c, r, "shared"));
+      // A padded operand's zero-filling copy is its shared stage.
+      sch::BlockRV copy;
+      if (padded && padded->operand == r) {
+        copy = padded->operand_pad;
+        TESSEL_RETURN_IF_ERROR(s.SetScope(copy, 0, "shared"));
+      } else {
+        TESSEL_ASSIGN_OR_RETURN(copy, s.CacheRead(c, r, "shared"));
+      }
       copies.push_back(copy);
       // The reduction last: a fragment's two neighbouring k are one 32-bit word.
       std::optional<std::string> map = ColumnsLast(b.get(), b->reads[r], reduce);
@@ -127,12 +203,18 @@ class GpuMatmulMma : public ScheduleRule {
       TESSEL_RETURN_IF_ERROR(s.TransformLayout(copy, cb->writes[0].buffer->name, *map));
       did.push_back(absl::StrCat(b->reads[r].buffer->name, " staged transposed"));
     }
-    TESSEL_ASSIGN_OR_RETURN(sch::BlockRV wb, s.CacheWrite(c, 0, "local"));
+    // The accumulator: a padded output is it, and the crop its write-back.
+    sch::BlockRV wb;
+    if (padded) {
+      wb = padded->crop;
+      TESSEL_RETURN_IF_ERROR(s.SetScope(c, 0, "local"));
+    } else {
+      TESSEL_ASSIGN_OR_RETURN(wb, s.CacheWrite(c, 0, "local"));
+    }
     TESSEL_ASSIGN_OR_RETURN(std::vector<std::string> epilogues, InlineEpilogues(s, wb));
     for (const std::string& e : epilogues) did.push_back(absl::StrCat("epilogue ", e));
 
     const NestLoops loops = SplitNestLoops(nest);
-    const Tiles t = HeuristicTiles(m, n, kext, loops.spatial_extent / (m * n));
     TESSEL_ASSIGN_OR_RETURN(
         std::vector<sch::LoopRV> ri,
         s.Split(nest.loops[nest.loop_of_iter[rows]], {std::nullopt, t.wm, 8, t.mt, 2}));
