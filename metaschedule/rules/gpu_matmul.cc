@@ -149,7 +149,8 @@ class GpuMatmul : public ScheduleRule {
     const bool symbolic = m == kSymbolicExtent;
     if ((!symbolic && m < kMinExtent) || n < kMinExtent) {
       return RuleOutcome::NotApplicable(
-          absl::StrCat("its ", m, " x ", n, " tile is below ", kMinExtent, " x ", kMinExtent));
+          absl::StrCat("its ", symbolic ? std::string("n") : absl::StrCat(m), " x ", n,
+                       " tile is below ", kMinExtent, " x ", kMinExtent));
     }
     // The operands staged in shared memory: reads that miss the rows or the
     // columns (the reused ones); there must be one of each.
@@ -274,8 +275,8 @@ class GpuMatmul : public ScheduleRule {
     if (!placed) TESSEL_RETURN_IF_ERROR(s.ReverseComputeAt(wb, ci[0]));
     // The zeroing nest inherits the compute's bound and unrolled loops.
     TESSEL_RETURN_IF_ERROR(s.DecomposeReduction(c, ki[0]).status());
-    TESSEL_RETURN_IF_ERROR(
-        LayOutAccumulator(s, wb, b->writes[0], symbolic ? -1 : rows, cols, b.get(), rf, cf));
+    TESSEL_RETURN_IF_ERROR(LayOutAccumulator(s, wb, b->writes[0], rows, /*rows_moved=*/!symbolic,
+                                             cols, b.get(), rf, cf));
     TESSEL_RETURN_IF_ERROR(ThreadTile(s, wb, ci[0], rf, cf));
 
     // The operands' slices, copied by all threads under k_0.
@@ -298,11 +299,12 @@ class GpuMatmul : public ScheduleRule {
 
  private:
   // Lays the accumulator out (block, thread, micro-tile) along rows and
-  // columns, so that each thread's elements form one box (rows -1: along the
-  // columns only).
+  // columns, so that each thread's elements form one box (along the columns
+  // only unless `rows_moved`).
   static absl::Status LayOutAccumulator(sch::Schedule& s, sch::BlockRV wb,
-                                        const ir::BufferRegion& out, int rows, int cols,
-                                        const ir::BlockNode* b, const std::vector<int64_t>& rf,
+                                        const ir::BufferRegion& out, int rows, bool rows_moved,
+                                        int cols, const ir::BlockNode* b,
+                                        const std::vector<int64_t>& rf,
                                         const std::vector<int64_t>& cf) {
     const size_t rank = out.region.size();
     std::vector<std::string> in, kept, moved[4];
@@ -310,7 +312,7 @@ class GpuMatmul : public ScheduleRule {
       const std::string v = absl::StrCat("v", d);
       in.push_back(v);
       const int k = IterIndexingDim(b, out, d);
-      const std::vector<int64_t>* f = k == rows ? &rf : k == cols ? &cf : nullptr;
+      const std::vector<int64_t>* f = k == rows && rows_moved ? &rf : k == cols ? &cf : nullptr;
       if (f == nullptr) {
         kept.push_back(v);
         continue;

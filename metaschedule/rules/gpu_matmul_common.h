@@ -1,8 +1,9 @@
 // What the GPU matmul rules share (gpu_matmul.cc, gpu_matmul_mma.cc): the roles
-// of a matmul-like block's iter vars, its batch loops, where a block sits,
-// unrolling a micro-tile, and spreading a shared-memory copy over the threads.
+// of a matmul-like block's iter vars, the rows assumed of a shape variable, its
+// batch loops and tiles, where a block sits, unrolling a micro-tile, and
+// spreading a shared-memory copy over the threads.
 //
-//   AnalyzeMatmul(nest) on C[i, j] += A[i, k] * B[k, j] (64 x 32 x 16)
+//   AnalyzeGpuMatmul(ctx, s, "C") on C[i, j] += A[i, k] * B[k, j] (64 x 32 x 16)
 //     -> {reduce = 2, rows = 0, cols = 1, m = 64, n = 32, k = 16}
 //   CooperativeCopy(s, A_shared, k_0, 8, 16, 4)
 //     for ax0, ax1 below k_0 (a 128 x 8 slice) -> fused, split [rest, 8, 16, 4]:
@@ -44,7 +45,7 @@ std::variant<MatmulNest, std::string> AnalyzeGpuMatmul(const RuleContext& ctx, s
 inline constexpr int64_t kSymbolicRows = 1024;
 
 // The product of the other iter vars' extents: the batch's blocks.
-int64_t BatchTiles(const MatmulNest& mm);
+int64_t BatchTiles(const MatmulNest& it);
 
 // The loops of the other iter vars that run more than once (a batch), in iter
 // var order; fused and bound to blockIdx.z by BindBatch.

@@ -95,10 +95,14 @@ struct PaddedRows {
   sch::BlockRV crop;         // The output's crop.
 };
 
-absl::StatusOr<PaddedRows> PadRows(const RuleContext& ctx, sch::Schedule& s, sch::BlockRV c,
-                                   const MatmulNest& it, int64_t tile,
-                                   const std::vector<int64_t>& staged) {
-  const ir::BlockNode* b = it.nest.block;
+// None when the analyzer proves the tile divides the rows already (n * 128):
+// pad_einsum then changes nothing and the rows tile exactly.
+absl::StatusOr<std::optional<PaddedRows>> PadRows(const RuleContext& ctx, sch::Schedule& s,
+                                                  sch::BlockRV c, const MatmulNest& it,
+                                                  int64_t tile,
+                                                  const std::vector<int64_t>& staged) {
+  const ir::Block before = ir::GetRef(it.nest.block);  // Held: compared after the pad.
+  const ir::BlockNode* b = before.get();
   PaddedRows out;
   for (int64_t r : staged) {
     if (RegionUsesIter(b, b->reads[r], static_cast<size_t>(it.rows))) out.operand = r;
@@ -107,6 +111,7 @@ absl::StatusOr<PaddedRows> PadRows(const RuleContext& ctx, sch::Schedule& s, sch
   padding[it.rows] = tile;
   TESSEL_RETURN_IF_ERROR(s.PadEinsum(c, padding));
   TESSEL_ASSIGN_OR_RETURN(ir::Block pb, s.Get(c));
+  if (pb.same_as(before)) return std::nullopt;
   std::variant<MatmulNest, std::string> again =
       AnalyzeGpuMatmul(ctx, s, pb->name, /*symbolic_rows=*/true);
   if (const std::string* why = std::get_if<std::string>(&again)) {
@@ -169,6 +174,10 @@ class GpuMatmulMma : public ScheduleRule {
       staged.push_back(static_cast<int64_t>(r));
     }
     if (staged.size() != 2) return RuleOutcome::NotApplicable("it has not two operands");
+    if (RegionUsesIter(b.get(), b->reads[staged[0]], static_cast<size_t>(rows)) ==
+        RegionUsesIter(b.get(), b->reads[staged[1]], static_cast<size_t>(rows))) {
+      return RuleOutcome::NotApplicable("its operands are not one by rows and one by columns");
+    }
 
     // Rows of a shape variable's extent are taken to fill the grid.
     const Tiles t = symbolic ? HeuristicTiles(kSymbolicRows, n, kext, kMinBlocks)
@@ -178,9 +187,11 @@ class GpuMatmulMma : public ScheduleRule {
     std::optional<PaddedRows> padded;
     if (symbolic) {
       TESSEL_ASSIGN_OR_RETURN(padded, PadRows(ctx, s, c, it, 16 * t.mt * t.wm, staged));
-      b = ir::GetRef(padded->nest.nest.block);
-      it = padded->nest;
-      did.push_back(absl::StrCat("rows padded to a multiple of ", 16 * t.mt * t.wm));
+      if (padded) {
+        b = ir::GetRef(padded->nest.nest.block);
+        it = padded->nest;
+        did.push_back(absl::StrCat("rows padded to a multiple of ", 16 * t.mt * t.wm));
+      }
     }
     const TrivialNest& nest = it.nest;
     std::vector<sch::BlockRV> copies;

@@ -104,6 +104,27 @@ func @rows16[n](S: f32[n], A: f32[n * 16, 8], B: f32[n * 16, 8]) {
   EXPECT_TRUE(sch.mod().same_as(before));
 }
 
+// i64 iter vars over a shape variable of i64: the copies' vars, loops and guards
+// take the extents' type.
+TEST(SchedulePadEinsum, I64ExtentsKeepTheirType) {
+  Schedule sch = MustSchedule(R"(
+func @scale64[n: i64](A: f32[n, 8i64], B: f32[n, 8i64]) {
+  for i: i64 in range(0i64, n) {
+    for j: i64 in range(0i64, 8i64) {
+      block B(vi: i64 spatial[0i64, n] = i, vj: i64 spatial[0i64, 8i64] = j) {
+        reads(A[vi, vj])
+        writes(B[vi, vj])
+        B[vi, vj] = A[vi, vj] * 2.0f32
+      }
+    }
+  }
+})");
+  Must(sch.PadEinsum(Must(sch.GetBlock("B")), {4, 16}));
+  std::string text = PrintFunction(sch.func(), "scale64");
+  EXPECT_THAT(text, ::testing::HasSubstr("A_pad: f32[(n + 3i64) // 4i64 * 4i64, 16i64]"));
+  EXPECT_TRUE(VerifyFunction(sch.func(), "scale64").ok()) << text;
+}
+
 TEST(SchedulePadEinsum, ElementwiseInsideAnAllocatingFunction) {
   te::Tensor a = Must(te::Placeholder({7, 5}, DataType::Float(32), "A"));
   te::Tensor b = Must(te::Placeholder({5, 3}, DataType::Float(32), "B"));

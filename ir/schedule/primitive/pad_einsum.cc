@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "ir/arith/analyzer.h"
@@ -96,9 +97,10 @@ absl::StatusOr<Stmt> CopyNest(
   std::vector<IterVar> ivs;
   std::vector<Expr> values;
   for (size_t d = 0; d < extents.size(); ++d) {
-    vars.push_back(MakeVar(absl::StrCat("v", d), DataType::Int(32)));
-    loops.push_back(MakeVar(absl::StrCat("ax", d), DataType::Int(32)));
-    ivs.push_back(IterVar{vars.back(), Range{IntImm32(0), extents[d]}, IterKind::kSpatial});
+    const DataType t = extents[d]->dtype;  // An i64 extent takes i64 vars.
+    vars.push_back(MakeVar(absl::StrCat("v", d), t));
+    loops.push_back(MakeVar(absl::StrCat("ax", d), t));
+    ivs.push_back(IterVar{vars.back(), Range{IntImm(t, 0), extents[d]}, IterKind::kSpatial});
     values.push_back(loops.back());
   }
   TESSEL_ASSIGN_OR_RETURN(Stmt inner, body(vars));
@@ -110,9 +112,17 @@ absl::StatusOr<Stmt> CopyNest(
   for (const arith::AccessRegion& r : acc.writes) n->writes.push_back(r.region);
   absl::StatusOr<Stmt> nest = MakeBlockRealize(values, Bool(true), Block(std::move(n)));
   for (size_t d = extents.size(); nest.ok() && d-- > 0;) {
-    nest = MakeFor(loops[d], IntImm32(0), extents[d], ForKind::kSerial, *nest);
+    nest = MakeFor(loops[d], IntImm(extents[d]->dtype, 0), extents[d], ForKind::kSerial, *nest);
   }
   return nest;
+}
+
+// Two extents are one: equal constants (whatever their integer types), or
+// expressions the analyzer proves equal.
+bool SameExtent(arith::Analyzer& ana, const Expr& a, const Expr& b) {
+  std::optional<int64_t> x = arith::AsConstInt(a), y = arith::AsConstInt(b);
+  if (x || y) return x && y && *x == *y;
+  return arith::ExprEqual(a, b) || ana.CanProveEqual(a, b);
 }
 
 }  // namespace
@@ -149,7 +159,7 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
     int l = v ? index.FindLoop(v) : -1;
     const ForNode* f = l >= 0 ? index.loop(l) : nullptr;
     if (!arith::IsConstInt(iv.dom.min, 0) || iv.kind == IterKind::kOpaque || f == nullptr ||
-        !arith::IsConstInt(f->min, 0) || !arith::ExprEqual(f->extent, iv.dom.extent) ||
+        !arith::IsConstInt(f->min, 0) || !SameExtent(ana, f->extent, iv.dom.extent) ||
         !arith::IsPure(iv.dom.extent)) {
       return state->Error(block,
                           absl::StrCat("iter var ", iv.var->name, " of ", DescribeBlock(block),
@@ -219,7 +229,7 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
   for (const Buffer& b : scan.buffers) {
     const std::vector<int>& d = scan.dims.at(b.get());
     for (size_t k = 0; k < d.size(); ++k) {
-      if (!arith::ExprEqual(b->shape[k], ext[d[k]]) && !ana.CanProveEqual(b->shape[k], ext[d[k]])) {
+      if (!SameExtent(ana, b->shape[k], ext[d[k]])) {
         return state->Error(
             block, absl::StrCat("dimension ", k, " of buffer ", b->name, " is not the extent ",
                                 PrintExpr(ext[d[k]]), " of iter var ",
@@ -276,9 +286,12 @@ absl::Status PadEinsum(ScheduleState* state, const std::string& block_name,
     std::vector<Expr> shape, orig;
     std::vector<bool> dim_grows;
     bool any = false;
-    for (int k : d) {
-      shape.push_back(padded[k]);
-      orig.push_back(ext[k]);
+    for (size_t dim = 0; dim < d.size(); ++dim) {
+      // In the buffer's own index type: its extent, and a constant padded one.
+      const int k = d[dim];
+      std::optional<int64_t> c = arith::AsConstInt(padded[k]);
+      shape.push_back(c ? IntImm(b->shape[dim]->dtype, *c) : padded[k]);
+      orig.push_back(b->shape[dim]);
       dim_grows.push_back(grows[k]);
       any |= grows[k];
     }
