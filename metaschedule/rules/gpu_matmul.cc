@@ -226,7 +226,7 @@ class GpuMatmul : public ScheduleRule {
     // Rows of a shape variable's extent are taken to fill the grid: no tile is
     // shrunk for the number of blocks.
     Heuristic h = symbolic ? HeuristicTiles(kSymbolicRows, n, kext, kMinBlocks)
-                           : HeuristicTiles(m, n, kext, BatchTiles(it));
+                           : HeuristicTiles(m, n, kext, loops.spatial_extent / (m * n));
     // A thread's rows of a symbolic extent are neighbours (no outer micro-tile):
     // the accumulator's layout cannot be transformed along a dimension no tile is
     // known to divide, and neighbouring rows are already one box of it.

@@ -49,17 +49,6 @@ std::variant<MatmulNest, std::string> AnalyzeGpuMatmul(const RuleContext& ctx, s
   return it;
 }
 
-int64_t BatchTiles(const MatmulNest& it) {
-  int64_t tiles = 1;
-  for (size_t k = 0; k < it.nest.block->iter_vars.size(); ++k) {
-    const int i = static_cast<int>(k);
-    if (i != it.rows && i != it.cols && i != it.reduce) {
-      tiles *= it.nest.extents[it.nest.loop_of_iter[k]];
-    }
-  }
-  return tiles;
-}
-
 std::vector<sch::LoopRV> BatchLoops(const MatmulNest& it) {
   const TrivialNest& nest = it.nest;
   std::vector<sch::LoopRV> batch;

@@ -1,7 +1,7 @@
 // What the GPU matmul rules share (gpu_matmul.cc, gpu_matmul_mma.cc): the roles
 // of a matmul-like block's iter vars, the rows assumed of a shape variable, its
-// batch loops and tiles, where a block sits, unrolling a micro-tile, and
-// spreading a shared-memory copy over the threads.
+// batch loops, where a block sits, unrolling a micro-tile, and spreading a
+// shared-memory copy over the threads.
 //
 //   AnalyzeGpuMatmul(ctx, s, "C") on C[i, j] += A[i, k] * B[k, j] (64 x 32 x 16)
 //     -> {reduce = 2, rows = 0, cols = 1, m = 64, n = 32, k = 16}
@@ -43,9 +43,6 @@ std::variant<MatmulNest, std::string> AnalyzeGpuMatmul(const RuleContext& ctx, s
 // grid is then taken to be full (no tile shrinks for it); one token's row leaves
 // most of a 128-row tile idle.
 inline constexpr int64_t kSymbolicRows = 1024;
-
-// The product of the other iter vars' extents: the batch's blocks.
-int64_t BatchTiles(const MatmulNest& it);
 
 // The loops of the other iter vars that run more than once (a batch), in iter
 // var order; fused and bound to blockIdx.z by BindBatch.

@@ -180,8 +180,9 @@ class GpuMatmulMma : public ScheduleRule {
     }
 
     // Rows of a shape variable's extent are taken to fill the grid.
-    const Tiles t = symbolic ? HeuristicTiles(kSymbolicRows, n, kext, kMinBlocks)
-                             : HeuristicTiles(m, n, kext, BatchTiles(it));
+    const Tiles t =
+        symbolic ? HeuristicTiles(kSymbolicRows, n, kext, kMinBlocks)
+                 : HeuristicTiles(m, n, kext, SplitNestLoops(it.nest).spatial_extent / (m * n));
     TESSEL_ASSIGN_OR_RETURN(sch::BlockRV c, s.GetBlock(block));
     std::vector<std::string> did;
     std::optional<PaddedRows> padded;

@@ -30,10 +30,10 @@
 //
 // Rules: one positive factor per iter var; each iter var has domain [0, n)
 // (n constant or free of loads and calls) and is bound to its own loop over the
-// same range, those loops forming the perfect nest right above the block (no other loop above
-// them in the block's scope, no predicate); every index of every access is an
-// iter var (one per dimension, the same for every access of a buffer, with the
-// buffer's extent as its domain); the block writes one buffer; when a padded
+// same range, those loops forming the perfect nest right above the block (no
+// other loop above them in the block's scope, no predicate); every index of
+// every access is an iter var (one per dimension, the same for every access of
+// a buffer, with the buffer's extent as its domain); the block writes one buffer; when a padded
 // iter var is reduce, the body is `O[...] = O[...] + product of input loads`,
 // each padded reduce var indexes some load of the product, and the init
 // stores a constant.
