@@ -17,7 +17,6 @@ add_executable(tessel_runtime_tests
   $<TARGET_OBJECTS:tessel_c_test_kernels>
 )
 target_compile_definitions(tessel_runtime_tests PRIVATE
-  TESSEL_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
   TESSEL_TEST_KERNELS_OBJECT="$<TARGET_OBJECTS:tessel_c_test_kernels>")
 target_link_libraries(tessel_runtime_tests PRIVATE tessel_runtime_cc tessel_ir
                       GTest::gtest GTest::gmock GTest::gtest_main)
@@ -26,7 +25,6 @@ gtest_discover_tests(tessel_runtime_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOU
 # The runtime over code tessel compiles (JIT and exported objects): a binary of its
 # own, so that the units above need no MLIR or LLVM.
 add_executable(tessel_runtime_codegen_tests runtime_jit_module_test.cc)
-target_compile_definitions(tessel_runtime_codegen_tests PRIVATE TESSEL_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 target_link_libraries(tessel_runtime_codegen_tests PRIVATE tessel_codegen tessel_runtime_cc tessel_ir
                       GTest::gtest GTest::gmock GTest::gtest_main)
 gtest_discover_tests(tessel_runtime_codegen_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)

@@ -40,7 +40,6 @@ add_executable(tessel_schedule_tests
   schedule_trace_python_test.cc
   schedule_transform_layout_test.cc
 )
-target_compile_definitions(tessel_schedule_tests PRIVATE TESSEL_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 target_link_libraries(tessel_schedule_tests PRIVATE tessel_passes tessel_schedule tessel_te tessel_ir
                       GTest::gtest GTest::gmock GTest::gtest_main)
 gtest_discover_tests(tessel_schedule_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)

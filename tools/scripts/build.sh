@@ -4,7 +4,8 @@
 # With TESSEL_CI=1 (.ci/run sets it) the build is CI's: warnings are errors
 # (TESSEL_WERROR) and objects carry no debug information (-O2 without -g), which
 # compiles and links about a quarter faster on CI's two cores; the unit tests' own
-# files are compiled at -O1 (tests/unit/CMakeLists.txt). IPO stays off:
+# files and the Python module's are compiled at -O1 (tests/unit/CMakeLists.txt,
+# python/CMakeLists.txt). IPO stays off:
 # pybind11 would otherwise link the Python module with serial LTO in a Release build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,7 +13,8 @@ if [ ! -f build/build.ninja ]; then
   if [ "${TESSEL_CI:-0}" = 1 ]; then
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
-      -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF -DTESSEL_WERROR=ON -DTESSEL_TEST_OPT_FLAGS=-O1 \
+      -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF -DTESSEL_WERROR=ON \
+      -DTESSEL_TEST_OPT_FLAGS=-O1 -DTESSEL_BINDINGS_OPT_FLAGS=-O1 \
       -DPython3_EXECUTABLE=/usr/bin/python3
   else
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE=/usr/bin/python3
