@@ -240,6 +240,7 @@ absl::Status Run(const PrimFunc& func, const std::vector<Arg>& args, RunOptions 
   interp::Machine m(comp);
   m.ctx.max_steps = opts.max_steps;
   m.ctx.interrupted = opts.interrupted;
+  m.ctx.bank_conflicts = opts.bank_conflicts;
   // Scalars, then buffer kinds, dtypes and ranks.
   for (size_t i = 0; i < params.size(); ++i) {
     const Param& p = params[i];

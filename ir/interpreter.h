@@ -30,6 +30,26 @@ namespace tessel::ir {
 // An argument: a buffer for a buffer parameter, an integer or float for a scalar one.
 using Arg = std::variant<HostBuffer, int64_t, double>;
 
+// Shared-memory bank conflicts of a run's GPU kernels (RunOptions::bank_conflicts),
+// one site per statement, buffer and direction. A warp's request is the n-th
+// execution of one statement by its lanes; it takes as many wavefronts (shared-memory
+// cycles) as the most distinct 4-byte words any of the 32 banks holds for it, and
+// would take ceil(distinct words / 32) without conflicts:
+//
+//   S[tx * 32] (f32, 32 lanes)   1 request, 32 wavefronts, 1 without conflicts
+//   S[tx], S[tx // 2], S[0]      1 request,  1 wavefront
+struct BankConflictSite {
+  std::string buffer;     // The shared buffer (its storage's name).
+  std::string statement;  // The first line of the statement.
+  bool store = false;
+  int64_t requests = 0;
+  int64_t wavefronts = 0;
+  int64_t ideal = 0;  // Wavefronts without conflicts.
+};
+struct BankConflicts {
+  std::vector<BankConflictSite> sites;  // In the order first seen.
+};
+
 struct RunOptions {
   // Abort a run after this many executed statements (0 = unlimited): guards the
   // fuzzers and semantic checks against runaway loops.
@@ -37,6 +57,9 @@ struct RunOptions {
   // Polled about every million statements; a run it answers true for stops with a
   // Cancelled error (Python's bindings stop on Ctrl-C this way).
   std::function<bool()> interrupted;
+  // When set, GPU kernels' shared-memory requests are tallied into it (a run
+  // takes about twice as long).
+  BankConflicts* bank_conflicts = nullptr;
 };
 
 // Runs `func` on `args` (one per parameter, in order). Buffer arguments are

@@ -149,6 +149,7 @@ class KernelStmt : public CStmt {
     Lane* frame = c.frame;
     BufState* bufs = c.bufs;
     c.gpu = &run;
+    if (c.bank_conflicts != nullptr) run.banks = std::make_unique<BankTally>(c.bank_conflicts);
     // A kernel without barriers runs each thread from start to end in the
     // launch's frame; with barriers every thread has its own, copied at launch.
     Threads ts{c, run, {}, {}};
@@ -167,6 +168,7 @@ class KernelStmt : public CStmt {
         flat_->Exec(c);
       }
     }
+    if (run.banks != nullptr) run.banks->Flush();
     c.frame = frame;
     c.bufs = bufs;
     c.gpu = nullptr;

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -22,6 +24,40 @@
 #include "ir/thread_axis.h"
 
 namespace tessel::ir::interp {
+
+struct GpuRun;
+
+// A kernel's shared-memory requests, grouped as a warp issues them, tallied into
+// RunOptions::bank_conflicts (interpreter_gpu_banks.cc has the model).
+class BankTally {
+ public:
+  explicit BankTally(BankConflicts* out) : out_(out) {}
+  // One element access of `bytes` at `addr` by the current thread, made by the
+  // statement executed `step`-th (Ctx::steps).
+  void Record(const GpuRun& r, int64_t step, const StmtNode* where, const BufferNode* storage,
+              const uint8_t* addr, int bytes, bool is_store);
+  // Adds the requests recorded so far to the output.
+  void Flush();
+
+ private:
+  struct Execution {
+    int64_t step = -1;
+    int64_t count = 0;
+  };
+  struct Site {
+    const StmtNode* where;
+    const BufferNode* storage;
+    bool store;
+    int64_t requests = 0, wavefronts = 0, ideal = 0;
+  };
+  BankConflicts* out_;
+  int64_t block_ = -1;
+  std::vector<Site> sites_;
+  absl::flat_hash_map<std::tuple<const StmtNode*, const BufferNode*, bool>, size_t> site_of_;
+  // (thread, site) -> its latest execution; (site, warp, execution) -> words touched.
+  absl::flat_hash_map<std::pair<int64_t, size_t>, Execution> executions_;
+  absl::flat_hash_map<std::tuple<size_t, int64_t, int64_t>, std::vector<int64_t>> requests_;
+};
 
 // The state of the kernel running: which block and thread, the phase, and the
 // last accesses of every element touched.
@@ -42,6 +78,7 @@ struct GpuRun {
     bool loads_unordered = false;  // Another unordered thread loaded it too.
   };
   absl::flat_hash_map<const uint8_t*, Shadow> shadow;
+  std::unique_ptr<BankTally> banks;  // Set when the run tallies bank conflicts.
 
   int64_t threads() const { return extent[3] * extent[4] * extent[5]; }
   int64_t blocks() const { return extent[0] * extent[1] * extent[2]; }

@@ -31,6 +31,12 @@ std::string GpuRun::Who(const Access& a) const {
 void RecordGpuAccess(Ctx& c, const BufState& b, const BufferNode* node, int64_t off, int elem_bytes,
                      const int64_t* idx, bool is_store, const StmtNode* where) {
   GpuRun& r = *c.gpu;
+  if (r.banks != nullptr) {
+    const BufferNode* storage = b.storage_of != nullptr ? b.storage_of : node;
+    if (storage->scope == "shared") {
+      r.banks->Record(r, c.steps, where, storage, b.data + off * elem_bytes, elem_bytes, is_store);
+    }
+  }
   GpuRun::Shadow& s = r.shadow[b.data + off * elem_bytes];
   GpuRun::Access now{r.block, r.thread, r.phase};
   const GpuRun::Access* other = nullptr;

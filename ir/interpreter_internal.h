@@ -29,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ir/function.h"
+#include "ir/interpreter.h"
 #include "ir/scalar_value.h"
 
 namespace tessel::ir::interp {
@@ -69,6 +70,7 @@ struct Ctx {
   int64_t steps = 0;
   int64_t max_steps = 0;
   std::function<bool()> interrupted;  // RunOptions::interrupted.
+  BankConflicts* bank_conflicts = nullptr;  // RunOptions::bank_conflicts.
   std::string func_name;
   GpuRun* gpu = nullptr;  // Set while a GPU kernel runs.
   int frame_slots = 0;    // The sizes of `frame` and `bufs`.

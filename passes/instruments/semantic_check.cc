@@ -40,11 +40,6 @@ TESSEL_REGISTER_CONFIG(
                "symbolic functions, \"NAME=VALUE\" each ([\"n=37\",\"m=45\"]); a "
                "function with a shape variable not given is skipped"));
 
-namespace {
-
-using ShapeVars = std::vector<std::pair<std::string, int64_t>>;
-
-// check-semantics.shape-vars as (name, value) pairs: "n=37" -> ("n", 37).
 absl::StatusOr<ShapeVars> ShapeVarValues(const PassContext& ctx) {
   ShapeVars values;
   for (const std::string& entry : ctx.GetConfigList("check-semantics.shape-vars")) {
@@ -59,6 +54,8 @@ absl::StatusOr<ShapeVars> ShapeVarValues(const PassContext& ctx) {
   }
   return values;
 }
+
+namespace {
 
 // What a skipped symbolic function's note suggests.
 constexpr char kShapeVarsHint[] =

@@ -21,9 +21,14 @@
 #include <cstdint>
 #include <memory>
 #include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "ir/function.h"
 #include "passes/instrument.h"
+#include "passes/pass_context.h"
 
 namespace tessel::passes {
 
@@ -33,6 +38,11 @@ std::shared_ptr<PassInstrument> MakeSemanticCheckInstrument(std::ostream* diag);
 // How many statements running `func` executes, from constant loop extents; -1
 // when a loop extent is not constant. Saturates at a very large value.
 int64_t EstimateWork(const ir::PrimFunc& func);
+
+using ShapeVars = std::vector<std::pair<std::string, int64_t>>;
+// check-semantics.shape-vars as (name, value) pairs: "n=37" -> ("n", 37); the
+// values of shape variables wherever tessel runs functions on random inputs.
+absl::StatusOr<ShapeVars> ShapeVarValues(const PassContext& ctx);
 
 }  // namespace tessel::passes
 
