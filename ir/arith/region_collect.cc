@@ -229,7 +229,36 @@ class AccessCollector : public IRVisitor {
   std::vector<Access> reads_, writes_;
 };
 
-AccessRegion AccessCollector::Merge(const std::vector<const Access*>& group) {
+AccessRegion AccessCollector::Merge(const std::vector<const Access*>& in) {
+  // Indices of one dimension may differ in width (T[i] with i: i32 and T[j] with
+  // j: i64): the bounds are merged in the widest.
+  std::vector<Access> widened;
+  std::vector<const Access*> group = in;
+  const size_t dims = in[0]->lo.size();
+  std::vector<DataType> widest(dims);
+  bool mixed = false;
+  for (size_t d = 0; d < dims; ++d) {
+    widest[d] = in[0]->lo[d]->dtype;
+    for (const Access* a : in) {
+      for (const Expr& e : {a->lo[d], a->hi[d]}) {
+        if (e->dtype == widest[d]) continue;
+        mixed = true;
+        if (e->dtype.bits() > widest[d].bits()) widest[d] = e->dtype;
+      }
+    }
+  }
+  if (mixed) {
+    widened.reserve(in.size());
+    for (const Access* a : in) {
+      Access w = *a;
+      for (size_t d = 0; d < dims; ++d) {
+        if (w.lo[d]->dtype != widest[d]) w.lo[d] = Cast(widest[d], w.lo[d]);
+        if (w.hi[d]->dtype != widest[d]) w.hi[d] = Cast(widest[d], w.hi[d]);
+      }
+      widened.push_back(std::move(w));
+    }
+    for (size_t i = 0; i < in.size(); ++i) group[i] = &widened[i];
+  }
   const Access& first = *group[0];
   size_t ndim = first.lo.size();
   std::vector<Expr> lo = first.lo, hi = first.hi;

@@ -136,6 +136,49 @@ absl::StatusOr<std::optional<PaddedRows>> PadRows(const RuleContext& ctx, sch::S
   return out;
 }
 
+// A_shared's layout for conflict-free fragment loads: the eight rows one load
+// spans (lane g's, 2 MT apart in the compute order) next to each other, in rows of
+// the slice's k padded by 8 elements (16 bytes, which keeps the copy's vector
+// stores aligned). Lane (g, t) then reads word 20 g + t (slices of 32; 12 g + t
+// for 16): 32 distinct banks, where rows 2 MT apart of 16 words put 8 lanes in one
+// bank (report-bank-conflicts measured 8 wavefronts per load, now 1).
+//   A's row v = [block, warp] * 16 MT + g * 2 MT + mt * 2 + ih  ->  [.., mt, ih, g, k]
+// B keeps its layout: permuted the same way, its loads are conflict-free too, but
+// LLVM no longer proves its staging stores 16-byte aligned and stores them one
+// element at a time (docs/gpu.md).
+absl::Status FragmentRowsAdjacent(sch::Schedule& s, sch::BlockRV copy, sch::BlockRV c, int rows,
+                                  const Tiles& t) {
+  TESSEL_ASSIGN_OR_RETURN(ir::Block cb, s.Get(copy));
+  const ir::Buffer staged = cb->writes[0].buffer;
+  TESSEL_ASSIGN_OR_RETURN(ir::Block b, s.Get(c));
+  const ir::BufferRegion* read = nullptr;
+  for (const ir::BufferRegion& r : b->reads) {
+    if (r.buffer.same_as(staged)) read = &r;
+  }
+  if (read == nullptr) return absl::InternalError("the staged operand is not read");
+  std::optional<size_t> dim;
+  for (size_t d = 0; d < read->region.size(); ++d) {
+    if (ir::arith::UsesVar(read->region[d].min, b->iter_vars[rows].var.get())) dim = d;
+  }
+  const size_t rank = read->region.size();
+  if (!dim || *dim + 2 != rank) return absl::InternalError("the staged operand's layout");
+  std::vector<std::string> in, out;
+  for (size_t d = 0; d < rank; ++d) in.push_back(absl::StrCat("v", d));
+  for (size_t d = 0; d < *dim; ++d) out.push_back(in[d]);
+  const std::string& v = in[*dim];
+  out.push_back(absl::StrCat(v, " // ", 16 * t.mt));
+  out.push_back(absl::StrCat(v, " // 2 % ", t.mt));
+  out.push_back(absl::StrCat(v, " % 2"));
+  out.push_back(absl::StrCat(v, " // ", 2 * t.mt, " % 8"));
+  out.push_back(in.back());
+  TESSEL_RETURN_IF_ERROR(s.TransformLayout(
+      copy, staged->name,
+      absl::StrCat("lambda ", absl::StrJoin(in, ", "), ": (", absl::StrJoin(out, ", "), ")")));
+  // g's stride, the slice's k (16 t.ks) once compacted, becomes 16 t.ks + 8.
+  const int64_t slice = 16 * t.ks;
+  return s.StorageAlign(copy, 0, static_cast<int64_t>(rank) + 1, 2 * slice, slice + 8);
+}
+
 class GpuMatmulMma : public ScheduleRule {
  public:
   std::string name() const override { return "gpu-matmul-mma"; }
@@ -196,7 +239,7 @@ class GpuMatmulMma : public ScheduleRule {
     }
     const TrivialNest& nest = it.nest;
     std::vector<sch::BlockRV> copies;
-    std::vector<bool> transposed;
+    std::vector<bool> transposed, by_rows;
     for (int64_t r : staged) {
       // A padded operand's zero-filling copy is its shared stage.
       sch::BlockRV copy;
@@ -210,10 +253,12 @@ class GpuMatmulMma : public ScheduleRule {
       // The reduction last: a fragment's two neighbouring k are one 32-bit word.
       std::optional<std::string> map = ColumnsLast(b.get(), b->reads[r], reduce);
       transposed.push_back(map.has_value());
-      if (!map) continue;
-      TESSEL_ASSIGN_OR_RETURN(ir::Block cb, s.Get(copy));
-      TESSEL_RETURN_IF_ERROR(s.TransformLayout(copy, cb->writes[0].buffer->name, *map));
-      did.push_back(absl::StrCat(b->reads[r].buffer->name, " staged transposed"));
+      if (map) {
+        TESSEL_ASSIGN_OR_RETURN(ir::Block cb, s.Get(copy));
+        TESSEL_RETURN_IF_ERROR(s.TransformLayout(copy, cb->writes[0].buffer->name, *map));
+        did.push_back(absl::StrCat(b->reads[r].buffer->name, " staged transposed"));
+      }
+      by_rows.push_back(RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(rows)));
     }
     // The accumulator: a padded output is it, and the crop its write-back.
     sch::BlockRV wb;
@@ -269,6 +314,12 @@ class GpuMatmulMma : public ScheduleRule {
       if (!under) TESSEL_RETURN_IF_ERROR(s.ComputeAt(copy, ki[0]));
     }
     for (size_t i = 0; i < copies.size(); ++i) {
+      // Only now: compute_at wants the copy's stores at its iter vars.
+      // Not over whole tiles of symbolic rows (n * 128): lowering does not shrink
+      // that stage to a constant box, and storage_align pads constant shapes only.
+      if (by_rows[i] && (!symbolic || padded)) {
+        TESSEL_RETURN_IF_ERROR(FragmentRowsAdjacent(s, copies[i], c, rows, t));
+      }
       // A transposing copy stores a strided vector: element by element.
       TESSEL_RETURN_IF_ERROR(
           CooperativeCopy(s, copies[i], ki[0], warps, 32, transposed[i] ? 1 : kVector));

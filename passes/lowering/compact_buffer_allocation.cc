@@ -31,6 +31,8 @@
 // While the box is computed, every threadIdx-bound loop's variable is named by
 // one variable per axis (the loops of an axis are one thread); afterwards each
 // loop gets its own variable back.
+#include "passes/lowering/compact_buffer_allocation.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -166,10 +168,14 @@ class UsesAnyVar : public ir::IRVisitor {
 class Compactor : public lowering::ContextMutator {
  public:
   int compacted = 0;
+  // When set, only these allocations are compacted; each one shrunk is recorded.
+  const absl::flat_hash_set<const ir::BufferNode*>* only = nullptr;
+  absl::flat_hash_map<const ir::BufferNode*, ir::Buffer> shrunk;
 
   ir::Stmt VisitAllocate(const ir::AllocateNode* op) override {
     ir::Stmt s = IRMutator::VisitAllocate(op);  // Inner allocations first.
     const auto* a = ir::cast<ir::AllocateNode>(s);
+    if (only != nullptr && !only->contains(a->buffer.get())) return s;
     ir::Stmt body = a->body;
     NameThreadAxes threads;
     if (a->buffer->scope == "local") {
@@ -215,6 +221,7 @@ class Compactor : public lowering::ContextMutator {
       if (left.found) return s;  // The box moves with a thread some access is not under.
     }
     ++compacted;
+    shrunk[a->buffer.get()] = to;
     return ir::Stmt(ir::MakeNode<ir::AllocateNode>(to, shifted));
   }
 
@@ -232,7 +239,13 @@ class Compactor : public lowering::ContextMutator {
         if (r.region.buffer.get() != buf.get()) continue;
         if (r.region.region.size() != static_cast<size_t>(buf->ndim())) return std::nullopt;
         for (int d = 0; d < buf->ndim(); ++d) {
-          ir::arith::IntSet s = ir::arith::IntSet::FromRange(r.region.region[d]);
+          // Indices of one dimension may differ in width (i32 and i64): the
+          // union is taken in the extent's type.
+          ir::Range range = r.region.region[d];
+          const ir::DataType want = buf->shape[d]->dtype;
+          if (range.min->dtype != want) range.min = ir::Cast(want, range.min);
+          if (range.extent->dtype != want) range.extent = ir::Cast(want, range.extent);
+          ir::arith::IntSet s = ir::arith::IntSet::FromRange(range);
           if (!found) sets.push_back(s);
           else sets[d] = ir::arith::Union(sets[d], s, ana);
         }
@@ -274,6 +287,20 @@ class CompactBufferAllocationPass : public FunctionPass {
 };
 
 }  // namespace
+
+namespace lowering {
+
+ir::Stmt CompactAllocationsOf(const ir::Stmt& s,
+                              const absl::flat_hash_set<const ir::BufferNode*>& buffers,
+                              absl::flat_hash_map<const ir::BufferNode*, ir::Buffer>* shrunk) {
+  Compactor c;
+  c.only = &buffers;
+  ir::Stmt out = c.VisitStmt(s);
+  if (shrunk != nullptr) *shrunk = std::move(c.shrunk);
+  return out;
+}
+
+}  // namespace lowering
 
 TESSEL_REGISTER_PASS(CompactBufferAllocationPass);
 

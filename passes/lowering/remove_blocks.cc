@@ -34,6 +34,7 @@
 #include "ir/visitor.h"
 #include "passes/lowering/aligned_strides.h"
 #include "passes/lowering/allocation_place.h"
+#include "passes/lowering/compact_buffer_allocation.h"
 #include "passes/lowering/thread_reduction.h"
 #include "passes/lowering/thread_sync.h"
 #include "passes/lowering/warp_mma.h"
@@ -83,16 +84,20 @@ class BlockRemover : public ir::FallibleMutator<> {
     }
     ir::Stmt body = ir::Substitute(b->body, bind);
     for (auto it = b->alloc_buffers.rbegin(); it != b->alloc_buffers.rend(); ++it) {
-      ir::Buffer buf = *it;
-      if (auto a = aligns_.find(buf.get()); a != aligns_.end()) {
-        absl::StatusOr<ir::Buffer> aligned = lowering::AlignBuffer(buf, a->second);
-        if (!aligned.ok()) return FailBlock(b, aligned.status().message());
-        body = ir::ReplaceBuffers(body, {{buf.get(), *aligned}});
-        buf = *aligned;
-      }
+      const ir::Buffer& buf = *it;
       auto carried = carried_.find(it->get());
       body = lowering::PlaceAllocation(
           body, buf, carried == carried_.end() ? std::vector<ir::Expr>() : carried->second);
+      if (auto a = aligns_.find(buf.get()); a != aligns_.end()) {
+        // Compacted first: the padding is asked of the rows a kernel keeps (a
+        // slice of the reduction staged), not of the whole buffer's.
+        absl::flat_hash_map<const ir::BufferNode*, ir::Buffer> shrunk;
+        body = lowering::CompactAllocationsOf(body, {buf.get()}, &shrunk);
+        const ir::Buffer kept = shrunk.contains(buf.get()) ? shrunk[buf.get()] : buf;
+        absl::StatusOr<ir::Buffer> aligned = lowering::AlignBuffer(kept, a->second);
+        if (!aligned.ok()) return FailBlock(b, aligned.status().message());
+        body = ir::ReplaceBuffers(body, {{kept.get(), *aligned}});
+      }
     }
     if (r->predicate && !ir::arith::IsConstTrue(r->predicate)) {
       ir::Expr pred = ir::Substitute(r->predicate, bind);
