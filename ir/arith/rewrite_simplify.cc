@@ -183,6 +183,9 @@ Expr Simplifier::SimplifyNode(const Expr& e) {
 std::optional<Expr> Simplifier::SimplifyMinMax(const BinaryNode* op) {
   const Expr& a = op->a;
   const Expr& b = op->b;
+  // min(x, x) is x whatever x's value, so also where x may wrap (i * 4 with i
+  // below a shape variable: the regions of one access merged).
+  if (ExprEqual(a, b) && IsPure(b)) return a;
   if (!ana_->bounds().CannotOverflow(a) || !ana_->bounds().CannotOverflow(b)) return std::nullopt;
   std::optional<LinearSum> d = LinearDifference(a, b);  // a - b
   if (!d) return std::nullopt;

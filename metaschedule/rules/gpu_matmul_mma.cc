@@ -315,8 +315,9 @@ class GpuMatmulMma : public ScheduleRule {
     }
     for (size_t i = 0; i < copies.size(); ++i) {
       // Only now: compute_at wants the copy's stores at its iter vars.
-      // Not over whole tiles of symbolic rows (n * 128): lowering does not shrink
-      // that stage to a constant box, and storage_align pads constant shapes only.
+      // Not over whole tiles of symbolic rows (n * 128): the analyzer cannot prove
+      // the permuted stage's box constant there ((i_0 * 128 + 127) // 64 may wrap
+      // for all it knows of n), and storage_align pads constant shapes only.
       if (by_rows[i] && (!symbolic || padded)) {
         TESSEL_RETURN_IF_ERROR(FragmentRowsAdjacent(s, copies[i], c, rows, t));
       }
