@@ -7,6 +7,7 @@
 # files and the Python module's are compiled at -O1 (tests/unit/CMakeLists.txt,
 # python/CMakeLists.txt). IPO stays off:
 # pybind11 would otherwise link the Python module with serial LTO in a Release build.
+# CI then prints where the build's time went (tools/scripts/build_time_summary.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [ ! -f build/build.ninja ]; then
@@ -21,3 +22,6 @@ if [ ! -f build/build.ninja ]; then
   fi
 fi
 ninja -C build
+if [ "${TESSEL_CI:-0}" = 1 ]; then
+  /usr/bin/python3 tools/scripts/build_time_summary.py build/.ninja_log
+fi
