@@ -72,20 +72,25 @@ void BankTally::Flush() {
   requests_.clear();
   executions_.clear();
   // Merge into the output: a kernel run again (under a host loop) adds to its sites.
+  // A site is looked up (its statement printed) once per kernel run, not per block.
   for (Site& s : sites_) {
     if (s.requests == 0) continue;
-    const std::string statement = StmtSummary(s.where);
-    auto same = [&](const BankConflictSite& o) {
-      return o.buffer == s.storage->name && o.statement == statement && o.store == s.store;
-    };
-    auto found = std::find_if(out_->sites.begin(), out_->sites.end(), same);
-    if (found == out_->sites.end()) {
-      out_->sites.push_back(BankConflictSite{s.storage->name, statement, s.store});
-      found = out_->sites.end() - 1;
+    if (s.out < 0) {
+      const std::string statement = StmtSummary(s.where);
+      auto same = [&](const BankConflictSite& o) {
+        return o.buffer == s.storage->name && o.statement == statement && o.store == s.store;
+      };
+      auto found = std::find_if(out_->sites.begin(), out_->sites.end(), same);
+      if (found == out_->sites.end()) {
+        out_->sites.push_back(BankConflictSite{s.storage->name, statement, s.store});
+        found = out_->sites.end() - 1;
+      }
+      s.out = found - out_->sites.begin();
     }
-    found->requests += s.requests;
-    found->wavefronts += s.wavefronts;
-    found->ideal += s.ideal;
+    BankConflictSite& o = out_->sites[static_cast<size_t>(s.out)];
+    o.requests += s.requests;
+    o.wavefronts += s.wavefronts;
+    o.ideal += s.ideal;
     s.requests = s.wavefronts = s.ideal = 0;
   }
 }

@@ -49,6 +49,7 @@ class BankTally {
     const BufferNode* storage;
     bool store;
     int64_t requests = 0, wavefronts = 0, ideal = 0;
+    int64_t out = -1;  // Its index in the output, once flushed.
   };
   BankConflicts* out_;
   int64_t block_ = -1;

@@ -99,14 +99,11 @@ struct PaddedRows {
 // pad_einsum then changes nothing and the rows tile exactly.
 absl::StatusOr<std::optional<PaddedRows>> PadRows(const RuleContext& ctx, sch::Schedule& s,
                                                   sch::BlockRV c, const MatmulNest& it,
-                                                  int64_t tile,
-                                                  const std::vector<int64_t>& staged) {
+                                                  int64_t tile, int64_t row_operand) {
   const ir::Block before = ir::GetRef(it.nest.block);  // Held: compared after the pad.
   const ir::BlockNode* b = before.get();
   PaddedRows out;
-  for (int64_t r : staged) {
-    if (RegionUsesIter(b, b->reads[r], static_cast<size_t>(it.rows))) out.operand = r;
-  }
+  out.operand = row_operand;
   std::vector<int64_t> padding(b->iter_vars.size(), 1);
   padding[it.rows] = tile;
   TESSEL_RETURN_IF_ERROR(s.PadEinsum(c, padding));
@@ -205,6 +202,7 @@ class GpuMatmulMma : public ScheduleRule {
     }
     // A's rows and B's columns: each operand uses one of them and the reduction.
     std::vector<int64_t> staged;
+    std::vector<bool> by_rows;  // Per staged operand: A (rows), not B (columns).
     for (size_t r = 0; r < b->reads.size(); ++r) {
       if (sch::Touches(b->writes, b->reads[r].buffer.get())) continue;
       const bool uses_rows = RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(rows));
@@ -215,10 +213,10 @@ class GpuMatmulMma : public ScheduleRule {
             "columns");
       }
       staged.push_back(static_cast<int64_t>(r));
+      by_rows.push_back(uses_rows);
     }
     if (staged.size() != 2) return RuleOutcome::NotApplicable("it has not two operands");
-    if (RegionUsesIter(b.get(), b->reads[staged[0]], static_cast<size_t>(rows)) ==
-        RegionUsesIter(b.get(), b->reads[staged[1]], static_cast<size_t>(rows))) {
+    if (by_rows[0] == by_rows[1]) {
       return RuleOutcome::NotApplicable("its operands are not one by rows and one by columns");
     }
 
@@ -230,7 +228,8 @@ class GpuMatmulMma : public ScheduleRule {
     std::vector<std::string> did;
     std::optional<PaddedRows> padded;
     if (symbolic) {
-      TESSEL_ASSIGN_OR_RETURN(padded, PadRows(ctx, s, c, it, 16 * t.mt * t.wm, staged));
+      TESSEL_ASSIGN_OR_RETURN(padded,
+                              PadRows(ctx, s, c, it, 16 * t.mt * t.wm, staged[by_rows[0] ? 0 : 1]));
       if (padded) {
         b = ir::GetRef(padded->nest.nest.block);
         it = padded->nest;
@@ -239,7 +238,7 @@ class GpuMatmulMma : public ScheduleRule {
     }
     const TrivialNest& nest = it.nest;
     std::vector<sch::BlockRV> copies;
-    std::vector<bool> transposed, by_rows;
+    std::vector<bool> transposed;
     for (int64_t r : staged) {
       // A padded operand's zero-filling copy is its shared stage.
       sch::BlockRV copy;
@@ -258,7 +257,6 @@ class GpuMatmulMma : public ScheduleRule {
         TESSEL_RETURN_IF_ERROR(s.TransformLayout(copy, cb->writes[0].buffer->name, *map));
         did.push_back(absl::StrCat(b->reads[r].buffer->name, " staged transposed"));
       }
-      by_rows.push_back(RegionUsesIter(b.get(), b->reads[r], static_cast<size_t>(rows)));
     }
     // The accumulator: a padded output is it, and the crop its write-back.
     sch::BlockRV wb;
